@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AppContext } from './context.js';
+import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { healthRoutes } from './modules/system/health.routes.js';
+import { usersRoutes } from './modules/users/users.routes.js';
+import authPlugin from './plugins/auth.js';
+import errorsPlugin from './plugins/errors.js';
+import openapiPlugin from './plugins/openapi.js';
+import { installValidators } from './plugins/validation.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** A caller's X-Request-Id when it is sane (it ends up in logs), else a fresh UUID. */
+function requestId(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** Builds the HTTP application on a context: plugins first, then each module's routes, in order. */
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log,
+    genReqId: requestId,
+    requestIdHeader: false,
+    bodyLimit: ctx.config.bodyLimit,
+    trustProxy: ctx.config.trustProxy,
+    // Slow-loris guard: a request must arrive whole within 30 s. Idle sockets are not cut (live streams).
+    requestTimeout: 30_000,
+    // Longer than the usual load balancer idle timeout (60 s), so the proxy closes first.
+    keepAliveTimeout: 72_000,
+    // On shutdown, idle keep-alive sockets close at once and in-flight requests finish.
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  installValidators(app);
+  // JSON everywhere: a text body is refused with 415 instead of being parsed as a string.
+  app.removeContentTypeParser('text/plain');
+  app.addHook('onSend', (request, reply, payload, done) => {
+    reply.header('x-request-id', request.id);
+    done(null, payload);
+  });
+
+  await app.register(errorsPlugin);
+  await app.register(openapiPlugin, { ctx });
+  await app.register(authPlugin, { ctx });
+
+  await app.register(healthRoutes, { ctx });
+  await app.register(usersRoutes, { ctx });
+  await app.register(authRoutes, { ctx });
+  await app.register(apiKeysRoutes, { ctx });
+
+  return app;
+}

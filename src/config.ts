@@ -1,0 +1,121 @@
+import path from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  /** TCP port to listen on. */
+  port: number;
+  /** Interface to bind. */
+  host: string;
+  /** The address users reach Muster at; every link Muster writes starts with it. No trailing slash. */
+  publicUrl: string;
+  /** Directory for the SQLite file and uploads. */
+  dataDir: string;
+  /** PostgreSQL connection string; undefined selects the embedded SQLite database. */
+  databaseUrl: string | undefined;
+  /** PostgreSQL schema to use (search_path); lets several instances or test runs share one database. */
+  databaseSchema: string | undefined;
+  /** Emails that are instance admins in addition to the first registered user. Lower-cased. */
+  adminEmails: readonly string[];
+  logLevel: LogLevel;
+  /** Trust X-Forwarded-* headers from a reverse proxy. */
+  trustProxy: boolean;
+  /** Largest accepted JSON body, in bytes. */
+  bodyLimit: number;
+  /** Session cookie lifetime in milliseconds (14 days). */
+  sessionTtlMs: number;
+  /** Whether cookies carry the Secure attribute (PUBLIC_URL is https). */
+  secureCookies: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Reads and validates the environment once at boot; every problem is reported at the same time. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const value = (name: string) => {
+    const v = env[name]?.trim();
+    return v === '' ? undefined : v;
+  };
+
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || n < min || n > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return n;
+  };
+
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = value(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+    if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+
+  const port = int('PORT', 3000, 1, 65535);
+
+  let publicUrl = value('PUBLIC_URL') ?? `http://localhost:${port}`;
+  try {
+    const u = new URL(publicUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');
+    if (u.search || u.hash) throw new Error('query');
+    publicUrl = u.toString().replace(/\/+$/, '');
+  } catch {
+    problems.push(`PUBLIC_URL must be an absolute http(s) URL without query or fragment (got "${publicUrl}")`);
+  }
+
+  const databaseUrl = value('DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL; leave it unset for the embedded SQLite database');
+  }
+
+  const databaseSchema = value('DATABASE_SCHEMA');
+  if (databaseSchema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) {
+    problems.push(`DATABASE_SCHEMA must be a lower-case SQL identifier (got "${databaseSchema}")`);
+  }
+
+  const adminEmails = (value('MUSTER_ADMIN_EMAILS') ?? '')
+    .split(',')
+    .map((e) => e.trim().toLowerCase())
+    .filter(Boolean);
+  for (const e of adminEmails) {
+    if (!/^[^@\s]+@[^@\s]+$/.test(e)) problems.push(`MUSTER_ADMIN_EMAILS holds "${e}", which is not an email address`);
+  }
+
+  const logLevelRaw = (value('LOG_LEVEL') ?? 'info').toLowerCase();
+  const logLevel = LOG_LEVELS.find((l) => l === logLevelRaw);
+  if (!logLevel) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevelRaw}")`);
+
+  const config: Config = {
+    port,
+    host: value('HOST') ?? '0.0.0.0',
+    publicUrl,
+    dataDir: path.resolve(value('DATA_DIR') ?? './data'),
+    databaseUrl,
+    databaseSchema,
+    adminEmails,
+    logLevel: logLevel ?? 'info',
+    trustProxy: bool('TRUST_PROXY', false),
+    bodyLimit: int('BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),
+    sessionTtlMs: 14 * 24 * 60 * 60 * 1000,
+    secureCookies: publicUrl.startsWith('https:'),
+  };
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}

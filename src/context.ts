@@ -1,0 +1,59 @@
+import path from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
+import type { Config } from './config.js';
+import { openDatabase, type Database } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { withTransaction, type Tx } from './db/transaction.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { createPasswordHasher, type PasswordHasher } from './lib/passwords.js';
+
+/** Everything a service needs, built once: the one composition root. */
+export interface AppContext {
+  config: Config;
+  database: Database;
+  db: Database['db'];
+  clock: Clock;
+  log: FastifyBaseLogger;
+  passwords: PasswordHasher;
+  /** Runs `fn` in one transaction; `tx.onCommit` hooks run after it commits. */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface ContextOverrides {
+  clock?: Clock;
+  log?: FastifyBaseLogger;
+  database?: Database;
+}
+
+export function createLogger(config: Config): FastifyBaseLogger {
+  return pino({
+    level: config.logLevel,
+    redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
+  });
+}
+
+/** Opens the database, migrates it, and wires the services' dependencies. */
+export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
+  const log = overrides.log ?? createLogger(config);
+  const database =
+    overrides.database ??
+    openDatabase({
+      databaseUrl: config.databaseUrl,
+      databaseSchema: config.databaseSchema,
+      sqliteFile: path.join(config.dataDir, 'muster.db'),
+    });
+  await migrateToLatest(database);
+
+  return {
+    config,
+    database,
+    db: database.db,
+    clock: overrides.clock ?? systemClock,
+    log,
+    passwords: createPasswordHasher(),
+    transaction: (fn) => withTransaction(database.db, fn, (err) => log.error({ err }, 'after-commit hook failed')),
+    close: () => database.destroy(),
+  };
+}

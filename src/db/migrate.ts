@@ -1,0 +1,43 @@
+import { Migrator, type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationResultSet } from 'kysely';
+import type { Database, DialectName } from './database.js';
+import { migrations } from './migrations/index.js';
+
+/** What a migration may branch on: only the column types and identity syntax differ between engines. */
+export interface MigrationDialect {
+  name: DialectName;
+  idType: 'integer' | 'bigint';
+  identity(col: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
+}
+
+export interface MigrationModule {
+  up(db: Kysely<unknown>, d: MigrationDialect): Promise<void>;
+  down?(db: Kysely<unknown>, d: MigrationDialect): Promise<void>;
+}
+
+export function migrationDialect(name: DialectName): MigrationDialect {
+  return name === 'sqlite'
+    ? { name, idType: 'integer', identity: (c) => c.primaryKey().autoIncrement() }
+    : { name, idType: 'bigint', identity: (c) => c.primaryKey().generatedByDefaultAsIdentity() };
+}
+
+/** Brings the schema up to date; safe to run from several processes at once (Kysely holds a migration lock). */
+export async function migrateToLatest(database: Database): Promise<MigrationResultSet> {
+  const d = migrationDialect(database.dialect);
+  const provider = {
+    getMigrations: () =>
+      Promise.resolve(
+        Object.fromEntries(
+          Object.entries(migrations).map(([name, m]): [string, Migration] => [
+            name,
+            {
+              up: (db) => m.up(db, d),
+              ...(m.down ? { down: (db: Kysely<unknown>) => m.down!(db, d) } : {}),
+            },
+          ]),
+        ),
+      ),
+  };
+  const result = await new Migrator({ db: database.db, provider }).migrateToLatest();
+  if (result.error) throw result.error instanceof Error ? result.error : new Error(String(result.error));
+  return result;
+}

@@ -1,0 +1,7 @@
+import type { MigrationModule } from '../migrate.js';
+import * as m0001 from './0001-foundation.js';
+
+/** Every migration, in order. Names never change once released. */
+export const migrations: Record<string, MigrationModule> = {
+  '0001-foundation': m0001,
+};

@@ -1,0 +1,105 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Row shapes as stored. Both dialects store the same representations:
+ * timestamps as ISO-8601 UTC text with milliseconds, booleans as 0/1 integers, JSON as text.
+ * Repositories map rows to domain objects, so callers never see 0/1 or JSON strings.
+ */
+export type Flag = 0 | 1;
+export type Plan = 'free' | 'starter' | 'agency' | 'enterprise';
+export type Role = 'owner' | 'admin' | 'member';
+export type Mode = 'live' | 'test';
+
+export interface UsersTable {
+  id: Generated<number>;
+  email: string;
+  password_hash: string | null;
+  name: string;
+  slug: string;
+  plan: Plan;
+  timezone: string;
+  phone: string | null;
+  is_admin: Flag;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OrgsTable {
+  id: Generated<number>;
+  name: string;
+  slug: string;
+  description: string | null;
+  personal: Flag;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MembershipsTable {
+  org_id: number;
+  user_id: number;
+  role: Role;
+  is_primary: Flag;
+  created_at: string;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the cookie value; the cookie itself is never stored. */
+  id: string;
+  user_id: number;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  mode: Mode;
+  key_hash: string;
+  last4: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface MagicCodesTable {
+  id: Generated<number>;
+  email: string;
+  code_hash: string;
+  attempts: number;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+export type OutboxKind = 'email' | 'webhook' | 'push' | 'phone';
+export type OutboxStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'suppressed' | 'skipped';
+
+export interface OutboxTable {
+  id: Generated<number>;
+  kind: OutboxKind;
+  /** What caused it, e.g. `auth.magic_code`, `booking.created`. */
+  topic: string;
+  org_id: number | null;
+  user_id: number | null;
+  livemode: Flag;
+  recipient: string;
+  payload: string;
+  status: OutboxStatus;
+  attempts: number;
+  next_attempt_at: string;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DB {
+  users: UsersTable;
+  orgs: OrgsTable;
+  memberships: MembershipsTable;
+  sessions: SessionsTable;
+  api_keys: ApiKeysTable;
+  magic_codes: MagicCodesTable;
+  outbox: OutboxTable;
+}
+
+export const flag = (b: boolean): Flag => (b ? 1 : 0);

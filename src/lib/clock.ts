@@ -1,0 +1,34 @@
+/** The one source of "now": services read it from the context so tests can set time. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** A clock that only moves when told to: used by tests for expiry and SLA boundaries. */
+export class ManualClock implements Clock {
+  private current: number;
+
+  constructor(start: Date | string = '2026-01-05T12:00:00.000Z') {
+    this.current = new Date(start).getTime();
+  }
+
+  now(): Date {
+    return new Date(this.current);
+  }
+
+  set(at: Date | string): void {
+    this.current = new Date(at).getTime();
+  }
+
+  advance(ms: number): void {
+    this.current += ms;
+  }
+}
+
+/** Timestamps are stored and returned as ISO-8601 UTC text with milliseconds: it sorts correctly in both dialects. */
+export const iso = (d: Date): string => d.toISOString();
+
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;

@@ -1,0 +1,26 @@
+import { Type } from '@sinclair/typebox';
+
+export const ModeSchema = Type.Union([Type.Literal('live'), Type.Literal('test')]);
+
+export const CreateApiKeyBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+  mode: ModeSchema,
+});
+
+export const ApiKey = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  mode: ModeSchema,
+  livemode: Type.Boolean(),
+  redacted: Type.String({ description: 'Prefix and last four characters, e.g. sk_test_...a1B2' }),
+  created_at: Type.String(),
+});
+
+export const CreatedApiKey = Type.Object({
+  ...ApiKey.properties,
+  key: Type.String({ description: 'The secret. Shown once: only its hash is stored.' }),
+});
+
+export const ListApiKeysResponse = Type.Object({ api_keys: Type.Array(ApiKey) });
+
+export const RevokedApiKey = Type.Object({ id: Type.Integer(), revoked: Type.Boolean() });

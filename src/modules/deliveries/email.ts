@@ -1,0 +1,39 @@
+import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/transaction.js';
+import type { Mode } from '../../db/schema.js';
+import { iso } from '../../lib/clock.js';
+import { enqueue } from './outbox.repository.js';
+
+export interface Email {
+  to: string;
+  subject: string;
+  text: string;
+  topic: string;
+  userId?: number | null;
+  orgId?: number | null;
+  mode?: Mode;
+}
+
+/**
+ * Queues an email in the outbox within the caller's transaction. Until an SMTP sender is
+ * configured the outbox row is the record, and the text is printed to the log after commit so a
+ * local user can follow its links and codes.
+ */
+export async function queueEmail(ctx: AppContext, tx: Tx, email: Email): Promise<void> {
+  const mode = email.mode ?? 'live';
+  await enqueue(
+    tx.db,
+    {
+      kind: 'email',
+      topic: email.topic,
+      userId: email.userId ?? null,
+      orgId: email.orgId ?? null,
+      mode,
+      recipient: email.to,
+      payload: { subject: email.subject, text: email.text },
+      status: mode === 'test' ? 'suppressed' : 'pending',
+    },
+    iso(ctx.clock.now()),
+  );
+  tx.onCommit(() => ctx.log.info({ to: email.to, subject: email.subject, topic: email.topic }, `email queued:\n${email.text}`));
+}

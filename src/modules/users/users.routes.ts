@@ -1,0 +1,51 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { IdParams } from '../../lib/schemas.js';
+import { actorOf } from '../../plugins/auth.js';
+import {
+  AdminUser,
+  CreateUserBody,
+  ListUsersQuery,
+  ListUsersResponse,
+  PublicProfile,
+  SetPlanBody,
+  SlugParams,
+  UserResponse,
+} from './users.schemas.js';
+import * as service from './users.service.js';
+
+const tags = ['Users'];
+
+export const usersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.post(
+    '/v1/users',
+    {
+      config: { public: true },
+      schema: { tags, summary: 'Register', body: CreateUserBody, response: { 201: UserResponse } },
+    },
+    async (request, reply) => reply.status(201).send(service.toUser(await service.registerUser(ctx, request.body))),
+  );
+
+  app.get(
+    '/v1/users',
+    { schema: { tags, summary: 'List users (instance admins)', querystring: ListUsersQuery, response: { 200: ListUsersResponse } } },
+    (request) => service.listUsers(ctx, actorOf(request), request.query),
+  );
+
+  app.patch(
+    '/v1/users/:id',
+    {
+      schema: { tags, summary: "Change a user's plan (instance admins)", params: IdParams, body: SetPlanBody, response: { 200: AdminUser } },
+    },
+    (request) => service.setPlan(ctx, actorOf(request), request.params.id, request.body.plan),
+  );
+
+  app.get(
+    '/v1/u/:slug',
+    {
+      config: { public: true },
+      schema: { tags, summary: 'Public profile', params: SlugParams, response: { 200: PublicProfile } },
+    },
+    (request) => service.publicProfile(ctx, request.params.slug),
+  );
+};

@@ -1,0 +1,81 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Email, Nullable, PagingQuery, PersonName, Phone, TimeZone } from '../../lib/schemas.js';
+
+export const PlanSchema = Type.Union(
+  [Type.Literal('free'), Type.Literal('starter'), Type.Literal('agency'), Type.Literal('enterprise')],
+  { description: 'free, starter, agency or enterprise' },
+);
+
+export const CreateUserBody = Type.Object({
+  email: Email,
+  password: Type.String({ minLength: 8, maxLength: 1024, description: 'At least 8 characters' }),
+  name: PersonName,
+  timezone: Type.Optional(TimeZone),
+});
+export type CreateUserBody = Static<typeof CreateUserBody>;
+
+/** The registration answer of the spec: {id, email, name, slug, plan} plus the time zone. */
+export const UserResponse = Type.Object({
+  id: Type.Integer(),
+  email: Type.String(),
+  name: Type.String(),
+  slug: Type.String(),
+  plan: PlanSchema,
+  timezone: Type.String(),
+});
+
+/** What the signed-in user sees of themselves. */
+export const MeResponse = Type.Object({
+  ...UserResponse.properties,
+  phone: Nullable(Type.String()),
+  admin: Type.Boolean(),
+  livemode: Type.Boolean({ description: 'false when the request used an sk_test_ key' }),
+});
+export type MeResponse = Static<typeof MeResponse>;
+
+export const UpdateMeBody = Type.Object(
+  {
+    name: Type.Optional(PersonName),
+    timezone: Type.Optional(TimeZone),
+    phone: Type.Optional(Nullable(Phone)),
+  },
+  { minProperties: 1 },
+);
+export type UpdateMeBody = Static<typeof UpdateMeBody>;
+
+export const AdminUser = Type.Object({
+  ...UserResponse.properties,
+  phone: Nullable(Type.String()),
+  admin: Type.Boolean(),
+  created_at: Type.String(),
+});
+export type AdminUser = Static<typeof AdminUser>;
+
+export const ListUsersQuery = PagingQuery;
+export const ListUsersResponse = Type.Object({
+  users: Type.Array(AdminUser),
+  total: Type.Integer(),
+  page: Type.Integer(),
+  limit: Type.Integer(),
+});
+
+export const SetPlanBody = Type.Object({ plan: PlanSchema });
+
+export const PublicProfile = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  slug: Type.String(),
+  timezone: Type.String(),
+  event_types: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      name: Type.String(),
+      slug: Type.String(),
+      duration_minutes: Type.Integer(),
+      location_type: Type.String(),
+    }),
+  ),
+});
+export type PublicProfile = Static<typeof PublicProfile>;
+
+export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100 }) });

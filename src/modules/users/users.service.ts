@@ -1,0 +1,119 @@
+import type { AppContext } from '../../context.js';
+import { isUniqueViolation } from '../../db/dialect.js';
+import type { Plan } from '../../db/schema.js';
+import type { Actor } from '../../lib/actor.js';
+import { iso } from '../../lib/clock.js';
+import { conflict, forbidden, notFound } from '../../lib/errors.js';
+import type { PagingQuery } from '../../lib/schemas.js';
+import { firstFreeSlug, slugify } from '../../lib/slug.js';
+import { insertMembership, insertOrg, orgSlugsLike } from '../orgs/orgs.repository.js';
+import * as users from './users.repository.js';
+import type { UserRow } from './users.repository.js';
+import type { AdminUser, CreateUserBody, MeResponse, PublicProfile, UpdateMeBody } from './users.schemas.js';
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+export function isAdmin(ctx: AppContext, user: UserRow): boolean {
+  return user.is_admin === 1 || ctx.config.adminEmails.includes(user.email);
+}
+
+export const toUser = (u: UserRow) => ({
+  id: u.id,
+  email: u.email,
+  name: u.name,
+  slug: u.slug,
+  plan: u.plan,
+  timezone: u.timezone,
+});
+
+export const toMe = (ctx: AppContext, u: UserRow, livemode = true): MeResponse => ({
+  ...toUser(u),
+  phone: u.phone,
+  admin: isAdmin(ctx, u),
+  livemode,
+});
+
+const toAdminUser = (ctx: AppContext, u: UserRow): AdminUser => ({
+  ...toMe(ctx, u),
+  created_at: u.created_at,
+});
+
+/**
+ * Registers a user and their personal primary org (owner). Slugs come from the name and get a
+ * numeric suffix when taken; a concurrent registration taking the same slug is retried.
+ */
+export async function registerUser(ctx: AppContext, input: CreateUserBody): Promise<UserRow> {
+  const email = normalizeEmail(input.email);
+  const name = input.name.trim();
+  // Hash outside the transaction: it takes tens of milliseconds and must not hold the write lock.
+  const passwordHash = await ctx.passwords.hash(input.password);
+
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await ctx.transaction(async ({ db }) => {
+        if (await users.findUserByEmail(db, email)) throw conflict('Email already registered');
+        const now = iso(ctx.clock.now());
+        const base = slugify(name);
+        const slug = firstFreeSlug(base, await users.userSlugsLike(db, base));
+        const user = await users.insertUser(db, {
+          email,
+          password_hash: passwordHash,
+          name,
+          slug,
+          timezone: input.timezone ?? 'UTC',
+          created_at: now,
+        });
+        const orgSlug = firstFreeSlug(slug, await orgSlugsLike(db, slug));
+        const org = await insertOrg(db, { name, slug: orgSlug, description: null, personal: 1, created_at: now });
+        await insertMembership(db, { orgId: org.id, userId: user.id, role: 'owner', primary: true, createdAt: now });
+        return user;
+      });
+    } catch (err) {
+      if (isUniqueViolation(err, 'email')) throw conflict('Email already registered');
+      if (isUniqueViolation(err) && attempt < 5) continue;
+      throw err;
+    }
+  }
+}
+
+export async function getMe(ctx: AppContext, actor: Actor): Promise<MeResponse> {
+  const user = await users.findUserById(ctx.db, actor.userId);
+  if (!user) throw notFound();
+  return toMe(ctx, user, actor.mode === 'live');
+}
+
+export async function updateMe(ctx: AppContext, actor: Actor, input: UpdateMeBody): Promise<MeResponse> {
+  const user = await users.updateUser(ctx.db, actor.userId, {
+    ...(input.name !== undefined ? { name: input.name.trim() } : {}),
+    ...(input.timezone !== undefined ? { timezone: input.timezone } : {}),
+    ...(input.phone !== undefined ? { phone: input.phone } : {}),
+    updated_at: iso(ctx.clock.now()),
+  });
+  if (!user) throw notFound();
+  return toMe(ctx, user, actor.mode === 'live');
+}
+
+async function requireAdmin(ctx: AppContext, actor: Actor): Promise<void> {
+  const me = await users.findUserById(ctx.db, actor.userId);
+  if (!me || !isAdmin(ctx, me)) throw forbidden();
+}
+
+export async function listUsers(ctx: AppContext, actor: Actor, paging: PagingQuery) {
+  await requireAdmin(ctx, actor);
+  const { rows, total } = await users.listUsers(ctx.db, paging.limit, (paging.page - 1) * paging.limit);
+  return { users: rows.map((u) => toAdminUser(ctx, u)), total, page: paging.page, limit: paging.limit };
+}
+
+export async function setPlan(ctx: AppContext, actor: Actor, userId: number, plan: Plan): Promise<AdminUser> {
+  await requireAdmin(ctx, actor);
+  const user = await users.updateUser(ctx.db, userId, { plan, updated_at: iso(ctx.clock.now()) });
+  if (!user) throw notFound();
+  return toAdminUser(ctx, user);
+}
+
+export async function publicProfile(ctx: AppContext, slug: string): Promise<PublicProfile> {
+  const user = await users.findUserBySlug(ctx.db, slug.toLowerCase());
+  if (!user) throw notFound();
+  // Event types join this list when scheduling lands.
+  return { id: user.id, name: user.name, slug: user.slug, timezone: user.timezone, event_types: [] };
+}

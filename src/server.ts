@@ -1,0 +1,46 @@
+// Process entry: config -> context -> app -> listen, and a graceful stop on SIGTERM/SIGINT.
+import { ConfigError, loadConfig } from './config.js';
+import { buildApp } from './app.js';
+import { createContext } from './context.js';
+
+let config;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  console.error(err.message);
+  process.exit(1);
+}
+
+const ctx = await createContext(config);
+const app = await buildApp(ctx);
+
+let stopping = false;
+async function stop(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  ctx.log.info({ signal }, 'shutting down: finishing in-flight requests');
+  // Never hang forever on a stuck connection.
+  const force = setTimeout(() => {
+    ctx.log.error('shutdown took over 10 s; exiting');
+    process.exit(1);
+  }, 10_000);
+  force.unref();
+  try {
+    await app.close();
+    await ctx.close();
+    ctx.log.info('stopped');
+    process.exit(0);
+  } catch (err) {
+    ctx.log.error({ err }, 'shutdown failed');
+    process.exit(1);
+  }
+}
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));
+
+await app.listen({ port: config.port, host: config.host });
+ctx.log.info(
+  { url: config.publicUrl, database: ctx.database.dialect, dataDir: config.dataDir },
+  `Muster is ready at ${config.publicUrl} (API docs: ${config.publicUrl}/docs)`,
+);
