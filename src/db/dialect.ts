@@ -11,6 +11,7 @@ export function isUniqueViolation(err: unknown, column?: string): boolean {
   const unique =
     e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
   if (!unique || column === undefined) return unique;
-  const detail = `${String(e.message)} ${String((err as { constraint?: unknown }).constraint ?? '')}`;
+  const constraint = (err as { constraint?: unknown }).constraint;
+  const detail = `${typeof e.message === 'string' ? e.message : ''} ${typeof constraint === 'string' ? constraint : ''}`;
   return detail.includes(column);
 }

@@ -38,6 +38,6 @@ export async function migrateToLatest(database: Database): Promise<MigrationResu
       ),
   };
   const result = await new Migrator({ db: database.db, provider }).migrateToLatest();
-  if (result.error) throw result.error instanceof Error ? result.error : new Error(String(result.error));
+  if (result.error) throw result.error instanceof Error ? result.error : new Error(`migration failed: ${JSON.stringify(result.error)}`);
   return result;
 }

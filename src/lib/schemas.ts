@@ -11,6 +11,10 @@ export const ErrorResponse = Type.Object(
   { $id: 'ErrorResponse', description: 'Error body: `error` is for people, `code` for programs' },
 );
 
+/** A string from a fixed list: one JSON Schema `enum`, so a wrong value gives one clear error. */
+export const StringEnum = <const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** Paging of every list: `limit` 1..200 (default 50), `page` from 1. */

@@ -19,16 +19,27 @@ const REQUEST_ERRORS: Record<string, { status: number; body: ErrorBody }> = {
   },
 };
 
-/** `/email` -> `email`, `/weekly/0/start` -> `weekly.0.start`; a missing property names itself. */
+function messageOf(issue: AjvIssue): string {
+  if (issue.keyword === 'required') return 'is required';
+  const allowed = issue.params?.allowedValues;
+  if (issue.keyword === 'enum' && Array.isArray(allowed)) return `must be one of: ${allowed.join(', ')}`;
+  return issue.message ?? 'is invalid';
+}
+
+/**
+ * One entry per field, in the order ajv found them: `/email` -> `email`, `/weekly/0/start` ->
+ * `weekly.0.start`; a missing property names itself.
+ */
 export function toFieldErrors(issues: AjvIssue[], part: string | undefined): FieldError[] {
-  return issues.map((issue) => {
+  const byField = new Map<string, string>();
+  for (const issue of issues) {
     const segments = (issue.instancePath ?? '').split('/').filter(Boolean);
     const missing = issue.keyword === 'required' ? issue.params?.missingProperty : undefined;
     if (typeof missing === 'string') segments.push(missing);
     const field = segments.join('.') || part || 'body';
-    const message = typeof missing === 'string' ? 'is required' : (issue.message ?? 'is invalid');
-    return { field, message };
-  });
+    if (!byField.has(field)) byField.set(field, messageOf(issue));
+  }
+  return [...byField].map(([field, message]) => ({ field, message }));
 }
 
 /** Maps every failure to the bodies of spec/decisions.md; a 5xx never shows its cause to the client. */
@@ -38,7 +49,7 @@ export default fp(
       if (err instanceof AppError) return reply.status(err.status).send(err.toBody());
 
       if (err.validation) {
-        const details = toFieldErrors(err.validation as AjvIssue[], err.validationContext);
+        const details = toFieldErrors(err.validation, err.validationContext);
         return reply.status(422).send({ error: 'Validation failed', code: 'validation_failed', details });
       }
 

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import { StringEnum } from '../../lib/schemas.js';
 
-export const ModeSchema = Type.Union([Type.Literal('live'), Type.Literal('test')]);
+export const ModeSchema = StringEnum(['live', 'test']);
 
 export const CreateApiKeyBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),

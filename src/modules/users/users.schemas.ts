@@ -1,10 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Email, Nullable, PagingQuery, PersonName, Phone, TimeZone } from '../../lib/schemas.js';
+import { Email, Nullable, StringEnum, PagingQuery, PersonName, Phone, TimeZone } from '../../lib/schemas.js';
 
-export const PlanSchema = Type.Union(
-  [Type.Literal('free'), Type.Literal('starter'), Type.Literal('agency'), Type.Literal('enterprise')],
-  { description: 'free, starter, agency or enterprise' },
-);
+export const PlanSchema = StringEnum(['free', 'starter', 'agency', 'enterprise']);
 
 export const CreateUserBody = Type.Object({
   email: Email,

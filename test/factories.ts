@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import assert from 'node:assert/strict';
+
+let seq = 0;
+
+export interface TestUser {
+  id: number;
+  email: string;
+  password: string;
+  name: string;
+  slug: string;
+  /** `muster_session=...`, ready for a Cookie header. */
+  cookie: string;
+}
+
+export function uniqueEmail(prefix = 'user'): string {
+  seq += 1;
+  return `${prefix}-${process.pid}-${seq}@example.com`;
+}
+
+/** The `muster_session=value` pair from a response's Set-Cookie header. */
+export function sessionCookie(setCookie: string | string[] | undefined): string {
+  const all = Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : [];
+  const found = all.find((c) => c.startsWith('muster_session='));
+  assert.ok(found, 'response sets muster_session');
+  return found.split(';')[0]!;
+}
+
+export async function register(
+  app: FastifyInstance,
+  fields: { email?: string; password?: string; name?: string; timezone?: string } = {},
+) {
+  const input = { email: uniqueEmail(), password: 'correct horse battery', name: 'Test User', ...fields };
+  const res = await app.inject({ method: 'POST', url: '/v1/users', payload: input });
+  assert.equal(res.statusCode, 201, res.body);
+  return { ...res.json<{ id: number; email: string; name: string; slug: string }>(), password: input.password };
+}
+
+export async function login(app: FastifyInstance, email: string, password: string): Promise<string> {
+  const res = await app.inject({ method: 'POST', url: '/v1/auth/login', payload: { email, password } });
+  assert.equal(res.statusCode, 200, res.body);
+  return sessionCookie(res.headers['set-cookie']);
+}
+
+/** Registers a user through the API and logs them in. */
+export async function signUp(app: FastifyInstance, fields: Parameters<typeof register>[1] = {}): Promise<TestUser> {
+  const user = await register(app, fields);
+  return { ...user, cookie: await login(app, user.email, user.password) };
+}
+
+export async function createKey(app: FastifyInstance, cookie: string, mode: 'live' | 'test', name = `${mode} key`) {
+  const res = await app.inject({ method: 'POST', url: '/v1/api-keys', headers: { cookie }, payload: { name, mode } });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json<{ id: number; key: string; mode: string }>();
+}

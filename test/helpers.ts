@@ -1,0 +1,72 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createContext, type AppContext } from '../src/context.js';
+import type { DialectName } from '../src/db/database.js';
+import { ManualClock } from '../src/lib/clock.js';
+
+/** The engine this test run uses: PostgreSQL when TEST_DATABASE_URL is set, else SQLite. */
+export const testDialect: DialectName = process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  clock: ManualClock;
+  close(): Promise<void>;
+}
+
+/** A fresh database for one test file: a temp SQLite file, or a new PostgreSQL schema. */
+async function freshDatabaseEnv(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-test-'));
+  const removeDir = () => fs.rmSync(dataDir, { recursive: true, force: true });
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) return { env: { DATA_DIR: dataDir }, drop: () => Promise.resolve(removeDir()) };
+
+  const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  return {
+    env: { DATA_DIR: dataDir, DATABASE_URL: url, DATABASE_SCHEMA: schema },
+    drop: async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query(`drop schema if exists ${schema} cascade`);
+      await c.end();
+      removeDir();
+    },
+  };
+}
+
+/** A migrated app on its own database with a clock the test sets. Extra env goes through loadConfig. */
+export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await freshDatabaseEnv();
+  const config = loadConfig({ LOG_LEVEL: 'silent', PUBLIC_URL: 'http://muster.test', ...database.env, ...env });
+  const clock = new ManualClock();
+  const ctx = await createContext(config, { clock });
+  const app = await buildApp(ctx);
+  let closed = false;
+  return {
+    app,
+    ctx,
+    clock,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await ctx.close();
+      await database.drop();
+    },
+  };
+}
+
+/** The parsed JSON body of an injected response. */
+export function body<T = Record<string, unknown>>(res: LightMyRequestResponse): T {
+  return res.json<T>();
+}
