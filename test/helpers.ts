@@ -6,7 +6,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { createContext, type AppContext } from '../src/context.js';
+import { createContext, type AppContext, type ContextOverrides } from '../src/context.js';
 import type { DialectName } from '../src/db/database.js';
 import { ManualClock } from '../src/lib/clock.js';
 
@@ -45,11 +45,11 @@ async function freshDatabaseEnv(): Promise<{ env: Record<string, string>; drop()
 }
 
 /** A migrated app on its own database with a clock the test sets. Extra env goes through loadConfig. */
-export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function buildTestApp(env: Record<string, string> = {}, overrides: ContextOverrides = {}): Promise<TestApp> {
   const database = await freshDatabaseEnv();
   const config = loadConfig({ LOG_LEVEL: 'silent', PUBLIC_URL: 'http://muster.test', ...database.env, ...env });
   const clock = new ManualClock();
-  const ctx = await createContext(config, { clock });
+  const ctx = await createContext(config, { clock, ...overrides });
   const app = await buildApp(ctx);
   let closed = false;
   return {

@@ -11,6 +11,8 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface Database {
   db: Kysely<DB>;
   dialect: DialectName;
+  /** The PostgreSQL schema in use when one is configured. */
+  schema?: string | undefined;
   /** Answers when the database can run a query (readiness). */
   ping(): Promise<void>;
   destroy(): Promise<void>;
@@ -66,6 +68,7 @@ function openPostgres(connectionString: string, schema: string | undefined, max:
   return {
     db,
     dialect: 'postgres',
+    schema,
     ping: async () => {
       await sql`select 1`.execute(db);
     },

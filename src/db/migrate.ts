@@ -1,4 +1,4 @@
-import { Migrator, type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationResultSet } from 'kysely';
+import { Migrator, sql, type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationResultSet } from 'kysely';
 import type { Database, DialectName } from './database.js';
 import { migrations } from './migrations/index.js';
 
@@ -37,7 +37,13 @@ export async function migrateToLatest(database: Database): Promise<MigrationResu
         ),
       ),
   };
-  const result = await new Migrator({ db: database.db, provider }).migrateToLatest();
+  if (database.schema) await sql`create schema if not exists ${sql.id(database.schema)}`.execute(database.db);
+  // Kysely looks for its bookkeeping tables in every schema; pin them to ours so schemas sharing a database stay apart.
+  const result = await new Migrator({
+    db: database.db,
+    provider,
+    ...(database.schema ? { migrationTableSchema: database.schema } : {}),
+  }).migrateToLatest();
   if (result.error) throw result.error instanceof Error ? result.error : new Error(`migration failed: ${JSON.stringify(result.error)}`);
   return result;
 }

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('config', () => {
+  test('defaults: port 3000, localhost URL, ./data, SQLite, info logs', () => {
+    const c = loadConfig({});
+    assert.equal(c.port, 3000);
+    assert.equal(c.publicUrl, 'http://localhost:3000');
+    assert.equal(c.dataDir, path.resolve('./data'));
+    assert.equal(c.databaseUrl, undefined);
+    assert.equal(c.logLevel, 'info');
+    assert.deepEqual(c.adminEmails, []);
+    assert.equal(c.secureCookies, false);
+    assert.ok(Object.isFrozen(c));
+  });
+
+  test('reads every variable', () => {
+    const c = loadConfig({
+      PORT: '8080',
+      PUBLIC_URL: 'https://muster.example.com/',
+      DATA_DIR: '/var/lib/muster',
+      DATABASE_URL: 'postgres://u@db/muster',
+      DATABASE_SCHEMA: 'tenant_a',
+      MUSTER_ADMIN_EMAILS: ' Ops@Example.com , boss@example.com ',
+      LOG_LEVEL: 'WARN',
+      TRUST_PROXY: 'true',
+      HOST: '127.0.0.1',
+      BODY_LIMIT_BYTES: '2048',
+    });
+    assert.equal(c.port, 8080);
+    assert.equal(c.publicUrl, 'https://muster.example.com');
+    assert.equal(c.secureCookies, true);
+    assert.equal(c.dataDir, '/var/lib/muster');
+    assert.equal(c.databaseUrl, 'postgres://u@db/muster');
+    assert.equal(c.databaseSchema, 'tenant_a');
+    assert.deepEqual(c.adminEmails, ['ops@example.com', 'boss@example.com']);
+    assert.equal(c.logLevel, 'warn');
+    assert.equal(c.trustProxy, true);
+    assert.equal(c.host, '127.0.0.1');
+    assert.equal(c.bodyLimit, 2048);
+  });
+
+  test('PUBLIC_URL defaults to the configured port', () => {
+    assert.equal(loadConfig({ PORT: '4000' }).publicUrl, 'http://localhost:4000');
+  });
+
+  test('reports every bad value at once, naming the variable', () => {
+    assert.throws(
+      () =>
+        loadConfig({
+          PORT: 'eighty',
+          PUBLIC_URL: 'ftp://x',
+          DATABASE_URL: 'mysql://x',
+          LOG_LEVEL: 'loud',
+          MUSTER_ADMIN_EMAILS: 'not-an-email',
+          TRUST_PROXY: 'maybe',
+          DATABASE_SCHEMA: 'Robert); DROP',
+        }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        const names = ['PORT', 'PUBLIC_URL', 'DATABASE_URL', 'LOG_LEVEL', 'MUSTER_ADMIN_EMAILS', 'TRUST_PROXY', 'DATABASE_SCHEMA'];
+        assert.equal(err.problems.length, names.length);
+        for (const name of names) assert.ok(err.message.includes(name), name);
+        return true;
+      },
+    );
+  });
+
+  test('refuses an out-of-range port', () => {
+    assert.throws(() => loadConfig({ PORT: '70000' }), /PORT must be an integer from 1 to 65535/);
+    assert.throws(() => loadConfig({ PORT: '0' }), /PORT/);
+  });
+});

@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import pg from 'pg';
+import { body, buildTestApp } from './helpers.js';
+
+// The real process: `src/server.ts` as `npm start` runs it (through tsx instead of the build).
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+
+async function waitReady(url: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${url}/readyz`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('server did not become ready');
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+
+describe('operations', () => {
+  const dirs: string[] = [];
+  const schemas: string[] = [];
+  after(async () => {
+    dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true }));
+    if (!process.env.TEST_DATABASE_URL || schemas.length === 0) return;
+    const c = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await c.connect();
+    for (const s of schemas) await c.query(`drop schema if exists ${s} cascade`);
+    await c.end();
+  });
+
+  /** On a PostgreSQL run, a schema of its own that the server creates at boot. */
+  function dbEnv(name: string): Record<string, string> {
+    if (!process.env.TEST_DATABASE_URL) return {};
+    const schema = `${name}_${process.pid}_${schemas.length}`;
+    schemas.push(schema);
+    return { DATABASE_URL: process.env.TEST_DATABASE_URL, DATABASE_SCHEMA: schema };
+  }
+
+  async function startServer(env: Record<string, string> = {}) {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-proc-'));
+    dirs.push(dataDir);
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...dbEnv('p'), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    const url = `http://127.0.0.1:${port}`;
+    return { child, url, port, dataDir, output: () => output };
+  }
+
+  test('boots on the embedded SQLite with nothing else configured and answers /healthz and /readyz', async () => {
+    const s = await startServer();
+    try {
+      await waitReady(s.url, s.child);
+      const ready = await fetch(`${s.url}/readyz`);
+      assert.equal(ready.status, 200);
+      const b = (await ready.json()) as { status: string; database: string };
+      assert.equal(b.status, 'ready');
+      assert.equal(b.database, process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite');
+      assert.equal((await fetch(`${s.url}/healthz`)).status, 200);
+      if (!process.env.TEST_DATABASE_URL) assert.ok(fs.existsSync(path.join(s.dataDir, 'muster.db')), 'the database file lives under DATA_DIR');
+    } finally {
+      s.child.kill('SIGKILL');
+    }
+  });
+
+  test('SIGTERM lets an in-flight request finish, then exits 0', async () => {
+    const s = await startServer();
+    await waitReady(s.url, s.child);
+    const payload = JSON.stringify({ email: 'inflight@example.com', password: 'correct horse', name: 'In Flight' });
+    const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(`${s.url}/v1/users`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      });
+      req.on('response', (res) => {
+        let data = '';
+        res.on('data', (c: Buffer) => (data += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
+      });
+      req.on('error', reject);
+      // Half the body now; the signal arrives while the request is in flight; the rest after.
+      req.write(payload.slice(0, 20));
+      setTimeout(() => {
+        s.child.kill('SIGTERM');
+        setTimeout(() => req.end(payload.slice(20)), 300);
+      }, 200);
+    });
+    const res = await response;
+    assert.equal(res.status, 201, res.body);
+    assert.equal(await exited(s.child), 0);
+    assert.match(s.output(), /shutting down/);
+    assert.match(s.output(), /"msg":"stopped"/);
+  });
+
+  test('a bad configuration stops the boot with a clear message and exit code 1', () => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { ...process.env, PORT: 'not-a-port', DATABASE_URL: 'mysql://nope', DATA_DIR: os.tmpdir() },
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /Invalid configuration/);
+    assert.match(r.stderr, /PORT must be an integer from 1 to 65535 \(got "not-a-port"\)/);
+    assert.match(r.stderr, /DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL/);
+  });
+
+  test('npm run db:migrate applies the migrations and is idempotent', () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-migrate-'));
+    dirs.push(dataDir);
+    const env = dbEnv('m');
+    const run = () =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrate-cli.ts'], { env: { ...process.env, DATA_DIR: dataDir, ...env }, encoding: 'utf8' });
+    const first = run();
+    assert.equal(first.status, 0, first.stderr);
+    assert.match(first.stdout, /applied: 0001-foundation/);
+    const second = run();
+    assert.equal(second.status, 0, second.stderr);
+    assert.match(second.stdout, /database is up to date/);
+  });
+
+  test('/readyz answers 503 when the database is gone', async () => {
+    const t = await buildTestApp();
+    try {
+      await t.ctx.database.destroy();
+      const res = await t.app.inject({ url: '/readyz' });
+      assert.equal(res.statusCode, 503);
+      assert.deepEqual(body(res), { error: 'Database unavailable', code: 'not_ready' });
+      assert.equal((await t.app.inject({ url: '/healthz' })).statusCode, 200);
+    } finally {
+      await t.close();
+    }
+  });
+});
