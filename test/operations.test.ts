@@ -65,8 +65,8 @@ describe('operations', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     const url = `http://127.0.0.1:${port}`;
     return { child, url, port, dataDir, output: () => output };
   }
