@@ -1,0 +1,171 @@
+// Shared helpers of the benchmark suite: a baseline server, a real Muster, and a load runner.
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createContext, type AppContext } from '../src/context.js';
+import type { LoadJob, LoadSummary } from './load-worker.js';
+
+/** One benchmark's section of docs/benchmarks.md. */
+export interface BenchResult {
+  name: string;
+  markdown: string;
+}
+
+export interface Server {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The floor: a bare node:http server answering every request with the same JSON. */
+export async function startBaseline(body: object): Promise<Server> {
+  const payload = Buffer.from(JSON.stringify(body));
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': payload.length });
+    res.end(payload);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections(); // keep-alive sockets of the load generator would hold close() open
+      }),
+  };
+}
+
+export interface MusterServer extends Server {
+  app: FastifyInstance;
+  ctx: AppContext;
+}
+
+/** A real Muster, as `npm start` builds it, on a fresh SQLite database in a temp dir. */
+export async function startMuster(): Promise<MusterServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-bench-'));
+  const removeDir = () => fs.rmSync(dataDir, { recursive: true, force: true });
+  try {
+    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '3000' });
+    const ctx = await createContext(config);
+    const app = await buildApp(ctx);
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    return {
+      url,
+      app,
+      ctx,
+      close: async () => {
+        try {
+          await app.close();
+          await ctx.close();
+        } finally {
+          removeDir();
+        }
+      },
+    };
+  } catch (err) {
+    removeDir();
+    throw err;
+  }
+}
+
+export interface LoadOptions {
+  /** Full URL to GET. */
+  url: string;
+  headers?: Record<string, string>;
+  /** Measured seconds, after a 1 s warm-up that is discarded. */
+  seconds?: number;
+}
+
+export type LoadFigures = Pick<LoadSummary, 'requestsPerSec' | 'p50' | 'p95' | 'p99' | 'errors' | 'non2xx'>;
+
+// Workers do not inherit tsx's loader hooks (Node 20 registers them per thread), so the worker
+// registers tsx itself before importing the TypeScript file it runs.
+const WORKER_BOOT = `
+const { register } = await import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))});
+register();
+await import(${JSON.stringify(new URL('./load-worker.ts', import.meta.url).href)});
+`;
+
+function runInWorker(job: LoadJob): Promise<{ warmup: LoadSummary; run: LoadSummary }> {
+  return new Promise((resolve, reject) => {
+    // A data: URL is an ES module, so the boot code may use top-level await.
+    const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(WORKER_BOOT)}`), { workerData: job });
+    worker.once('message', (result: { warmup: LoadSummary; run: LoadSummary }) => {
+      resolve(result);
+      void worker.terminate(); // its sockets are closed; do not wait on stray handles
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`load worker exited (code ${code}) without a result`)));
+  });
+}
+
+/** Throws unless every request of the run got a 2xx answer, so a broken setup never yields a figure. */
+function assertClean(url: string, phase: string, s: LoadSummary): void {
+  if (s.errors > 0 || s.non2xx > 0 || s.total === 0) {
+    throw new Error(`${phase} of ${url}: ${s.errors} errors, ${s.non2xx} non-2xx answers out of ${s.total} requests`);
+  }
+}
+
+/** Loads a URL with 10 connections: a 1 s warm-up (discarded), then the measured run. */
+export async function load(opts: LoadOptions): Promise<LoadFigures> {
+  const job: LoadJob = { url: opts.url, headers: opts.headers ?? {}, connections: 10, warmupSeconds: 1, seconds: opts.seconds ?? 5 };
+  const { warmup, run: s } = await runInWorker(job);
+  assertClean(opts.url, 'warm-up', warmup);
+  assertClean(opts.url, 'run', s);
+  return { requestsPerSec: s.requestsPerSec, p50: s.p50, p95: s.p95, p99: s.p99, errors: s.errors, non2xx: s.non2xx };
+}
+
+/** The machine the figures come from, for the markdown sections. */
+export function machine(): string {
+  const cpus = os.cpus();
+  return `${cpus.length} cores, ${cpus[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}`;
+}
+
+export interface Comparison {
+  baseline: LoadFigures;
+  subject: LoadFigures;
+  /** Median over rounds of subject req/s divided by the mean of the baseline runs around it. */
+  ratio: number;
+  rounds: { baseline: number; subject: number }[];
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+function medianFigures(runs: LoadFigures[]): LoadFigures {
+  const m = (k: keyof LoadFigures) => median(runs.map((r) => r[k]));
+  return { requestsPerSec: m('requestsPerSec'), p50: m('p50'), p95: m('p95'), p99: m('p99'), errors: 0, non2xx: 0 };
+}
+
+/**
+ * Baseline and subject alternate for `rounds` rounds (B S B S ... B), so drift of a shared
+ * 2-core machine hits both; each figure is the median of its runs, the ratio the median of the
+ * per-round ratios against the baseline runs on either side.
+ */
+export async function compare(baseline: LoadOptions, subject: LoadOptions, rounds = 3): Promise<Comparison> {
+  const base: LoadFigures[] = [await load(baseline)];
+  const subj: LoadFigures[] = [];
+  for (let i = 0; i < rounds; i++) {
+    subj.push(await load(subject));
+    base.push(await load(baseline));
+  }
+  const perRound = subj.map((s, i) => ({ baseline: (base[i]!.requestsPerSec + base[i + 1]!.requestsPerSec) / 2, subject: s.requestsPerSec }));
+  return {
+    baseline: medianFigures(base),
+    subject: medianFigures(subj),
+    ratio: median(perRound.map((r) => r.subject / r.baseline)),
+    rounds: perRound,
+  };
+}

@@ -1,0 +1,87 @@
+// One load: a warm-up and a measured autocannon run, in a worker thread started by load() in lib.ts. The
+// load generator runs off the main thread so that it does not share an event loop with the server it
+// measures: in one thread every request would pay for both sides and the Muster/baseline ratio would shrink toward 1.
+import { parentPort, workerData } from 'node:worker_threads';
+import autocannon from 'autocannon';
+
+export interface LoadJob {
+  url: string;
+  headers: Record<string, string>;
+  connections: number;
+  warmupSeconds: number;
+  seconds: number;
+}
+
+export interface LoadSummary {
+  requestsPerSec: number;
+  /** Latency percentiles in milliseconds. */
+  p50: number;
+  p95: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  total: number;
+}
+
+/** Nearest-rank percentile of sorted values. */
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+/**
+ * The fields used of autocannon's result. In a worker thread autocannon hands back its raw,
+ * unaggregated result (its types describe the aggregated one), whose per-second histogram is encoded:
+ * the mean rate is therefore taken as completed requests over the run's duration.
+ */
+interface RawResult {
+  totalCompletedRequests: number;
+  duration: number;
+  errors: number;
+  non2xx: number;
+}
+
+function runOnce(job: LoadJob, seconds: number): Promise<LoadSummary> {
+  // autocannon's own latency histogram has 1 ms resolution and no p95, too coarse for sub-millisecond
+  // answers, so every response time (a float in ms, from process.hrtime) is kept and sorted here.
+  const latencies: number[] = [];
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      { url: job.url, headers: job.headers, connections: job.connections, duration: seconds },
+      (err: unknown, result) => {
+        if (err) {
+          reject(err instanceof Error ? err : new Error('autocannon failed', { cause: err }));
+          return;
+        }
+        const raw = result as unknown as RawResult;
+        const sorted = Float64Array.from(latencies).sort();
+        resolve({
+          requestsPerSec: raw.duration > 0 ? raw.totalCompletedRequests / raw.duration : 0,
+          p50: percentile(sorted, 50),
+          p95: percentile(sorted, 95),
+          p99: percentile(sorted, 99),
+          errors: raw.errors,
+          non2xx: raw.non2xx,
+          total: raw.totalCompletedRequests,
+        });
+      },
+    );
+    instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
+  });
+}
+
+/** The warm-up and the measured run, in one thread so the warm-up also warms the generator's JIT. */
+async function warmThenRun(job: LoadJob): Promise<{ warmup: LoadSummary; run: LoadSummary }> {
+  const warmup = await runOnce(job, job.warmupSeconds);
+  return { warmup, run: await runOnce(job, job.seconds) };
+}
+
+if (parentPort) {
+  const port = parentPort;
+  warmThenRun(workerData as LoadJob).then(
+    (result) => port.postMessage(result),
+    (err: unknown) => {
+      throw err; // surfaces as the worker's 'error' event in load()
+    },
+  );
+}
