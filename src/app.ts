@@ -5,6 +5,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { orgsRoutes } from './modules/orgs/orgs.routes.js';
+import { teamsRoutes } from './modules/orgs/teams.routes.js';
 import { healthRoutes } from './modules/system/health.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import authPlugin from './plugins/auth.js';
@@ -53,6 +55,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(usersRoutes, { ctx });
   await app.register(authRoutes, { ctx });
   await app.register(apiKeysRoutes, { ctx });
+  await app.register(orgsRoutes, { ctx });
+  await app.register(teamsRoutes, { ctx });
 
   return app;
 }

@@ -53,3 +53,9 @@ export async function createKey(app: FastifyInstance, cookie: string, mode: 'liv
   assert.equal(res.statusCode, 201, res.body);
   return res.json<{ id: number; key: string; mode: string }>();
 }
+
+/** Changes a user's plan as an instance admin (the first user of the instance, or MUSTER_ADMIN_EMAILS). */
+export async function setPlan(app: FastifyInstance, adminCookie: string, userId: number, plan: 'free' | 'starter' | 'agency' | 'enterprise') {
+  const res = await app.inject({ method: 'PATCH', url: `/v1/users/${userId}`, headers: { cookie: adminCookie }, payload: { plan } });
+  assert.equal(res.statusCode, 200, res.body);
+}

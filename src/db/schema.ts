@@ -30,8 +30,41 @@ export interface OrgsTable {
   slug: string;
   description: string | null;
   personal: Flag;
+  /** The billing owner: their plan sets the org's limits. */
+  owner_id: number | null;
   created_at: string;
   updated_at: string;
+}
+
+export type Routing = 'round_robin' | 'random';
+
+export interface TeamsTable {
+  id: Generated<number>;
+  org_id: number;
+  name: string;
+  slug: string;
+  routing: Routing;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TeamMembersTable {
+  id: Generated<number>;
+  team_id: number;
+  user_id: number;
+  active: Flag;
+  created_at: string;
+}
+
+export interface OrgInvitesTable {
+  id: Generated<number>;
+  org_id: number;
+  email: string;
+  role: Role;
+  invited_by: number | null;
+  created_at: string;
+  accepted_at: string | null;
 }
 
 export interface MembershipsTable {
@@ -96,6 +129,9 @@ export interface DB {
   users: UsersTable;
   orgs: OrgsTable;
   memberships: MembershipsTable;
+  teams: TeamsTable;
+  team_members: TeamMembersTable;
+  org_invites: OrgInvitesTable;
   sessions: SessionsTable;
   api_keys: ApiKeysTable;
   magic_codes: MagicCodesTable;

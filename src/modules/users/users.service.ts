@@ -1,15 +1,30 @@
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
-import type { Plan } from '../../db/schema.js';
+import type { Kysely } from 'kysely';
+import type { DB, Plan } from '../../db/schema.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { conflict, forbidden, notFound } from '../../lib/errors.js';
 import type { PagingQuery } from '../../lib/schemas.js';
 import { firstFreeSlug, slugify } from '../../lib/slug.js';
+import { markAccepted, pendingInvitesFor } from '../orgs/invites.repository.js';
 import { insertMembership, insertOrg, orgSlugsLike } from '../orgs/orgs.repository.js';
 import * as users from './users.repository.js';
 import type { UserRow } from './users.repository.js';
 import type { AdminUser, CreateUserBody, MeResponse, PublicProfile, UpdateMeBody } from './users.schemas.js';
+
+/** Registration accepts every pending invite of the email: the user joins each org with the invited role. */
+async function acceptInvites(db: Kysely<DB>, userId: number, email: string, now: string): Promise<void> {
+  const pending = await pendingInvitesFor(db, email);
+  for (const invite of pending) {
+    await insertMembership(db, { orgId: invite.org_id, userId, role: invite.role, primary: false, createdAt: now });
+  }
+  await markAccepted(
+    db,
+    pending.map((i) => i.id),
+    now,
+  );
+}
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -64,8 +79,9 @@ export async function registerUser(ctx: AppContext, input: CreateUserBody): Prom
           created_at: now,
         });
         const orgSlug = firstFreeSlug(slug, await orgSlugsLike(db, slug));
-        const org = await insertOrg(db, { name, slug: orgSlug, description: null, personal: 1, created_at: now });
+        const org = await insertOrg(db, { name, slug: orgSlug, description: null, personal: 1, owner_id: user.id, created_at: now });
         await insertMembership(db, { orgId: org.id, userId: user.id, role: 'owner', primary: true, createdAt: now });
+        await acceptInvites(db, user.id, email, now);
         return user;
       });
     } catch (err) {

@@ -1,0 +1,44 @@
+import type { AppContext } from '../../context.js';
+import type { Role } from '../../db/schema.js';
+import type { Actor } from '../../lib/actor.js';
+import { forbidden, notFound, resourceLocked } from '../../lib/errors.js';
+import { findMemberOrg, type MemberOrgRow, type OrgRef } from './orgs.repository.js';
+import { PLAN_LIMITS, isLockedAt, type PlanLimits } from './plans.js';
+
+export const ROLE_RANK: Readonly<Record<Role, number>> = { member: 1, admin: 2, owner: 3 };
+
+export interface OrgAccess {
+  org: MemberOrgRow;
+  role: Role;
+  /** Limits of the billing owner's plan. */
+  limits: PlanLimits;
+  /** Over the owner's org limit: readable, not writable. A personal org is never locked. */
+  locked: boolean;
+}
+
+export interface Need {
+  /** Lowest role allowed (403 below it). */
+  role?: Role;
+  /** The call changes the org or something in it: refused with 403 resource_locked when the org is locked. */
+  write?: boolean;
+}
+
+export function accessOf(org: MemberOrgRow): OrgAccess {
+  const limits = PLAN_LIMITS[org.owner_plan ?? 'free'];
+  return { org, role: org.role, limits, locked: org.personal === 0 && isLockedAt(org.position, limits.orgs) };
+}
+
+/**
+ * The one access check of every module: membership, role and lock of the caller in an org.
+ * A non-member gets 404, so an org's existence never leaks; a member below `need.role` gets 403.
+ */
+export async function orgAccess(ctx: AppContext, actor: Actor, ref: OrgRef, need: Need = {}): Promise<OrgAccess> {
+  const org = await findMemberOrg(ctx.db, actor.userId, ref);
+  if (!org) throw notFound();
+  const access = accessOf(org);
+  if (need.role && ROLE_RANK[access.role] < ROLE_RANK[need.role]) throw forbidden();
+  if (need.write && access.locked) throw resourceLocked();
+  return access;
+}
+
+export const atLeast = (role: Role, need: Role) => ROLE_RANK[role] >= ROLE_RANK[need];

@@ -1,0 +1,59 @@
+import type { Kysely } from 'kysely';
+import type { DB, Role } from '../../db/schema.js';
+
+export interface MemberRow {
+  user_id: number;
+  email: string;
+  name: string;
+  role: Role;
+  created_at: string;
+}
+
+export async function listMembers(db: Kysely<DB>, orgId: number): Promise<MemberRow[]> {
+  return db
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.user_id', 'u.email', 'u.name', 'm.role', 'm.created_at'])
+    .where('m.org_id', '=', orgId)
+    .orderBy('m.created_at')
+    .orderBy('m.user_id')
+    .execute();
+}
+
+export async function findMember(db: Kysely<DB>, orgId: number, userId: number): Promise<MemberRow | undefined> {
+  return db
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.user_id', 'u.email', 'u.name', 'm.role', 'm.created_at'])
+    .where('m.org_id', '=', orgId)
+    .where('m.user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+/** Owners of the org other than `userId`, oldest first. */
+export async function otherOwners(db: Kysely<DB>, orgId: number, userId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('memberships')
+    .select('user_id')
+    .where('org_id', '=', orgId)
+    .where('role', '=', 'owner')
+    .where('user_id', '!=', userId)
+    .orderBy('created_at')
+    .orderBy('user_id')
+    .execute();
+  return rows.map((r) => r.user_id);
+}
+
+export async function setRole(db: Kysely<DB>, orgId: number, userId: number, role: Role): Promise<void> {
+  await db.updateTable('memberships').set({ role }).where('org_id', '=', orgId).where('user_id', '=', userId).execute();
+}
+
+/** Removes the membership and the user's places in the org's teams. */
+export async function removeMember(db: Kysely<DB>, orgId: number, userId: number): Promise<void> {
+  await db
+    .deleteFrom('team_members')
+    .where('user_id', '=', userId)
+    .where('team_id', 'in', (eb) => eb.selectFrom('teams').select('id').where('org_id', '=', orgId))
+    .execute();
+  await db.deleteFrom('memberships').where('org_id', '=', orgId).where('user_id', '=', userId).execute();
+}

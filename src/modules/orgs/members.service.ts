@@ -1,0 +1,105 @@
+import type { Kysely } from 'kysely';
+import type { AppContext } from '../../context.js';
+import { isUniqueViolation } from '../../db/dialect.js';
+import type { DB } from '../../db/schema.js';
+import type { Role } from '../../db/schema.js';
+import type { Actor } from '../../lib/actor.js';
+import { iso } from '../../lib/clock.js';
+import { conflict, forbidden, notFound } from '../../lib/errors.js';
+import { queueEmail } from '../deliveries/email.js';
+import { findUserByEmail } from '../users/users.repository.js';
+import { normalizeEmail } from '../users/users.service.js';
+import { atLeast, orgAccess, type OrgAccess } from './access.js';
+import * as invites from './invites.repository.js';
+import * as members from './members.repository.js';
+import { insertMembership, updateOrg } from './orgs.repository.js';
+
+const toMember = (m: members.MemberRow) => ({ user_id: m.user_id, email: m.email, name: m.name, role: m.role });
+
+export async function listMembers(ctx: AppContext, actor: Actor, slug: string) {
+  const access = await orgAccess(ctx, actor, { slug });
+  const rows = await members.listMembers(ctx.db, access.org.id);
+  const pending = atLeast(access.role, 'admin') ? await invites.listPendingInvites(ctx.db, access.org.id) : [];
+  return { members: rows.map(toMember), invites: pending };
+}
+
+/** Only an owner may touch an owner, or make one. */
+function assertMayManage(access: OrgAccess, targetRole: Role | undefined, newRole: Role | undefined): void {
+  if ((targetRole === 'owner' || newRole === 'owner') && access.role !== 'owner') throw forbidden();
+}
+
+/**
+ * Adds a registered user as a member, or invites an unknown email: the invite is emailed (outbox)
+ * and accepted when that email registers.
+ */
+export async function addMember(ctx: AppContext, actor: Actor, slug: string, input: { email: string; role?: Role | undefined }) {
+  const access = await orgAccess(ctx, actor, { slug }, { role: 'admin', write: true });
+  const role = input.role ?? 'member';
+  assertMayManage(access, undefined, role);
+  const email = normalizeEmail(input.email);
+  const now = iso(ctx.clock.now());
+  const user = await findUserByEmail(ctx.db, email);
+  if (user) {
+    if (await members.findMember(ctx.db, access.org.id, user.id)) throw conflict('Already a member');
+    await insertMembership(ctx.db, { orgId: access.org.id, userId: user.id, role, primary: false, createdAt: now }).catch((err: unknown) => {
+      if (isUniqueViolation(err)) throw conflict('Already a member');
+      throw err;
+    });
+    return { status: 201 as const, body: { user_id: user.id, email: user.email, name: user.name, role } };
+  }
+  await ctx.transaction(async (tx) => {
+    await invites.upsertInvite(tx.db, { orgId: access.org.id, email, role, invitedBy: actor.userId, now });
+    await queueEmail(ctx, tx, {
+      to: email,
+      topic: 'org.invite',
+      orgId: access.org.id,
+      subject: `You are invited to ${access.org.name} on Muster`,
+      text: `You have been invited to join ${access.org.name} on Muster as ${role}.\n\nCreate your account with this email address to join:\n${ctx.config.publicUrl}/register?email=${encodeURIComponent(email)}`,
+    });
+  });
+  return { status: 201 as const, body: { invited: true, email, role } };
+}
+
+/** When the billing owner stops being an owner, the longest-standing other owner takes over the plan. */
+async function handOverBilling(db: Kysely<DB>, access: OrgAccess, leavingUserId: number, successor: number | undefined, now: string) {
+  if (access.org.owner_id === leavingUserId && successor !== undefined) {
+    await updateOrg(db, access.org.id, { owner_id: successor, updated_at: now });
+  }
+}
+
+/** The last owner can be neither demoted nor removed, nor the owner of a personal org. */
+async function assertOwnerMayGo(ctx: AppContext, access: OrgAccess, target: members.MemberRow): Promise<number | undefined> {
+  if (target.role !== 'owner') return undefined;
+  if (access.org.personal === 1 && access.org.owner_id === target.user_id) throw conflict('The owner of a personal org stays its owner');
+  const others = await members.otherOwners(ctx.db, access.org.id, target.user_id);
+  if (others.length === 0) throw conflict('An org needs at least one owner');
+  return others[0];
+}
+
+export async function updateMember(ctx: AppContext, actor: Actor, slug: string, userId: number, role: Role) {
+  const access = await orgAccess(ctx, actor, { slug }, { role: 'admin', write: true });
+  const target = await members.findMember(ctx.db, access.org.id, userId);
+  if (!target) throw notFound();
+  assertMayManage(access, target.role, role);
+  const successor = role === 'owner' ? undefined : await assertOwnerMayGo(ctx, access, target);
+  await ctx.transaction(async ({ db }) => {
+    await members.setRole(db, access.org.id, userId, role);
+    await handOverBilling(db, access, userId, successor, iso(ctx.clock.now()));
+  });
+  return toMember({ ...target, role });
+}
+
+/** Admins remove members; anyone may leave. Allowed on a locked org. */
+export async function removeMember(ctx: AppContext, actor: Actor, slug: string, userId: number) {
+  const self = userId === actor.userId;
+  const access = await orgAccess(ctx, actor, { slug }, self ? {} : { role: 'admin' });
+  const target = await members.findMember(ctx.db, access.org.id, userId);
+  if (!target) throw notFound();
+  if (!self) assertMayManage(access, target.role, undefined);
+  const successor = await assertOwnerMayGo(ctx, access, target);
+  await ctx.transaction(async ({ db }) => {
+    await members.removeMember(db, access.org.id, userId);
+    await handOverBilling(db, access, userId, successor, iso(ctx.clock.now()));
+  });
+  return { user_id: userId, removed: true };
+}
