@@ -34,9 +34,11 @@ export async function teamAccess(
   teamSlug: string,
   need: { role?: 'admin' | 'owner'; write?: boolean } = {},
 ): Promise<TeamAccess> {
-  const access = await orgAccess(ctx, actor, { slug: orgSlug }, { ...(need.role ? { role: need.role } : {}) });
+  // The team is looked up before the role is checked: to a member, an unknown team is 404 on every route.
+  const access = await orgAccess(ctx, actor, { slug: orgSlug });
   const team = await teams.findTeam(ctx.db, access.org.id, teamSlug);
   if (!team) throw notFound();
+  if (need.role && !atLeast(access.role, need.role)) throw forbidden();
   const teamLocked = access.locked || isLockedAt(team.position, access.limits.teamsPerOrg);
   if (need.write && teamLocked) throw resourceLocked();
   return { ...access, team, teamLocked };
