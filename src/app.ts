@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { incidentsRoutes } from './modules/incidents/incidents.routes.js';
 import { orgsRoutes } from './modules/orgs/orgs.routes.js';
 import { teamsRoutes } from './modules/orgs/teams.routes.js';
 import { healthRoutes } from './modules/system/health.routes.js';
@@ -47,6 +48,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     done(null, payload);
   });
 
+  // Open streams never finish on their own: end them first so close() can wait for the rest.
+  app.addHook('preClose', (done) => {
+    ctx.events.hub.disconnectAll();
+    done();
+  });
+
   await app.register(errorsPlugin);
   await app.register(openapiPlugin, { ctx });
   await app.register(authPlugin, { ctx });
@@ -57,6 +64,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(apiKeysRoutes, { ctx });
   await app.register(orgsRoutes, { ctx });
   await app.register(teamsRoutes, { ctx });
+  await app.register(incidentsRoutes, { ctx });
 
   return app;
 }

@@ -26,6 +26,12 @@ export interface Config {
   sessionTtlMs: number;
   /** Whether cookies carry the Secure attribute (PUBLIC_URL is https). */
   secureCookies: boolean;
+  /** Live streams: heartbeat interval, replay window for Last-Event-ID, and the unflushed bytes after which a client that stopped reading is dropped. */
+  sseHeartbeatMs: number;
+  sseReplayMs: number;
+  sseMaxBufferBytes: number;
+  /** How often the SLA sweeper looks for incidents entering warning or breach. */
+  slaSweepIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -114,6 +120,10 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: int('BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),
     sessionTtlMs: 14 * 24 * 60 * 60 * 1000,
     secureCookies: publicUrl.startsWith('https:'),
+    sseHeartbeatMs: int('SSE_HEARTBEAT_MS', 25_000, 10, 3_600_000),
+    sseReplayMs: int('SSE_REPLAY_MS', 300_000, 1_000, 86_400_000),
+    sseMaxBufferBytes: int('SSE_MAX_BUFFER_BYTES', 1_048_576, 1_024, 1_073_741_824),
+    slaSweepIntervalMs: int('SLA_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
   };
 
   if (problems.length > 0) throw new ConfigError(problems);

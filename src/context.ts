@@ -4,6 +4,8 @@ import pino from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { createIdSource, createLocalBus, type EventBus, type LiveEvent } from './events/bus.js';
+import { Hub } from './events/hub.js';
 import { withTransaction, type Tx } from './db/transaction.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createPasswordHasher, type PasswordHasher } from './lib/passwords.js';
@@ -16,9 +18,17 @@ export interface AppContext {
   clock: Clock;
   log: FastifyBaseLogger;
   passwords: PasswordHasher;
+  events: Events;
   /** Runs `fn` in one transaction; `tx.onCommit` hooks run after it commits. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+export interface Events {
+  bus: EventBus;
+  hub: Hub;
+  /** Publishes a live event once the transaction commits (never for a rolled-back change). */
+  publish(tx: Tx, event: Omit<LiveEvent, 'id'>): void;
 }
 
 export interface ContextOverrides {
@@ -46,6 +56,20 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     });
   await migrateToLatest(database);
 
+  const bus = createLocalBus();
+  const hub = new Hub(bus, {
+    heartbeatMs: config.sseHeartbeatMs,
+    replayMs: config.sseReplayMs,
+    replayMax: 50_000,
+    maxBufferedBytes: config.sseMaxBufferBytes,
+  });
+  const nextId = createIdSource();
+  const events: Events = {
+    bus,
+    hub,
+    publish: (tx, event) => tx.onCommit(() => bus.publish({ ...event, id: nextId() })),
+  };
+
   return {
     config,
     database,
@@ -53,7 +77,12 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     clock: overrides.clock ?? systemClock,
     log,
     passwords: createPasswordHasher(),
+    events,
     transaction: (fn) => withTransaction(database.db, fn, (err) => log.error({ err }, 'after-commit hook failed')),
-    close: () => database.destroy(),
+    close: async () => {
+      hub.close();
+      await bus.close();
+      await database.destroy();
+    },
   };
 }

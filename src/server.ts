@@ -2,6 +2,7 @@
 import { ConfigError, loadConfig } from './config.js';
 import { buildApp } from './app.js';
 import { createContext } from './context.js';
+import { startJobs } from './jobs/scheduler.js';
 
 let config;
 try {
@@ -14,6 +15,7 @@ try {
 
 const ctx = await createContext(config);
 const app = await buildApp(ctx);
+const stopJobs = startJobs(ctx);
 
 let stopping = false;
 async function stop(signal: string): Promise<void> {
@@ -27,6 +29,7 @@ async function stop(signal: string): Promise<void> {
   }, 10_000);
   force.unref();
   try {
+    await stopJobs();
     await app.close();
     await ctx.close();
     ctx.log.info('stopped');

@@ -125,6 +125,55 @@ export interface OutboxTable {
   updated_at: string;
 }
 
+export type IncidentStatus = 'open' | 'in_progress' | 'resolved' | 'closed';
+export type Priority = 'low' | 'normal' | 'high' | 'urgent';
+export type IncidentSource = 'api' | 'email' | 'webhook' | 'alert';
+
+export interface IncidentsTable {
+  id: Generated<number>;
+  org_id: number;
+  livemode: Flag;
+  title: string;
+  description: string | null;
+  status: IncidentStatus;
+  priority: Priority;
+  source: IncidentSource;
+  source_ref: string | null;
+  lat: number | null;
+  lng: number | null;
+  location_name: string | null;
+  assignee_id: number | null;
+  creator_id: number | null;
+  customer_token: string;
+  sla_due_at: string;
+  /** When 75% of the SLA window has passed. */
+  sla_warn_at: string;
+  /** Set once by the sweeper when the warning email is queued. */
+  sla_warned_at: string | null;
+  /** Set once by the sweeper when the breach email is queued. */
+  sla_breached_at: string | null;
+  resolved_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface IncidentCountsTable {
+  org_id: number;
+  livemode: Flag;
+  status: IncidentStatus;
+  priority: Priority;
+  n: number;
+}
+
+export interface RepliesTable {
+  id: Generated<number>;
+  incident_id: number;
+  body: string;
+  public: Flag;
+  author_id: number | null;
+  created_at: string;
+}
+
 export interface DB {
   users: UsersTable;
   orgs: OrgsTable;
@@ -136,6 +185,9 @@ export interface DB {
   api_keys: ApiKeysTable;
   magic_codes: MagicCodesTable;
   outbox: OutboxTable;
+  incidents: IncidentsTable;
+  incident_counts: IncidentCountsTable;
+  replies: RepliesTable;
 }
 
 export const flag = (b: boolean): Flag => (b ? 1 : 0);

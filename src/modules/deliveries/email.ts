@@ -1,8 +1,7 @@
 import type { AppContext } from '../../context.js';
-import type { Tx } from '../../db/transaction.js';
 import type { Mode } from '../../db/schema.js';
-import { iso } from '../../lib/clock.js';
-import { enqueue } from './outbox.repository.js';
+import type { Tx } from '../../db/transaction.js';
+import { queueDelivery } from './outbox.js';
 
 export interface Email {
   to: string;
@@ -21,19 +20,16 @@ export interface Email {
  */
 export async function queueEmail(ctx: AppContext, tx: Tx, email: Email): Promise<void> {
   const mode = email.mode ?? 'live';
-  await enqueue(
-    tx.db,
-    {
-      kind: 'email',
-      topic: email.topic,
-      userId: email.userId ?? null,
-      orgId: email.orgId ?? null,
-      mode,
-      recipient: email.to,
-      payload: { subject: email.subject, text: email.text },
-      status: mode === 'test' ? 'suppressed' : 'pending',
-    },
-    iso(ctx.clock.now()),
-  );
-  tx.onCommit(() => ctx.log.info({ to: email.to, subject: email.subject, topic: email.topic }, `email queued:\n${email.text}`));
+  await queueDelivery(ctx, tx, {
+    kind: 'email',
+    topic: email.topic,
+    userId: email.userId ?? null,
+    orgId: email.orgId ?? null,
+    mode,
+    recipient: email.to,
+    payload: { subject: email.subject, text: email.text },
+  });
+  if (mode === 'live') {
+    tx.onCommit(() => ctx.log.info({ to: email.to, subject: email.subject, topic: email.topic }, `email queued:\n${email.text}`));
+  }
 }

@@ -2,7 +2,8 @@ import type { AppContext } from '../../context.js';
 import type { Role } from '../../db/schema.js';
 import type { Actor } from '../../lib/actor.js';
 import { forbidden, notFound, resourceLocked } from '../../lib/errors.js';
-import { findMemberOrg, type MemberOrgRow, type OrgRef } from './orgs.repository.js';
+import type { Scope } from '../../db/scope.js';
+import { findMemberOrg, findPrimaryOrgId, memberOrgIds, type MemberOrgRow, type OrgRef } from './orgs.repository.js';
 import { PLAN_LIMITS, isLockedAt, type PlanLimits } from './plans.js';
 
 export const ROLE_RANK: Readonly<Record<Role, number>> = { member: 1, admin: 2, owner: 3 };
@@ -42,3 +43,22 @@ export async function orgAccess(ctx: AppContext, actor: Actor, ref: OrgRef, need
 }
 
 export const atLeast = (role: Role, need: Role) => ROLE_RANK[role] >= ROLE_RANK[need];
+
+/** The tenant scope of a caller: every org they belong to, in the mode of their credential. */
+export async function actorScope(ctx: AppContext, actor: Actor): Promise<Scope> {
+  return { orgIds: await memberOrgIds(ctx.db, actor.userId), mode: actor.mode };
+}
+
+/**
+ * The org a new record goes into: `orgId` from the body, else the caller's primary org. Naming an
+ * org the caller does not belong to is 403 (the caller chose it; spec/decisions.md, Signals);
+ * a locked org refuses new records.
+ */
+export async function targetOrg(ctx: AppContext, actor: Actor, orgId: number | undefined): Promise<OrgAccess> {
+  const id = orgId ?? (await findPrimaryOrgId(ctx.db, actor.userId));
+  const org = id === undefined ? undefined : await findMemberOrg(ctx.db, actor.userId, { id });
+  if (!org) throw forbidden();
+  const access = accessOf(org);
+  if (access.locked) throw resourceLocked();
+  return access;
+}

@@ -1,0 +1,29 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { frame, type Audience, type Hub } from './hub.js';
+
+/** Last-Event-ID from the header (browsers' EventSource) or the `last_event_id` query (manual reconnects). */
+export function lastEventIdOf(request: FastifyRequest): number | undefined {
+  const raw = request.headers['last-event-id'] ?? (request.query as { last_event_id?: string } | undefined)?.last_event_id;
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  if (value === undefined || !/^\d{1,16}$/.test(String(value))) return undefined;
+  return Number(value);
+}
+
+/**
+ * Turns the reply into a Server-Sent Events stream on the hub. Once the headers are out nothing
+ * may answer an error status, so every check happens before this is called.
+ */
+export function openStream(request: FastifyRequest, reply: FastifyReply, hub: Hub, audience: Audience): void {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    'x-accel-buffering': 'no',
+    connection: 'keep-alive',
+    'x-request-id': request.id,
+  });
+  res.write(frame(undefined, { type: 'connected', org_ids: [...audience.orgIds].sort((a, b) => a - b) }));
+  const unsubscribe = hub.subscribe(audience, res, lastEventIdOf(request));
+  res.on('close', unsubscribe);
+}

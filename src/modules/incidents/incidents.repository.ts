@@ -1,0 +1,79 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB, Flag, IncidentStatus, IncidentsTable, Priority } from '../../db/schema.js';
+import { scoped, type Scope } from '../../db/scope.js';
+
+export type IncidentRow = Omit<IncidentsTable, 'id'> & { id: number };
+export type NewIncident = Omit<IncidentRow, 'id'>;
+
+export interface ListFilter {
+  status?: IncidentStatus | undefined;
+  priority?: Priority | undefined;
+}
+
+/**
+ * Keeps `incident_counts` in step with the incidents of one (org, mode, status, priority), in the
+ * caller's transaction, so a list's `total` is a sum of a few rows instead of a count of millions.
+ */
+async function bump(db: Kysely<DB>, i: { org_id: number; livemode: Flag; status: IncidentStatus; priority: Priority }, delta: number) {
+  await db
+    .insertInto('incident_counts')
+    .values({ org_id: i.org_id, livemode: i.livemode, status: i.status, priority: i.priority, n: delta })
+    .onConflict((oc) => oc.columns(['org_id', 'livemode', 'status', 'priority']).doUpdateSet((eb) => ({ n: eb('incident_counts.n', '+', eb.ref('excluded.n')) })))
+    .execute();
+}
+
+export async function insertIncident(db: Kysely<DB>, row: NewIncident): Promise<IncidentRow> {
+  const incident = await db.insertInto('incidents').values(row).returningAll().executeTakeFirstOrThrow();
+  await bump(db, incident, 1);
+  return incident;
+}
+
+export async function findIncident(db: Kysely<DB>, scope: Scope, id: number): Promise<IncidentRow | undefined> {
+  return db.selectFrom('incidents').selectAll().where('id', '=', id).$call(scoped(scope, 'incidents')).executeTakeFirst();
+}
+
+export async function listIncidents(db: Kysely<DB>, scope: Scope, f: ListFilter, limit: number, offset: number): Promise<IncidentRow[]> {
+  let q = db.selectFrom('incidents').selectAll().$call(scoped(scope, 'incidents'));
+  if (f.status) q = q.where('status', '=', f.status);
+  if (f.priority) q = q.where('priority', '=', f.priority);
+  return q.orderBy('id', 'desc').limit(limit).offset(offset).execute();
+}
+
+export async function countIncidents(db: Kysely<DB>, scope: Scope, f: ListFilter): Promise<number> {
+  let q = db
+    .selectFrom('incident_counts')
+    .select(sql<number>`coalesce(sum(n), 0)`.as('n'))
+    .$call(scoped(scope, 'incident_counts'));
+  if (f.status) q = q.where('status', '=', f.status);
+  if (f.priority) q = q.where('priority', '=', f.priority);
+  const row = await q.executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export type IncidentPatch = Partial<
+  Pick<IncidentRow, 'status' | 'priority' | 'description' | 'assignee_id' | 'sla_due_at' | 'sla_warn_at' | 'resolved_at' | 'updated_at'>
+>;
+
+export async function updateIncident(db: Kysely<DB>, before: IncidentRow, patch: IncidentPatch): Promise<IncidentRow> {
+  const after = await db.updateTable('incidents').set(patch).where('id', '=', before.id).returningAll().executeTakeFirstOrThrow();
+  if (after.status !== before.status || after.priority !== before.priority) {
+    await bump(db, before, -1);
+    await bump(db, after, 1);
+  }
+  return after;
+}
+
+export async function deleteIncident(db: Kysely<DB>, incident: IncidentRow): Promise<void> {
+  await db.deleteFrom('replies').where('incident_id', '=', incident.id).execute();
+  await db.deleteFrom('incidents').where('id', '=', incident.id).execute();
+  await bump(db, incident, -1);
+}
+
+export async function touchIncident(db: Kysely<DB>, id: number, nowIso: string): Promise<void> {
+  await db.updateTable('incidents').set({ updated_at: nowIso }).where('id', '=', id).execute();
+}
+
+/** A live incident by its status-page token (public pages show live data only). */
+export async function findByToken(db: Kysely<DB>, token: string): Promise<IncidentRow | undefined> {
+  return db.selectFrom('incidents').selectAll().where('customer_token', '=', token).where('livemode', '=', 1).executeTakeFirst();
+}

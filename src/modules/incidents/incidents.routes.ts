@@ -1,0 +1,87 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { openStream } from '../../events/sse.js';
+import { AppError } from '../../lib/errors.js';
+import { actorOf } from '../../plugins/auth.js';
+import { actorScope } from '../orgs/access.js';
+import {
+  CreateIncidentBody,
+  CreateReplyBody,
+  DeletedIncident,
+  Incident,
+  IncidentList,
+  IncidentParams,
+  ListIncidentsQuery,
+  Reply,
+  ReplyList,
+  StatusPage,
+  TokenParams,
+  UpdateIncidentBody,
+} from './incidents.schemas.js';
+import * as incidents from './incidents.service.js';
+import * as replies from './replies.service.js';
+import { renderStatusPage } from './status-page.js';
+
+const tags = ['Incidents'];
+
+/** Status pages hold a secret link: never cached, never indexed, never leaked through Referer. */
+function privatePage(reply: FastifyReply): void {
+  reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').header('x-robots-tag', 'noindex, nofollow');
+}
+
+export const incidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  // `/v1/tickets` and `/v1/incidents` are the same resource with the same bodies.
+  for (const base of ['/v1/tickets', '/v1/incidents']) {
+    app.post(base, { schema: { tags, summary: 'Create an incident', body: CreateIncidentBody, response: { 201: Incident } } }, async (request, reply) =>
+      reply.status(201).send(await incidents.createIncident(ctx, actorOf(request), request.body)),
+    );
+    app.get(base, { schema: { tags, summary: 'List incidents, newest first', querystring: ListIncidentsQuery, response: { 200: IncidentList } } }, (request) =>
+      incidents.listIncidents(ctx, actorOf(request), request.query),
+    );
+    app.get(`${base}/stream`, { schema: { tags, summary: 'Live incident events (Server-Sent Events)', hide: false } }, async (request, reply) => {
+      const actor = actorOf(request);
+      const scope = await actorScope(ctx, actor);
+      openStream(request, reply, ctx.events.hub, { channel: incidents.CHANNEL, orgIds: new Set(scope.orgIds), mode: actor.mode });
+    });
+    app.get(`${base}/:id`, { schema: { tags, summary: 'One incident', params: IncidentParams, response: { 200: Incident } } }, (request) =>
+      incidents.getIncident(ctx, actorOf(request), request.params.id),
+    );
+    app.patch(
+      `${base}/:id`,
+      { schema: { tags, summary: 'Change status, priority, description or assignee', params: IncidentParams, body: UpdateIncidentBody, response: { 200: Incident } } },
+      (request) => incidents.updateIncident(ctx, actorOf(request), request.params.id, request.body),
+    );
+    app.delete(
+      `${base}/:id`,
+      { schema: { tags, summary: 'Delete an incident and its replies (org admins)', params: IncidentParams, response: { 200: DeletedIncident } } },
+      (request) => incidents.deleteIncident(ctx, actorOf(request), request.params.id),
+    );
+    app.get(`${base}/:id/replies`, { schema: { tags, summary: 'Replies, oldest first', params: IncidentParams, response: { 200: ReplyList } } }, (request) =>
+      replies.listReplies(ctx, actorOf(request), request.params.id),
+    );
+    app.post(
+      `${base}/:id/replies`,
+      { schema: { tags, summary: 'Reply (internal unless public)', params: IncidentParams, body: CreateReplyBody, response: { 201: Reply } } },
+      async (request, reply) => reply.status(201).send(await replies.addReply(ctx, actorOf(request), request.params.id, request.body)),
+    );
+    app.get(
+      `${base}/status/:token`,
+      { config: { public: true }, schema: { tags, summary: 'Public status of an incident', params: TokenParams, response: { 200: StatusPage } } },
+      async (request, reply) => {
+        privatePage(reply);
+        return replies.statusPage(ctx, request.params.token);
+      },
+    );
+  }
+
+  app.get('/incidents/status/:token', { config: { public: true }, schema: { hide: true, params: TokenParams } }, async (request, reply) => {
+    privatePage(reply);
+    const page = await replies.statusPage(ctx, request.params.token).catch((err: unknown) => {
+      if (err instanceof AppError && err.status === 404) return undefined;
+      throw err;
+    });
+    if (!page) return reply.status(404).type('text/html; charset=utf-8').send('<!doctype html><title>Not found</title><h1>Not found</h1>');
+    return reply.type('text/html; charset=utf-8').send(renderStatusPage(page));
+  });
+};

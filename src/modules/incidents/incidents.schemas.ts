@@ -1,0 +1,102 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, PagingQuery, StringEnum } from '../../lib/schemas.js';
+
+export const StatusSchema = StringEnum(['open', 'in_progress', 'resolved', 'closed']);
+export const PrioritySchema = StringEnum(['low', 'normal', 'high', 'urgent'], { description: 'SLA: urgent 1 h, high 4 h, normal 24 h, low 48 h' });
+export const SourceSchema = StringEnum(['api', 'email', 'webhook', 'alert']);
+
+export const Lat = Type.Number({ minimum: -90, maximum: 90 });
+export const Lng = Type.Number({ minimum: -180, maximum: 180 });
+
+export const CreateIncidentBody = Type.Object({
+  title: Type.String({ maxLength: 200, pattern: '\\S' }),
+  description: Type.Optional(Type.String({ maxLength: 20_000 })),
+  priority: Type.Optional(PrioritySchema),
+  source: Type.Optional(SourceSchema),
+  source_ref: Type.Optional(Type.String({ maxLength: 200 })),
+  lat: Type.Optional(Lat),
+  lng: Type.Optional(Lng),
+  location_name: Type.Optional(Type.String({ maxLength: 200 })),
+  org_id: Type.Optional(Type.Integer({ minimum: 1, description: "default: the caller's primary org" })),
+});
+export type CreateIncidentBody = Static<typeof CreateIncidentBody>;
+
+export const UpdateIncidentBody = Type.Object(
+  {
+    status: Type.Optional(StatusSchema),
+    priority: Type.Optional(PrioritySchema),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 20_000 }))),
+    assignee_id: Type.Optional(Nullable(Type.Integer({ minimum: 1, description: 'a member of the org; null unassigns' }))),
+  },
+  { minProperties: 1 },
+);
+export type UpdateIncidentBody = Static<typeof UpdateIncidentBody>;
+
+export const Incident = Type.Object({
+  Id: Type.Integer(),
+  org_id: Type.Integer(),
+  livemode: Type.Boolean(),
+  title: Type.String(),
+  description: Nullable(Type.String()),
+  status: StatusSchema,
+  priority: PrioritySchema,
+  source: SourceSchema,
+  source_ref: Nullable(Type.String()),
+  sla_due_at: Type.String(),
+  sla_breached: Type.Boolean(),
+  sla_status: StringEnum(['ok', 'warning', 'breached', 'met']),
+  customer_token: Type.String(),
+  customer_status_url: Type.String(),
+  lat: Nullable(Type.Number()),
+  lng: Nullable(Type.Number()),
+  location_name: Nullable(Type.String()),
+  assignee_id: Nullable(Type.Integer()),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  resolved_at: Nullable(Type.String()),
+});
+export type Incident = Static<typeof Incident>;
+
+export const ListIncidentsQuery = Type.Object({
+  ...PagingQuery.properties,
+  status: Type.Optional(StatusSchema),
+  priority: Type.Optional(PrioritySchema),
+  org_id: Type.Optional(Type.Integer({ minimum: 1 })),
+});
+export type ListIncidentsQuery = Static<typeof ListIncidentsQuery>;
+
+export const IncidentList = Type.Object({
+  tickets: Type.Array(Incident),
+  total: Type.Integer(),
+  page: Type.Integer(),
+  limit: Type.Integer(),
+});
+
+export const IncidentParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+export const DeletedIncident = Type.Object({ Id: Type.Integer(), deleted: Type.Boolean() });
+
+export const CreateReplyBody = Type.Object({
+  body: Type.String({ maxLength: 20_000, pattern: '\\S' }),
+  public: Type.Optional(Type.Boolean({ description: 'shown on the status page; default false (internal)' })),
+});
+export const Reply = Type.Object({
+  id: Type.Integer(),
+  incident_id: Type.Integer(),
+  body: Type.String(),
+  public: Type.Boolean(),
+  author_id: Nullable(Type.Integer()),
+  author_name: Nullable(Type.String()),
+  created_at: Type.String(),
+});
+export type Reply = Static<typeof Reply>;
+export const ReplyList = Type.Object({ replies: Type.Array(Reply) });
+
+export const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) });
+export const StatusPage = Type.Object({
+  title: Type.String(),
+  status: StatusSchema,
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  replies: Type.Array(Type.Object({ body: Type.String(), author_name: Nullable(Type.String()), created_at: Type.String() })),
+});
+export type StatusPage = Static<typeof StatusPage>;

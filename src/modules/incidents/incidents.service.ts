@@ -1,0 +1,151 @@
+import type { AppContext } from '../../context.js';
+import { flag } from '../../db/schema.js';
+import type { Tx } from '../../db/transaction.js';
+import type { Actor } from '../../lib/actor.js';
+import { iso } from '../../lib/clock.js';
+import { randomToken } from '../../lib/crypto.js';
+import { forbidden, invalidField, notFound } from '../../lib/errors.js';
+import { queueDelivery } from '../deliveries/outbox.js';
+import { actorScope, orgAccess, targetOrg } from '../orgs/access.js';
+import { findMember } from '../orgs/members.repository.js';
+import { findUserById } from '../users/users.repository.js';
+import * as repo from './incidents.repository.js';
+import type { IncidentRow } from './incidents.repository.js';
+import type { CreateIncidentBody, Incident, ListIncidentsQuery, UpdateIncidentBody } from './incidents.schemas.js';
+import { isDone, slaState, slaTimes } from './sla.js';
+
+export const CHANNEL = 'incidents';
+
+export function toIncident(ctx: AppContext, i: IncidentRow): Incident {
+  return {
+    Id: i.id,
+    org_id: i.org_id,
+    livemode: i.livemode === 1,
+    title: i.title,
+    description: i.description,
+    status: i.status,
+    priority: i.priority,
+    source: i.source,
+    source_ref: i.source_ref,
+    sla_due_at: i.sla_due_at,
+    ...slaState(i, ctx.clock.now()),
+    customer_token: i.customer_token,
+    customer_status_url: `${ctx.config.publicUrl}/incidents/status/${i.customer_token}`,
+    lat: i.lat,
+    lng: i.lng,
+    location_name: i.location_name,
+    assignee_id: i.assignee_id,
+    created_at: i.created_at,
+    updated_at: i.updated_at,
+    resolved_at: i.resolved_at,
+  };
+}
+
+function publish(ctx: AppContext, tx: Tx, type: string, i: IncidentRow, payload: unknown): void {
+  ctx.events.publish(tx, { channel: CHANNEL, orgId: i.org_id, mode: i.livemode === 1 ? 'live' : 'test', type, payload });
+}
+
+/** Creates an incident in the caller's org (default the primary one), queues the creator's push and phone alert. */
+export async function createIncident(ctx: AppContext, actor: Actor, input: CreateIncidentBody): Promise<Incident> {
+  const { org } = await targetOrg(ctx, actor, input.org_id);
+  const creator = await findUserById(ctx.db, actor.userId);
+  const now = ctx.clock.now();
+  const priority = input.priority ?? 'normal';
+  const { dueAt, warnAt } = slaTimes(now, priority);
+  return ctx.transaction(async (tx) => {
+    const incident = await repo.insertIncident(tx.db, {
+      org_id: org.id,
+      livemode: flag(actor.mode === 'live'),
+      title: input.title.trim(),
+      description: input.description ?? null,
+      status: 'open',
+      priority,
+      source: input.source ?? 'api',
+      source_ref: input.source_ref ?? null,
+      lat: input.lat ?? null,
+      lng: input.lng ?? null,
+      location_name: input.location_name ?? null,
+      assignee_id: null,
+      creator_id: actor.userId,
+      customer_token: randomToken(24),
+      sla_due_at: iso(dueAt),
+      sla_warn_at: iso(warnAt),
+      sla_warned_at: null,
+      sla_breached_at: null,
+      resolved_at: null,
+      created_at: iso(now),
+      updated_at: iso(now),
+    });
+    const view = toIncident(ctx, incident);
+    const note = { title: `New ${priority} incident`, body: incident.title, url: `${ctx.config.publicUrl}/dashboard/incidents/${incident.id}`, incident_id: incident.id };
+    const base = { topic: 'incident.created', mode: actor.mode, userId: actor.userId, orgId: org.id } as const;
+    await queueDelivery(ctx, tx, { ...base, kind: 'push', recipient: `user:${actor.userId}`, payload: note });
+    await queueDelivery(ctx, tx, { ...base, kind: 'phone', recipient: creator?.phone ?? '', payload: note, skip: !creator?.phone });
+    publish(ctx, tx, 'incident.created', incident, view);
+    return view;
+  });
+}
+
+export async function listIncidents(ctx: AppContext, actor: Actor, q: ListIncidentsQuery) {
+  const scope = await actorScope(ctx, actor);
+  if (q.org_id !== undefined) {
+    if (!scope.orgIds.includes(q.org_id)) throw forbidden();
+    scope.orgIds = [q.org_id];
+  }
+  const filter = { status: q.status, priority: q.priority };
+  const [rows, total] = await Promise.all([
+    repo.listIncidents(ctx.db, scope, filter, q.limit, (q.page - 1) * q.limit),
+    repo.countIncidents(ctx.db, scope, filter),
+  ]);
+  return { tickets: rows.map((r) => toIncident(ctx, r)), total, page: q.page, limit: q.limit };
+}
+
+/** An incident of the caller's orgs and mode; anything else is 404. */
+export async function findVisible(ctx: AppContext, actor: Actor, id: number): Promise<IncidentRow> {
+  const incident = await repo.findIncident(ctx.db, await actorScope(ctx, actor), id);
+  if (!incident) throw notFound();
+  return incident;
+}
+
+export async function getIncident(ctx: AppContext, actor: Actor, id: number): Promise<Incident> {
+  return toIncident(ctx, await findVisible(ctx, actor, id));
+}
+
+/**
+ * Status, priority, description, assignee. A priority change recomputes the SLA from creation;
+ * resolving or closing freezes it, reopening thaws it. Any status may follow any status.
+ */
+export async function updateIncident(ctx: AppContext, actor: Actor, id: number, input: UpdateIncidentBody): Promise<Incident> {
+  const before = await findVisible(ctx, actor, id);
+  await orgAccess(ctx, actor, { id: before.org_id }, { write: true });
+  if (input.assignee_id !== undefined && input.assignee_id !== null && !(await findMember(ctx.db, before.org_id, input.assignee_id))) {
+    throw invalidField('assignee_id', 'is not a member of this org');
+  }
+  const now = ctx.clock.now();
+  const patch: repo.IncidentPatch = { updated_at: iso(now) };
+  if (input.description !== undefined) patch.description = input.description;
+  if (input.assignee_id !== undefined) patch.assignee_id = input.assignee_id;
+  if (input.priority !== undefined && input.priority !== before.priority) {
+    const { dueAt, warnAt } = slaTimes(new Date(before.created_at), input.priority);
+    Object.assign(patch, { priority: input.priority, sla_due_at: iso(dueAt), sla_warn_at: iso(warnAt) });
+  }
+  if (input.status !== undefined && input.status !== before.status) {
+    patch.status = input.status;
+    if (isDone(input.status) !== isDone(before.status)) patch.resolved_at = isDone(input.status) ? iso(now) : null;
+  }
+  return ctx.transaction(async (tx) => {
+    const after = await repo.updateIncident(tx.db, before, patch);
+    const view = toIncident(ctx, after);
+    const changed = (['status', 'priority', 'description', 'assignee_id'] as const).some((k) => after[k] !== before[k]);
+    if (changed) publish(ctx, tx, 'incident.updated', after, view);
+    return view;
+  });
+}
+
+/** Org admins and owners only; the replies go with it. */
+export async function deleteIncident(ctx: AppContext, actor: Actor, id: number) {
+  const incident = await findVisible(ctx, actor, id);
+  await orgAccess(ctx, actor, { id: incident.org_id }, { role: 'admin' });
+  await ctx.transaction(({ db }) => repo.deleteIncident(db, incident));
+  return { Id: incident.id, deleted: true };
+}

@@ -1,0 +1,52 @@
+import type { AppContext } from '../../context.js';
+import type { Actor } from '../../lib/actor.js';
+import { iso } from '../../lib/clock.js';
+import { notFound } from '../../lib/errors.js';
+import { orgAccess } from '../orgs/access.js';
+import { findByToken, touchIncident } from './incidents.repository.js';
+import type { Reply, StatusPage } from './incidents.schemas.js';
+import { CHANNEL, findVisible } from './incidents.service.js';
+import { findReply, insertReply, listReplies as listRows, type ReplyRow } from './replies.repository.js';
+
+const toReply = (r: ReplyRow): Reply => ({
+  id: r.id,
+  incident_id: r.incident_id,
+  body: r.body,
+  public: r.public === 1,
+  author_id: r.author_id,
+  author_name: r.author_name,
+  created_at: r.created_at,
+});
+
+export async function listReplies(ctx: AppContext, actor: Actor, incidentId: number) {
+  const incident = await findVisible(ctx, actor, incidentId);
+  return { replies: (await listRows(ctx.db, incident.id, false)).map(toReply) };
+}
+
+/** A reply is internal unless `public: true`; only public replies reach the status page. */
+export async function addReply(ctx: AppContext, actor: Actor, incidentId: number, input: { body: string; public?: boolean | undefined }) {
+  const incident = await findVisible(ctx, actor, incidentId);
+  await orgAccess(ctx, actor, { id: incident.org_id }, { write: true });
+  const now = iso(ctx.clock.now());
+  return ctx.transaction(async (tx) => {
+    const id = await insertReply(tx.db, { incidentId: incident.id, body: input.body, public: input.public ?? false, authorId: actor.userId, now });
+    await touchIncident(tx.db, incident.id, now);
+    const reply = toReply(await findReply(tx.db, id));
+    ctx.events.publish(tx, { channel: CHANNEL, orgId: incident.org_id, mode: actor.mode, type: 'incident.reply', payload: reply });
+    return reply;
+  });
+}
+
+/** What the customer sees: title, status and public replies. Test-mode incidents have no public page. */
+export async function statusPage(ctx: AppContext, token: string): Promise<StatusPage> {
+  const incident = await findByToken(ctx.db, token);
+  if (!incident) throw notFound();
+  const replies = await listRows(ctx.db, incident.id, true);
+  return {
+    title: incident.title,
+    status: incident.status,
+    created_at: incident.created_at,
+    updated_at: incident.updated_at,
+    replies: replies.map((r) => ({ body: r.body, author_name: r.author_name, created_at: r.created_at })),
+  };
+}
