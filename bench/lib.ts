@@ -22,11 +22,11 @@ export interface Server {
   close(): Promise<void>;
 }
 
-/** The floor: a bare node:http server answering every request with the same JSON. */
-export async function startBaseline(body: object): Promise<Server> {
+/** The floor: a bare node:http server answering every request with the same JSON (and status, 200 unless told). */
+export async function startBaseline(body: object, status = 200): Promise<Server> {
   const payload = Buffer.from(JSON.stringify(body));
   const server = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': payload.length });
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': payload.length });
     res.end(payload);
   });
   await new Promise<void>((resolve, reject) => {
@@ -47,6 +47,8 @@ export async function startBaseline(body: object): Promise<Server> {
 export interface MusterServer extends Server {
   app: FastifyInstance;
   ctx: AppContext;
+  /** The temp DATA_DIR; the SQLite file is `muster.db` in it. Removed by close(). */
+  dataDir: string;
 }
 
 /** A real Muster, as `npm start` builds it, on a fresh SQLite database in a temp dir. */
@@ -62,6 +64,7 @@ export async function startMuster(): Promise<MusterServer> {
       url,
       app,
       ctx,
+      dataDir,
       close: async () => {
         try {
           await app.close();
@@ -78,8 +81,12 @@ export async function startMuster(): Promise<MusterServer> {
 }
 
 export interface LoadOptions {
-  /** Full URL to GET. */
+  /** Full URL to request. */
   url: string;
+  /** GET unless told. */
+  method?: 'GET' | 'POST';
+  /** Sent as JSON with every request (content-type application/json unless the headers name one). */
+  body?: object;
   headers?: Record<string, string>;
   /** Measured seconds, after a 1 s warm-up that is discarded. */
   seconds?: number;
@@ -117,7 +124,13 @@ function assertClean(url: string, phase: string, s: LoadSummary): void {
 
 /** Loads a URL with 10 connections: a 1 s warm-up (discarded), then the measured run. */
 export async function load(opts: LoadOptions): Promise<LoadFigures> {
-  const job: LoadJob = { url: opts.url, headers: opts.headers ?? {}, connections: 10, warmupSeconds: 1, seconds: opts.seconds ?? 5 };
+  const headers = { ...opts.headers };
+  const job: LoadJob = { url: opts.url, headers, connections: 10, warmupSeconds: 1, seconds: opts.seconds ?? 5 };
+  if (opts.method) job.method = opts.method;
+  if (opts.body !== undefined) {
+    job.body = JSON.stringify(opts.body);
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  }
   const { warmup, run: s } = await runInWorker(job);
   assertClean(opts.url, 'warm-up', warmup);
   assertClean(opts.url, 'run', s);

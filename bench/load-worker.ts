@@ -6,6 +6,10 @@ import autocannon from 'autocannon';
 
 export interface LoadJob {
   url: string;
+  /** GET when absent. */
+  method?: 'GET' | 'POST';
+  /** The same body with every request. */
+  body?: string;
   headers: Record<string, string>;
   connections: number;
   warmupSeconds: number;
@@ -47,7 +51,7 @@ function runOnce(job: LoadJob, seconds: number): Promise<LoadSummary> {
   const latencies: number[] = [];
   return new Promise((resolve, reject) => {
     const instance = autocannon(
-      { url: job.url, headers: job.headers, connections: job.connections, duration: seconds },
+      { url: job.url, method: job.method ?? 'GET', body: job.body, headers: job.headers, connections: job.connections, duration: seconds },
       (err: unknown, result) => {
         if (err) {
           reject(err instanceof Error ? err : new Error('autocannon failed', { cause: err }));

@@ -314,7 +314,7 @@ describe('incidents', () => {
       const i = await create(as(owner));
       const internal = await req(as(member), 'POST', `/v1/incidents/${i.Id}/replies`, { body: 'Valve 7 is stuck' });
       assert.equal(internal.statusCode, 201);
-      assert.deepEqual({ ...body(internal), id: 0, created_at: '' }, { id: 0, incident_id: i.Id, body: 'Valve 7 is stuck', public: false, author_id: member.id, author_name: 'Member', created_at: '' });
+      assert.deepEqual({ ...body<Record<string, unknown>>(internal), id: 0, created_at: '' }, { id: 0, incident_id: i.Id, body: 'Valve 7 is stuck', public: false, author_id: member.id, author_name: 'Member', created_at: '' });
       await req(as(owner), 'POST', `/v1/tickets/${i.Id}/replies`, { body: 'A crew is on the way', public: true });
       const list = body<{ replies: { body: string; public: boolean }[] }>(await req(as(owner), 'GET', `/v1/tickets/${i.Id}/replies`)).replies;
       assert.deepEqual(list.map((r) => [r.body, r.public]), [['Valve 7 is stuck', false], ['A crew is on the way', true]]);
