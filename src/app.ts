@@ -7,6 +7,7 @@ import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { incidentsRoutes } from './modules/incidents/incidents.routes.js';
 import { orgsRoutes } from './modules/orgs/orgs.routes.js';
+import { signalsRoutes } from './modules/signals/signals.routes.js';
 import { teamsRoutes } from './modules/orgs/teams.routes.js';
 import { healthRoutes } from './modules/system/health.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
@@ -65,6 +66,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(orgsRoutes, { ctx });
   await app.register(teamsRoutes, { ctx });
   await app.register(incidentsRoutes, { ctx });
+  await app.register(signalsRoutes, { ctx });
 
   return app;
 }

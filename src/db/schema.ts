@@ -174,6 +174,52 @@ export interface RepliesTable {
   created_at: string;
 }
 
+export type SignalType = 'beacon' | 'capture' | 'note' | 'checkin' | 'alert';
+
+export interface SignalsTable {
+  id: Generated<number>;
+  org_id: number;
+  livemode: Flag;
+  user_id: number | null;
+  type: Exclude<SignalType, 'beacon'>;
+  lat: number | null;
+  lng: number | null;
+  accuracy: number | null;
+  note: string | null;
+  image_url: string | null;
+  ticket_id: number | null;
+  meta: string;
+  created_at: string;
+}
+
+export interface BeaconStatesTable {
+  livemode: Flag;
+  user_id: number;
+  /** `meta.device_id`, or `user` for a user beaconing without one. */
+  device_key: string;
+  device_id: string | null;
+  org_id: number;
+  active: Flag;
+  lat: number | null;
+  lng: number | null;
+  accuracy: number | null;
+  meta: string;
+  /** When the shown position was taken; an older one never replaces it. */
+  position_at: string;
+  last_seen_at: string;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  org_id: number;
+  livemode: Flag;
+  action: string;
+  user_id: number | null;
+  device_id: string | null;
+  meta: string;
+  created_at: string;
+}
+
 export interface DB {
   users: UsersTable;
   orgs: OrgsTable;
@@ -188,6 +234,9 @@ export interface DB {
   incidents: IncidentsTable;
   incident_counts: IncidentCountsTable;
   replies: RepliesTable;
+  signals: SignalsTable;
+  beacon_states: BeaconStatesTable;
+  audit_log: AuditLogTable;
 }
 
 export const flag = (b: boolean): Flag => (b ? 1 : 0);

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { sweepSilentBeacons } from '../modules/signals/beacons.service.js';
 import { sweepSla } from './sla-sweeper.js';
 
 export interface Job {
@@ -29,4 +30,7 @@ export function startJobs(ctx: AppContext, jobs: Job[] = defaultJobs(ctx)): () =
   };
 }
 
-export const defaultJobs = (ctx: AppContext): Job[] => [{ name: 'sla-sweeper', intervalMs: ctx.config.slaSweepIntervalMs, run: sweepSla }];
+export const defaultJobs = (ctx: AppContext): Job[] => [
+  { name: 'sla-sweeper', intervalMs: ctx.config.slaSweepIntervalMs, run: sweepSla },
+  { name: 'beacon-silence', intervalMs: ctx.config.beaconSweepIntervalMs, run: sweepSilentBeacons },
+];

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { openStream } from '../../events/sse.js';
 import { AppError } from '../../lib/errors.js';
 import { actorOf } from '../../plugins/auth.js';
-import { actorScope } from '../orgs/access.js';
+import { streamAudience } from '../orgs/access.js';
 import {
   CreateIncidentBody,
   CreateReplyBody,
@@ -39,11 +39,9 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     app.get(base, { schema: { tags, summary: 'List incidents, newest first', querystring: ListIncidentsQuery, response: { 200: IncidentList } } }, (request) =>
       incidents.listIncidents(ctx, actorOf(request), request.query),
     );
-    app.get(`${base}/stream`, { schema: { tags, summary: 'Live incident events (Server-Sent Events)', hide: false } }, async (request, reply) => {
-      const actor = actorOf(request);
-      const scope = await actorScope(ctx, actor);
-      openStream(request, reply, ctx.events.hub, { channel: incidents.CHANNEL, orgIds: new Set(scope.orgIds), mode: actor.mode });
-    });
+    app.get(`${base}/stream`, { schema: { tags, summary: 'Live incident events (Server-Sent Events)' } }, async (request, reply) =>
+      openStream(request, reply, ctx.events.hub, await streamAudience(ctx, actorOf(request), incidents.CHANNEL)),
+    );
     app.get(`${base}/:id`, { schema: { tags, summary: 'One incident', params: IncidentParams, response: { 200: Incident } } }, (request) =>
       incidents.getIncident(ctx, actorOf(request), request.params.id),
     );

@@ -62,3 +62,9 @@ export async function targetOrg(ctx: AppContext, actor: Actor, orgId: number | u
   if (access.locked) throw resourceLocked();
   return access;
 }
+
+/** What a live stream of `channel` opened by this caller receives: their orgs, their mode. */
+export async function streamAudience(ctx: AppContext, actor: Actor, channel: string) {
+  const scope = await actorScope(ctx, actor);
+  return { channel, orgIds: new Set(scope.orgIds), mode: scope.mode };
+}

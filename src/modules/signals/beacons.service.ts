@@ -1,0 +1,88 @@
+import type { AppContext } from '../../context.js';
+import { flag, type Mode } from '../../db/schema.js';
+import type { Tx } from '../../db/transaction.js';
+import type { Actor } from '../../lib/actor.js';
+import { iso } from '../../lib/clock.js';
+import { actorScope } from '../orgs/access.js';
+import { writeAudit } from './audit.repository.js';
+import * as beacons from './beacons.repository.js';
+import type { BeaconState, DeviceKey } from './beacons.repository.js';
+
+export const CHANNEL = 'signals';
+/** The device key of a beacon: its `meta.device_id`, else the user (one device per user). */
+export const deviceKeyOf = (deviceId: string | null | undefined) => deviceId ?? 'user';
+
+const parseMeta = (meta: string) => JSON.parse(meta) as Record<string, unknown>;
+
+/**
+ * Switches a device off (on request or after silence): writes `beacon_off` and broadcasts it,
+ * once, whichever caller gets there first. False when it was not on.
+ */
+export async function turnOff(ctx: AppContext, key: DeviceKey, reason: 'request' | 'silence'): Promise<boolean> {
+  return ctx.transaction(async (tx) => {
+    const state = await beacons.switchOff(tx.db, key);
+    if (!state) return false;
+    await audit(ctx, tx, state, key.mode, 'beacon_off', { reason });
+    ctx.events.publish(tx, {
+      channel: CHANNEL,
+      orgId: state.org_id,
+      mode: key.mode,
+      type: 'beacon_off',
+      payload: { device_id: state.device_id, user_id: state.user_id, org_id: state.org_id },
+    });
+    return true;
+  });
+}
+
+export async function audit(
+  ctx: AppContext,
+  tx: Tx,
+  s: Pick<BeaconState, 'org_id' | 'user_id' | 'device_id'>,
+  mode: Mode,
+  action: 'beacon_on' | 'beacon_off',
+  meta: Record<string, unknown>,
+) {
+  await writeAudit(tx.db, {
+    org_id: s.org_id,
+    livemode: flag(mode === 'live'),
+    action,
+    user_id: s.user_id,
+    device_id: s.device_id,
+    meta: JSON.stringify(meta),
+    created_at: iso(ctx.clock.now()),
+  });
+}
+
+export async function stopBeacon(ctx: AppContext, actor: Actor, deviceId: string | undefined) {
+  await turnOff(ctx, { mode: actor.mode, userId: actor.userId, deviceKey: deviceKeyOf(deviceId) }, 'request');
+  return { ok: true };
+}
+
+export async function listBeacons(ctx: AppContext, actor: Actor) {
+  const rows = await beacons.activeBeacons(ctx.db, await actorScope(ctx, actor));
+  return {
+    beacons: rows.map((b) => ({
+      device_id: b.device_id,
+      user_id: b.user_id,
+      user_name: b.user_name,
+      org_id: b.org_id,
+      lat: b.lat,
+      lng: b.lng,
+      accuracy: b.accuracy,
+      meta: parseMeta(b.meta),
+      created_at: b.position_at,
+      last_seen_at: b.last_seen_at,
+    })),
+  };
+}
+
+/** Switches off every device silent for longer than the timeout (the beacon sweeper). */
+export async function sweepSilentBeacons(ctx: AppContext): Promise<number> {
+  const before = iso(new Date(ctx.clock.now().getTime() - ctx.config.beaconTimeoutMs));
+  let off = 0;
+  for (const s of await beacons.silentBeacons(ctx.db, before, 1000)) {
+    const key = { mode: s.livemode === 1 ? ('live' as const) : ('test' as const), userId: s.user_id, deviceKey: s.device_key };
+    if (await turnOff(ctx, key, 'silence')) off += 1;
+  }
+  return off;
+}

@@ -1,0 +1,76 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, PagingQuery, StringEnum } from '../../lib/schemas.js';
+import { Lat, Lng } from '../incidents/incidents.schemas.js';
+
+export const SignalTypeSchema = StringEnum(['beacon', 'capture', 'note', 'checkin', 'alert']);
+export const StoredTypeSchema = StringEnum(['capture', 'note', 'checkin', 'alert'], { description: 'beacons are never stored' });
+
+export const DeviceId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._:-]+$', description: 'e.g. dev-1a2b3c-4d5e6f7g' });
+
+export const CreateSignalBody = Type.Object({
+  type: SignalTypeSchema,
+  lat: Type.Optional(Lat),
+  lng: Type.Optional(Lng),
+  accuracy: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000, description: 'metres' })),
+  note: Type.Optional(Type.String({ maxLength: 5000 })),
+  image_url: Type.Optional(Type.String({ maxLength: 2048, format: 'uri' })),
+  ticket_id: Type.Optional(Type.Integer({ minimum: 1, description: 'an incident of the same org and mode' })),
+  org_id: Type.Optional(Type.Integer({ minimum: 1, description: "default: the caller's primary org" })),
+  meta: Type.Optional(Type.Object({ device_id: Type.Optional(DeviceId) }, { additionalProperties: true, description: 'free-form, at most 4 KB as JSON' })),
+  recorded_at: Type.Optional(Type.String({ format: 'date-time', description: 'when the device took the reading (an offline replay); default now' })),
+});
+export type CreateSignalBody = Static<typeof CreateSignalBody>;
+
+export const Signal = Type.Object({
+  Id: Nullable(Type.Integer({ description: 'null for beacons, which are not stored' })),
+  type: SignalTypeSchema,
+  user_id: Type.Integer(),
+  user_name: Type.String(),
+  org_id: Type.Integer(),
+  livemode: Type.Boolean(),
+  lat: Nullable(Type.Number()),
+  lng: Nullable(Type.Number()),
+  accuracy: Nullable(Type.Number()),
+  note: Nullable(Type.String()),
+  image_url: Nullable(Type.String()),
+  ticket_id: Nullable(Type.Integer()),
+  meta: Type.Object({}, { additionalProperties: true }),
+  created_at: Type.String(),
+});
+export type Signal = Static<typeof Signal>;
+
+export const ListSignalsQuery = Type.Object({
+  ...PagingQuery.properties,
+  type: Type.Optional(StoredTypeSchema),
+  org_id: Type.Optional(Type.Integer({ minimum: 1 })),
+});
+export type ListSignalsQuery = Static<typeof ListSignalsQuery>;
+export const SignalList = Type.Object({ signals: Type.Array(Signal), page: Type.Integer(), limit: Type.Integer(), has_more: Type.Boolean() });
+
+export const BeaconOffBody = Type.Object({ device_id: Type.Optional(DeviceId) });
+
+export const Beacon = Type.Object({
+  device_id: Nullable(Type.String()),
+  user_id: Type.Integer(),
+  user_name: Type.String(),
+  org_id: Type.Integer(),
+  lat: Nullable(Type.Number()),
+  lng: Nullable(Type.Number()),
+  accuracy: Nullable(Type.Number()),
+  meta: Type.Object({}, { additionalProperties: true }),
+  created_at: Type.String({ description: 'when the position was taken' }),
+  last_seen_at: Type.String(),
+});
+export const BeaconList = Type.Object({ beacons: Type.Array(Beacon) });
+
+export const AuditQuery = Type.Object({ ...PagingQuery.properties, org_id: Type.Integer({ minimum: 1 }) });
+export const AuditEntry = Type.Object({
+  id: Type.Integer(),
+  action: Type.String(),
+  user_id: Nullable(Type.Integer()),
+  org_id: Type.Integer(),
+  device_id: Nullable(Type.String()),
+  created_at: Type.String(),
+  meta: Type.Object({}, { additionalProperties: true }),
+});
+export const AuditList = Type.Object({ entries: Type.Array(AuditEntry), page: Type.Integer(), limit: Type.Integer(), has_more: Type.Boolean() });

@@ -1,0 +1,128 @@
+import type { AppContext } from '../../context.js';
+import { flag } from '../../db/schema.js';
+import type { Actor } from '../../lib/actor.js';
+import { iso } from '../../lib/clock.js';
+import { forbidden, invalidField } from '../../lib/errors.js';
+import { queueDelivery } from '../deliveries/outbox.js';
+import { findIncident } from '../incidents/incidents.repository.js';
+import { actorScope, targetOrg } from '../orgs/access.js';
+import { listMembers } from '../orgs/members.repository.js';
+import { findUserById } from '../users/users.repository.js';
+import { CHANNEL, audit, deviceKeyOf } from './beacons.service.js';
+import { recordPing } from './beacons.repository.js';
+import type { CreateSignalBody, ListSignalsQuery, Signal } from './signals.schemas.js';
+import { insertSignal, listSignals as listRows, type SignalRow } from './signals.repository.js';
+
+export const MAX_META_BYTES = 4096;
+/** A reading may be replayed from an offline queue, but not dated in the future. */
+const MAX_CLOCK_SKEW_MS = 60_000;
+
+function toSignal(r: SignalRow): Signal {
+  return {
+    Id: r.id,
+    type: r.type,
+    user_id: r.user_id ?? 0,
+    user_name: r.user_name ?? '',
+    org_id: r.org_id,
+    livemode: r.livemode === 1,
+    lat: r.lat,
+    lng: r.lng,
+    accuracy: r.accuracy,
+    note: r.note,
+    image_url: r.image_url,
+    ticket_id: r.ticket_id,
+    meta: JSON.parse(r.meta) as Record<string, unknown>,
+    created_at: r.created_at,
+  };
+}
+
+/** The rules a schema cannot say: an alert needs a note, meta is bounded, a reading is not from the future. */
+function validate(ctx: AppContext, input: CreateSignalBody): { meta: string; at: Date } {
+  if (input.type === 'alert' && !input.note?.trim()) throw invalidField('note', 'is required for an alert');
+  const meta = JSON.stringify(input.meta ?? {});
+  if (Buffer.byteLength(meta) > MAX_META_BYTES) throw invalidField('meta', `must be at most ${MAX_META_BYTES} bytes as JSON`);
+  const now = ctx.clock.now();
+  const at = input.recorded_at ? new Date(input.recorded_at) : now;
+  if (at.getTime() > now.getTime() + MAX_CLOCK_SKEW_MS) throw invalidField('recorded_at', 'is in the future');
+  return { meta, at };
+}
+
+/**
+ * Posts a signal into one of the caller's orgs. Beacons update the device's live state (turning
+ * it on writes `beacon_on`) and are broadcast, never stored; other types are stored and broadcast;
+ * an alert also queues a push to every member of the org.
+ */
+export async function createSignal(ctx: AppContext, actor: Actor, input: CreateSignalBody): Promise<Signal> {
+  const { meta, at } = validate(ctx, input);
+  const { org } = await targetOrg(ctx, actor, input.org_id);
+  if (input.ticket_id !== undefined && !(await findIncident(ctx.db, { orgIds: [org.id], mode: actor.mode }, input.ticket_id))) {
+    throw invalidField('ticket_id', 'is not an incident of this org');
+  }
+  const user = await findUserById(ctx.db, actor.userId);
+  const now = iso(ctx.clock.now());
+  const record: Signal = {
+    Id: null,
+    type: input.type,
+    user_id: actor.userId,
+    user_name: user?.name ?? '',
+    org_id: org.id,
+    livemode: actor.mode === 'live',
+    lat: input.lat ?? null,
+    lng: input.lng ?? null,
+    accuracy: input.accuracy ?? null,
+    note: input.note ?? null,
+    image_url: input.image_url ?? null,
+    ticket_id: input.ticket_id ?? null,
+    meta: JSON.parse(meta) as Record<string, unknown>,
+    created_at: iso(at),
+  };
+  const event = { channel: CHANNEL, orgId: org.id, mode: actor.mode, type: `signal.${input.type}` };
+
+  return ctx.transaction(async (tx) => {
+    if (input.type === 'beacon') {
+      const deviceId = input.meta?.device_id ?? null;
+      const key = { mode: actor.mode, userId: actor.userId, deviceKey: deviceKeyOf(deviceId) };
+      const ping = { orgId: org.id, deviceId, lat: record.lat, lng: record.lng, accuracy: record.accuracy, meta, positionAt: record.created_at, now };
+      const { turnedOn, moved } = await recordPing(tx.db, key, ping);
+      if (turnedOn) await audit(ctx, tx, { org_id: org.id, user_id: actor.userId, device_id: deviceId }, actor.mode, 'beacon_on', { lat: record.lat, lng: record.lng });
+      if (moved) {
+        const { user_id, lat, lng, accuracy, created_at, user_name, org_id } = record;
+        ctx.events.publish(tx, { ...event, payload: { user_id, lat, lng, accuracy, meta: record.meta, created_at, user_name, org_id } });
+      }
+      return record;
+    }
+    const id = await insertSignal(tx.db, {
+      org_id: org.id,
+      livemode: flag(actor.mode === 'live'),
+      user_id: actor.userId,
+      type: input.type,
+      lat: record.lat,
+      lng: record.lng,
+      accuracy: record.accuracy,
+      note: record.note,
+      image_url: record.image_url,
+      ticket_id: record.ticket_id,
+      meta,
+      created_at: record.created_at,
+    });
+    const stored = { ...record, Id: id };
+    ctx.events.publish(tx, { ...event, payload: stored });
+    if (input.type === 'alert') {
+      const payload = { title: `Alert from ${stored.user_name}`, body: stored.note, signal_id: id, org_id: org.id };
+      for (const m of await listMembers(tx.db, org.id)) {
+        await queueDelivery(ctx, tx, { kind: 'push', topic: 'signal.alert', mode: actor.mode, userId: m.user_id, orgId: org.id, recipient: `user:${m.user_id}`, payload });
+      }
+    }
+    return stored;
+  });
+}
+
+export async function listSignals(ctx: AppContext, actor: Actor, q: ListSignalsQuery) {
+  const scope = await actorScope(ctx, actor);
+  if (q.org_id !== undefined) {
+    if (!scope.orgIds.includes(q.org_id)) throw forbidden();
+    scope.orgIds = [q.org_id];
+  }
+  const rows = await listRows(ctx.db, scope, q.type, q.limit + 1, (q.page - 1) * q.limit);
+  return { signals: rows.slice(0, q.limit).map(toSignal), page: q.page, limit: q.limit, has_more: rows.length > q.limit };
+}
