@@ -57,16 +57,6 @@ export async function countOwnedOrgs(db: Kysely<DB>, userId: number): Promise<nu
   return Number(row.n);
 }
 
-/** Org slugs equal to `base` or of the form `base-N`. */
-export async function orgSlugsLike(db: Kysely<DB>, base: string): Promise<Set<string>> {
-  const rows = await db
-    .selectFrom('orgs')
-    .select('slug')
-    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
-    .execute();
-  return new Set(rows.map((r) => r.slug));
-}
-
 export async function insertOrg(
   db: Kysely<DB>,
   row: Pick<OrgRow, 'name' | 'slug' | 'description' | 'personal' | 'created_at'> & { owner_id?: number | null },

@@ -4,6 +4,7 @@ import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { conflict, notFound, upgradeRequired } from '../../lib/errors.js';
 import { firstFreeSlug, slugify } from '../../lib/slug.js';
+import { slugsLike } from '../../db/slugs.js';
 import { findUserById } from '../users/users.repository.js';
 import { accessOf, orgAccess, type OrgAccess } from './access.js';
 import * as orgs from './orgs.repository.js';
@@ -38,7 +39,7 @@ export async function createOrg(ctx: AppContext, actor: Actor, input: CreateOrgB
     .transaction(async ({ db }) => {
       assertRoomFor(await orgs.countOwnedOrgs(db, user.id), limit);
       const base = slugify(input.name, 'org');
-      const slug = input.slug ?? firstFreeSlug(base, await orgs.orgSlugsLike(db, base));
+      const slug = input.slug ?? firstFreeSlug(base, await slugsLike(db, 'orgs', base));
       const now = iso(ctx.clock.now());
       const org = await orgs.insertOrg(db, { name: input.name.trim(), slug, description: input.description ?? null, personal: 0, owner_id: user.id, created_at: now });
       await orgs.insertMembership(db, { orgId: org.id, userId: user.id, role: 'owner', primary: false, createdAt: now });

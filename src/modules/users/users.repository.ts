@@ -16,16 +16,6 @@ export async function findUserBySlug(db: Kysely<DB>, slug: string): Promise<User
   return db.selectFrom('users').selectAll().where('slug', '=', slug).executeTakeFirst();
 }
 
-/** User slugs equal to `base` or of the form `base-N`. */
-export async function userSlugsLike(db: Kysely<DB>, base: string): Promise<Set<string>> {
-  const rows = await db
-    .selectFrom('users')
-    .select('slug')
-    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
-    .execute();
-  return new Set(rows.map((r) => r.slug));
-}
-
 /** Inserts a user; the first user of an instance becomes its admin, decided in the same statement. */
 export async function insertUser(
   db: Kysely<DB>,

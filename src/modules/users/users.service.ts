@@ -8,7 +8,8 @@ import { conflict, forbidden, notFound } from '../../lib/errors.js';
 import type { PagingQuery } from '../../lib/schemas.js';
 import { firstFreeSlug, slugify } from '../../lib/slug.js';
 import { markAccepted, pendingInvitesFor } from '../orgs/invites.repository.js';
-import { insertMembership, insertOrg, orgSlugsLike } from '../orgs/orgs.repository.js';
+import { insertMembership, insertOrg } from '../orgs/orgs.repository.js';
+import { slugsLike } from '../../db/slugs.js';
 import * as users from './users.repository.js';
 import type { UserRow } from './users.repository.js';
 import type { AdminUser, CreateUserBody, MeResponse, PublicProfile, UpdateMeBody } from './users.schemas.js';
@@ -69,7 +70,7 @@ export async function registerUser(ctx: AppContext, input: CreateUserBody): Prom
         if (await users.findUserByEmail(db, email)) throw conflict('Email already registered');
         const now = iso(ctx.clock.now());
         const base = slugify(name);
-        const slug = firstFreeSlug(base, await users.userSlugsLike(db, base));
+        const slug = firstFreeSlug(base, await slugsLike(db, 'users', base));
         const user = await users.insertUser(db, {
           email,
           password_hash: passwordHash,
@@ -78,7 +79,7 @@ export async function registerUser(ctx: AppContext, input: CreateUserBody): Prom
           timezone: input.timezone ?? 'UTC',
           created_at: now,
         });
-        const orgSlug = firstFreeSlug(slug, await orgSlugsLike(db, slug));
+        const orgSlug = firstFreeSlug(slug, await slugsLike(db, 'orgs', slug));
         const org = await insertOrg(db, { name, slug: orgSlug, description: null, personal: 1, owner_id: user.id, created_at: now });
         await insertMembership(db, { orgId: org.id, userId: user.id, role: 'owner', primary: true, createdAt: now });
         await acceptInvites(db, user.id, email, now);
