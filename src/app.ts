@@ -8,6 +8,7 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import { incidentsRoutes } from './modules/incidents/incidents.routes.js';
 import { orgsRoutes } from './modules/orgs/orgs.routes.js';
 import { signalsRoutes } from './modules/signals/signals.routes.js';
+import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { teamsRoutes } from './modules/orgs/teams.routes.js';
 import { healthRoutes } from './modules/system/health.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
@@ -67,6 +68,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(teamsRoutes, { ctx });
   await app.register(incidentsRoutes, { ctx });
   await app.register(signalsRoutes, { ctx });
+  // Not wrapped in fastify-plugin: its multipart parser stays inside the upload routes.
+  await app.register(uploadsRoutes, { ctx });
 
   return app;
 }

@@ -4,10 +4,12 @@ import pino from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { instanceSecret } from './db/settings.js';
 import { createIdSource, createLocalBus, type EventBus, type LiveEvent } from './events/bus.js';
 import { Hub } from './events/hub.js';
 import { withTransaction, type Tx } from './db/transaction.js';
 import { systemClock, type Clock } from './lib/clock.js';
+import { createLocalStorage, type ObjectStorage } from './lib/storage.js';
 import { createPasswordHasher, type PasswordHasher } from './lib/passwords.js';
 
 /** Everything a service needs, built once: the one composition root. */
@@ -19,6 +21,10 @@ export interface AppContext {
   log: FastifyBaseLogger;
   passwords: PasswordHasher;
   events: Events;
+  /** Signs public links (booking management, confirm and decline); kept in the database. */
+  secret: string;
+  /** Where uploads live: local disk under DATA_DIR/uploads (an S3-compatible store can implement the same interface). */
+  storage: ObjectStorage;
   /** Runs `fn` in one transaction; `tx.onCommit` hooks run after it commits. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -55,6 +61,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       sqliteFile: path.join(config.dataDir, 'muster.db'),
     });
   await migrateToLatest(database);
+  const secret = await instanceSecret(database.db);
 
   const bus = createLocalBus();
   const hub = new Hub(bus, {
@@ -78,6 +85,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     log,
     passwords: createPasswordHasher(),
     events,
+    secret,
+    storage: createLocalStorage(path.join(config.dataDir, 'uploads')),
     transaction: (fn) => withTransaction(database.db, fn, (err) => log.error({ err }, 'after-commit hook failed')),
     close: async () => {
       hub.close();
