@@ -5,10 +5,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as authMe from './auth-me.bench.js';
+import * as incidents from './incidents.bench.js';
 import type { BenchResult } from './lib.js';
 
 /** Every benchmark, in the order of the file. A new one is imported above and listed here. */
-const BENCHMARKS: { name: string; run: () => Promise<BenchResult> }[] = [{ name: 'auth-me', run: authMe.run }];
+const BENCHMARKS: { name: string; run: () => Promise<BenchResult> }[] = [
+  { name: 'auth-me', run: authMe.run },
+  { name: 'incidents', run: incidents.run },
+];
 
 const OUTPUT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'benchmarks.md');
 
