@@ -3,6 +3,7 @@ import * as m0001 from './0001-foundation.js';
 import * as m0002 from './0002-orgs-teams.js';
 import * as m0003 from './0003-incidents.js';
 import * as m0004 from './0004-signals.js';
+import * as m0005 from './0005-scheduling.js';
 
 /** Every migration, in order. Names never change once released. */
 export const migrations: Record<string, MigrationModule> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, MigrationModule> = {
   '0002-orgs-teams': m0002,
   '0003-incidents': m0003,
   '0004-signals': m0004,
+  '0005-scheduling': m0005,
 };

@@ -1,9 +1,7 @@
-import path from 'node:path';
 import sharp, { type Metadata } from 'sharp';
 import type { AppContext } from '../../context.js';
 import { randomToken } from '../../lib/crypto.js';
 import { invalidField } from '../../lib/errors.js';
-import { createLocalStorage, type ObjectStorage } from '../../lib/storage.js';
 
 /** Largest accepted upload, in bytes (spec decisions: 10 MB). */
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;

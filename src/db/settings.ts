@@ -1,0 +1,17 @@
+import type { Kysely } from 'kysely';
+import { randomToken } from '../lib/crypto.js';
+import type { DB } from './schema.js';
+
+/** A setting, created with `make()` on first use; concurrent first uses agree on one value. */
+export async function getOrCreateSetting(db: Kysely<DB>, key: string, make: () => string): Promise<string> {
+  await db
+    .insertInto('settings')
+    .values({ key, value: make() })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const row = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirstOrThrow();
+  return row.value;
+}
+
+/** The secret that signs public links, made at first start and shared by every instance. */
+export const instanceSecret = (db: Kysely<DB>) => getOrCreateSetting(db, 'instance_secret', () => randomToken(32));
