@@ -7,6 +7,9 @@ import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { incidentsRoutes } from './modules/incidents/incidents.routes.js';
 import { orgsRoutes } from './modules/orgs/orgs.routes.js';
+import { bookingLinksRoutes } from './modules/scheduling/booking-links.routes.js';
+import { bookingsRoutes } from './modules/scheduling/bookings.routes.js';
+import { eventTypesRoutes } from './modules/scheduling/event-types.routes.js';
 import { signalsRoutes } from './modules/signals/signals.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { teamsRoutes } from './modules/orgs/teams.routes.js';
@@ -68,6 +71,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(teamsRoutes, { ctx });
   await app.register(incidentsRoutes, { ctx });
   await app.register(signalsRoutes, { ctx });
+  await app.register(eventTypesRoutes, { ctx });
+  await app.register(bookingsRoutes, { ctx });
+  // Encapsulated: its form parser stays with the confirm and decline pages.
+  await app.register(bookingLinksRoutes, { ctx });
   // Not wrapped in fastify-plugin: its multipart parser stays inside the upload routes.
   await app.register(uploadsRoutes, { ctx });
 

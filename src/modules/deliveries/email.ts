@@ -11,6 +11,8 @@ export interface Email {
   userId?: number | null;
   orgId?: number | null;
   mode?: Mode;
+  /** A calendar invitation for the sender to attach (.ics). */
+  ics?: Record<string, unknown>;
 }
 
 /**
@@ -27,7 +29,7 @@ export async function queueEmail(ctx: AppContext, tx: Tx, email: Email): Promise
     orgId: email.orgId ?? null,
     mode,
     recipient: email.to,
-    payload: { subject: email.subject, text: email.text },
+    payload: { subject: email.subject, text: email.text, ...(email.ics ? { ics: email.ics } : {}) },
   });
   if (mode === 'live') {
     tx.onCommit(() => ctx.log.info({ to: email.to, subject: email.subject, topic: email.topic }, `email queued:\n${email.text}`));

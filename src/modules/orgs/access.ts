@@ -68,3 +68,16 @@ export async function streamAudience(ctx: AppContext, actor: Actor, channel: str
   const scope = await actorScope(ctx, actor);
   return { channel, orgIds: new Set(scope.orgIds), mode: scope.mode };
 }
+
+/** An org's limits and lock state, for callers who are not members (public booking pages). */
+export async function orgLimits(ctx: AppContext, orgId: number): Promise<{ limits: PlanLimits; locked: boolean }> {
+  const row = await ctx.db
+    .selectFrom('orgs')
+    .leftJoin('users as owner', 'owner.id', 'orgs.owner_id')
+    .select(['orgs.personal', 'owner.plan as owner_plan'])
+    .select((eb) => eb.selectFrom('orgs as o2').select((e) => e.fn.countAll<number>().as('n')).whereRef('o2.owner_id', '=', 'orgs.owner_id').where('o2.personal', '=', 0).whereRef('o2.id', '<', 'orgs.id').as('position'))
+    .where('orgs.id', '=', orgId)
+    .executeTakeFirstOrThrow();
+  const limits = PLAN_LIMITS[row.owner_plan ?? 'free'];
+  return { limits, locked: row.personal === 0 && isLockedAt(Number(row.position ?? 0), limits.orgs) };
+}

@@ -8,6 +8,7 @@ import { conflict, forbidden, notFound } from '../../lib/errors.js';
 import type { PagingQuery } from '../../lib/schemas.js';
 import { firstFreeSlug, slugify } from '../../lib/slug.js';
 import { markAccepted, pendingInvitesFor } from '../orgs/invites.repository.js';
+import { publicEventTypes } from '../scheduling/event-types.service.js';
 import { insertMembership, insertOrg } from '../orgs/orgs.repository.js';
 import { slugsLike } from '../../db/slugs.js';
 import * as users from './users.repository.js';
@@ -131,6 +132,5 @@ export async function setPlan(ctx: AppContext, actor: Actor, userId: number, pla
 export async function publicProfile(ctx: AppContext, slug: string): Promise<PublicProfile> {
   const user = await users.findUserBySlug(ctx.db, slug.toLowerCase());
   if (!user) throw notFound();
-  // Event types join this list when scheduling lands.
-  return { id: user.id, name: user.name, slug: user.slug, timezone: user.timezone, event_types: [] };
+  return { id: user.id, name: user.name, slug: user.slug, timezone: user.timezone, event_types: await publicEventTypes(ctx, user.id) };
 }

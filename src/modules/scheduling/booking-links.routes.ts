@@ -1,0 +1,86 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../lib/errors.js';
+import * as bookings from './bookings.service.js';
+import { Booking, CancelBody, RescheduleBody, TokenParams } from './scheduling.schemas.js';
+
+const tags = ['Bookings'];
+const pub = { public: true };
+
+const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><title>${escape(title)} · Muster</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;background:#f5f6f8;color:#1d2433;margin:0}main{max-width:32rem;margin:3rem auto;padding:1.5rem;background:#fff;border-radius:.6rem;box-shadow:0 1px 3px #0002}
+button{font:inherit;padding:.6rem 1.2rem;border:0;border-radius:.4rem;background:#1849a9;color:#fff;cursor:pointer}button.decline{background:#b42318}</style></head>
+<body><main><h1>${escape(title)}</h1>${body}</main></body></html>`;
+}
+
+const wantsJson = (request: FastifyRequest) => (request.headers.accept ?? '').includes('application/json');
+
+/**
+ * Confirm and decline links arrive by email, where scanners open every link: a browser's GET
+ * shows a page whose button POSTs the decision; a client asking for JSON acts at once.
+ * Repeating a decision answers the same result; the opposite one after it is 409.
+ */
+async function decide(ctx: AppContext, token: string, json: boolean, reply: FastifyReply, decision: 'confirm' | 'decline', act: boolean) {
+  reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
+  if (!act) {
+    const b = await bookings.manageViewByConfirmToken(ctx, token).catch(htmlError(reply));
+    if (!b) return reply;
+    const verb = decision === 'confirm' ? 'Confirm' : 'Decline';
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(
+        page(
+          `${verb} this booking?`,
+          `<p>${escape(b.attendee_name)} &lt;${escape(b.attendee_email)}&gt;<br>${escape(b.start_time.replace('T', ' ').slice(0, 16))} UTC · currently <b>${b.status}</b></p>
+<form method="post"><button class="${decision}" type="submit">${verb}</button></form>`,
+        ),
+      );
+  }
+  if (json) return bookings.confirmByToken(ctx, token, decision);
+  const b = await bookings.confirmByToken(ctx, token, decision).catch(htmlError(reply));
+  if (!b) return reply;
+  return reply.type('text/html; charset=utf-8').send(page(b.status === 'confirmed' ? 'Booking confirmed' : 'Booking declined', `<p>The attendee has been emailed.</p>`));
+}
+
+/** Errors of the HTML forms as pages (JSON clients get the usual bodies). */
+function htmlError(reply: FastifyReply) {
+  return (err: unknown): undefined => {
+    if (!(err instanceof AppError) || err.status >= 500) throw err;
+    void reply.status(err.status).type('text/html; charset=utf-8').send(page(err.status === 404 ? 'Link not valid' : 'Not possible', `<p>${escape(err.message)}</p>`));
+    return undefined;
+  };
+}
+
+export const bookingLinksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  // The decision pages post an empty HTML form; only these routes accept one.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, _body, done) => done(null, {}));
+
+  for (const decision of ['confirm', 'decline'] as const) {
+    const path = `/v1/bookings/:token/${decision}`;
+    app.get(path, { config: pub, schema: { tags, summary: `${decision === 'confirm' ? 'Confirm' : 'Decline'} a pending booking (host link)`, params: TokenParams } }, (request, reply) =>
+      decide(ctx, request.params.token, wantsJson(request), reply, decision, wantsJson(request)),
+    );
+    app.post(path, { config: pub, schema: { tags, summary: `${decision === 'confirm' ? 'Confirm' : 'Decline'} (the page's form)`, params: TokenParams } }, (request, reply) =>
+      decide(ctx, request.params.token, wantsJson(request), reply, decision, true),
+    );
+  }
+
+  app.get('/v1/bookings/manage/:token', { config: pub, schema: { tags, summary: "The attendee's view of their booking", params: TokenParams, response: { 200: Booking } } }, (request) =>
+    bookings.manageView(ctx, request.params.token),
+  );
+  app.post(
+    '/v1/bookings/manage/:token/cancel',
+    { config: pub, schema: { tags, summary: 'Cancel (attendee link)', params: TokenParams, body: CancelBody, response: { 200: Booking } } },
+    (request) => bookings.cancelByToken(ctx, request.params.token, request.body?.reason),
+  );
+  app.post(
+    '/v1/bookings/manage/:token/reschedule',
+    { config: pub, schema: { tags, summary: 'Move to another slot (attendee link)', params: TokenParams, body: RescheduleBody, response: { 200: Booking } } },
+    (request) => bookings.rescheduleByToken(ctx, request.params.token, request.body.start_time, request.body.reason),
+  );
+};

@@ -1,0 +1,72 @@
+import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/transaction.js';
+import { iso } from '../../lib/clock.js';
+import { queueEmail } from '../deliveries/email.js';
+import { queueDelivery } from '../deliveries/outbox.js';
+import { findUserById } from '../users/users.repository.js';
+import type { BookingRow } from './bookings.repository.js';
+import type { EventTypeRow } from './event-types.repository.js';
+
+export type BookingEvent = 'booking.created' | 'booking.confirmed' | 'booking.declined' | 'booking.cancelled' | 'booking.rescheduled';
+
+export interface Links {
+  cancel_url: string;
+  reschedule_url: string;
+  confirm_url?: string;
+  decline_url?: string;
+}
+
+const when = (b: BookingRow) => `${b.start_time.replace('T', ' ').slice(0, 16)} UTC`;
+
+/**
+ * Queues, in the transaction of the change, the emails and the webhook that a booking event
+ * owes: the attendee's notice (with its links and an invitation), the host's notice (with confirm
+ * and decline links when the booking waits for them), and `booking.*` to the event type's webhook.
+ */
+export async function queueBookingNotices(ctx: AppContext, tx: Tx, event: BookingEvent, b: BookingRow, et: EventTypeRow | undefined, links: Links, data: unknown) {
+  const host = await findUserById(tx.db, b.host_id);
+  const name = et?.name ?? 'Booking';
+  const mode = b.livemode === 1 ? ('live' as const) : ('test' as const);
+  const base = { userId: b.host_id, orgId: b.org_id, mode };
+  const ics = {
+    uid: `${b.id}@muster`,
+    method: event === 'booking.cancelled' || event === 'booking.declined' ? 'CANCEL' : 'REQUEST',
+    start: b.start_time,
+    end: b.end_time,
+    summary: `${name} with ${host?.name ?? 'your host'}`,
+    organizer: host?.email ?? null,
+    attendee: b.attendee_email,
+  };
+  const manage = `\n\nNeed to change it?\nReschedule: ${links.reschedule_url}\nCancel: ${links.cancel_url}`;
+  const attendee: Record<BookingEvent, { subject: string; text: string } | undefined> = {
+    'booking.created':
+      b.status === 'pending'
+        ? { subject: `Request received: ${name} on ${when(b)}`, text: `Your request for ${name} on ${when(b)} waits for ${host?.name ?? 'the host'} to confirm it.${manage}` }
+        : { subject: `Confirmed: ${name} on ${when(b)}`, text: `Your booking of ${name} with ${host?.name ?? 'your host'} on ${when(b)} is confirmed.${manage}` },
+    'booking.confirmed': { subject: `Confirmed: ${name} on ${when(b)}`, text: `${host?.name ?? 'The host'} confirmed ${name} on ${when(b)}.${manage}` },
+    'booking.declined': { subject: `Declined: ${name} on ${when(b)}`, text: `${host?.name ?? 'The host'} could not accept ${name} on ${when(b)}.` },
+    'booking.cancelled': { subject: `Cancelled: ${name} on ${when(b)}`, text: `${name} on ${when(b)} is cancelled.${b.cancel_reason ? `\nReason: ${b.cancel_reason}` : ''}` },
+    'booking.rescheduled': { subject: `Rescheduled: ${name}, now ${when(b)}`, text: `${name} now takes place on ${when(b)}.${manage}` },
+  };
+  const a = attendee[event];
+  if (a) await queueEmail(ctx, tx, { ...base, to: b.attendee_email, topic: event, ...a, ics });
+
+  if (host) {
+    const text =
+      event === 'booking.created' && b.status === 'pending'
+        ? `${b.attendee_name} <${b.attendee_email}> asks for ${name} on ${when(b)}.\n\nConfirm: ${links.confirm_url}\nDecline: ${links.decline_url}`
+        : `${b.attendee_name} <${b.attendee_email}>: ${name} on ${when(b)} (${event.replace('booking.', '')}).`;
+    const subject = event === 'booking.created' && b.status === 'pending' ? `Please confirm: ${name} on ${when(b)}` : `${event.replace('booking.', '')}: ${name} on ${when(b)}`;
+    await queueEmail(ctx, tx, { ...base, to: host.email, topic: `${event}.host`, subject, text, ics });
+  }
+
+  if (et?.webhook_url) {
+    await queueDelivery(ctx, tx, {
+      ...base,
+      kind: 'webhook',
+      topic: event,
+      recipient: et.webhook_url,
+      payload: { event_type_id: et.id, body: { type: event, created_at: iso(ctx.clock.now()), data } },
+    });
+  }
+}

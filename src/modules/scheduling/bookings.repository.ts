@@ -1,0 +1,83 @@
+import type { Kysely } from 'kysely';
+import type { DialectName } from '../../db/database.js';
+import type { BookingStatus, BookingsTable, DB, Flag } from '../../db/schema.js';
+
+export type BookingRow = BookingsTable;
+
+export async function insertBooking(db: Kysely<DB>, row: BookingRow): Promise<void> {
+  await db.insertInto('bookings').values(row).execute();
+}
+
+export async function findBooking(db: Kysely<DB>, id: string): Promise<BookingRow | undefined> {
+  return db.selectFrom('bookings').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Confirmed and pending bookings of all the given hosts that touch `[fromIso, toIso)`, in one
+ * query (never one per host): the busy time of a whole team for a day.
+ */
+export async function busyBookings(db: Kysely<DB>, hostIds: number[], livemode: Flag, fromIso: string, toIso: string, excludeId?: string) {
+  if (hostIds.length === 0) return [];
+  let q = db
+    .selectFrom('bookings')
+    .select(['id', 'host_id', 'event_type_id', 'start_time', 'end_time', 'buffer_before_minutes', 'buffer_after_minutes'])
+    .where('host_id', 'in', hostIds)
+    .where('livemode', '=', livemode)
+    .where('status', 'in', ['confirmed', 'pending'])
+    .where('start_time', '<', toIso)
+    .where('end_time', '>', fromIso);
+  if (excludeId) q = q.where('id', '!=', excludeId);
+  return q.execute();
+}
+
+/** When each host of a team was last given a booking of the team (round robin picks the oldest). */
+export async function lastTeamBookings(db: Kysely<DB>, teamId: number): Promise<Map<number, string>> {
+  const rows = await db
+    .selectFrom('bookings')
+    .select(['host_id', (eb) => eb.fn.max('created_at').as('last')])
+    .where('team_id', '=', teamId)
+    .groupBy('host_id')
+    .execute();
+  return new Map(rows.map((r) => [r.host_id, String(r.last)]));
+}
+
+/**
+ * Serialises bookings of these hosts until the transaction ends. PostgreSQL locks their user rows
+ * (in id order, so two transactions never deadlock); SQLite already holds its write lock from
+ * BEGIN IMMEDIATE.
+ */
+export async function lockHosts(db: Kysely<DB>, dialect: DialectName, hostIds: number[]): Promise<void> {
+  if (dialect !== 'postgres' || hostIds.length === 0) return;
+  await db
+    .selectFrom('users')
+    .select('id')
+    .where('id', 'in', [...hostIds].sort((a, b) => a - b))
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+export interface BookingFilter {
+  event_type_id?: number | undefined;
+  status?: BookingStatus | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+export async function listHostBookings(db: Kysely<DB>, hostId: number, livemode: Flag, f: BookingFilter, limit: number, offset: number) {
+  let q = db.selectFrom('bookings').selectAll().where('host_id', '=', hostId).where('livemode', '=', livemode);
+  if (f.event_type_id !== undefined) q = q.where('event_type_id', '=', f.event_type_id);
+  if (f.status) q = q.where('status', '=', f.status);
+  if (f.from) q = q.where('start_time', '>=', f.from);
+  if (f.to) q = q.where('start_time', '<', f.to);
+  return q.orderBy('start_time').orderBy('id').limit(limit).offset(offset).execute();
+}
+
+export async function updateBooking(db: Kysely<DB>, id: string, patch: Partial<BookingRow>): Promise<BookingRow> {
+  return db.updateTable('bookings').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Moves a booking's status only from one of `from`; undefined when another request moved it first. */
+export async function transition(db: Kysely<DB>, id: string, from: BookingStatus[], patch: Partial<BookingRow>) {
+  return db.updateTable('bookings').set(patch).where('id', '=', id).where('status', 'in', from).returningAll().executeTakeFirst();
+}

@@ -1,0 +1,59 @@
+import { Type } from '@sinclair/typebox';
+import { Email, Nullable, PagingQuery, PersonName, StringEnum, TimeZone } from '../../lib/schemas.js';
+
+export const BookingStatusSchema = StringEnum(['confirmed', 'pending', 'cancelled', 'declined']);
+
+export const AvailabilityQuery = Type.Object({
+  event_type_id: Type.Integer({ minimum: 1 }),
+  date: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'a day in `timezone`, YYYY-MM-DD' }),
+  timezone: Type.Optional(Type.String({ maxLength: 64, description: 'IANA; default UTC' })),
+});
+export const SlotsQuery = Type.Object({ date: AvailabilityQuery.properties.date, timezone: AvailabilityQuery.properties.timezone });
+export const AvailabilityResponse = Type.Object({
+  date: Type.String(),
+  event_type_id: Type.Integer(),
+  timezone: Type.String(),
+  slots: Type.Array(Type.Object({ start_time: Type.String(), end_time: Type.String() }), { description: 'in UTC' }),
+});
+
+export const PublicBookingBody = Type.Object({
+  attendee_name: PersonName,
+  attendee_email: Email,
+  start_time: Type.String({ format: 'date-time', description: 'the start of a slot offered by availability' }),
+  timezone: Type.Optional(TimeZone),
+  notes: Type.Optional(Type.String({ maxLength: 5000 })),
+});
+export const CreateBookingBody = Type.Object({ event_type_id: Type.Integer({ minimum: 1 }), ...PublicBookingBody.properties });
+
+export const Booking = Type.Object({
+  id: Type.String(),
+  status: BookingStatusSchema,
+  event_type_id: Nullable(Type.Integer()),
+  host_id: Type.Integer(),
+  attendee_name: Type.String(),
+  attendee_email: Type.String(),
+  start_time: Type.String(),
+  end_time: Type.String(),
+  notes: Nullable(Type.String()),
+  timezone: Type.String(),
+  requires_confirmation: Type.Boolean(),
+  cancel_url: Type.String(),
+  reschedule_url: Type.String(),
+  livemode: Type.Boolean(),
+  created_at: Type.String(),
+});
+export const BookingList = Type.Object({ bookings: Type.Array(Booking), page: Type.Integer(), limit: Type.Integer(), has_more: Type.Boolean() });
+export const ListBookingsQuery = Type.Object({
+  ...PagingQuery.properties,
+  event_type_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  status: Type.Optional(BookingStatusSchema),
+  from: Type.Optional(Type.String({ format: 'date-time' })),
+  to: Type.Optional(Type.String({ format: 'date-time' })),
+});
+export const BookingIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+export const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) });
+export const CancelBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 2000 })) });
+export const RescheduleBody = Type.Object({ start_time: Type.String({ format: 'date-time' }), reason: Type.Optional(Type.String({ maxLength: 2000 })) });
+export const Cancelled = Type.Object({ id: Type.String(), status: BookingStatusSchema });
+export const PersonalPath = Type.Object({ username: Type.String({ maxLength: 100 }), event_slug: Type.String({ maxLength: 100 }) });
+export const TeamPath = Type.Object({ org_slug: Type.String({ maxLength: 100 }), team_slug: Type.String({ maxLength: 100 }), event_slug: Type.String({ maxLength: 100 }) });
