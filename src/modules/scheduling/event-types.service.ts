@@ -1,8 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { flag, type Flag } from '../../db/schema.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
-import { randomToken } from '../../lib/crypto.js';
 import { conflict, forbidden, invalidField, notFound, resourceLocked } from '../../lib/errors.js';
 import { firstFreeSlug, slugify } from '../../lib/slug.js';
 import { isUniqueViolation } from '../../db/dialect.js';
@@ -15,6 +15,9 @@ import type { Schedule } from './availability.js';
 import * as repo from './event-types.repository.js';
 import type { EventTypeRow, PositionedEventType } from './event-types.repository.js';
 import type { CreateEventTypeBody, EventType, UpdateEventTypeBody } from './event-types.schemas.js';
+
+/** A Standard Webhooks signing secret: `whsec_` and 24 random bytes in standard base64 (what verifiers decode). */
+const webhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 
 /** Mon-Fri 09:00-17:00 in the owner's zone, when an event type names no availability. */
 export const defaultAvailability = (timezone: string): Schedule => ({
@@ -148,7 +151,7 @@ async function insert(ctx: AppContext, owner: { id: number; timezone: string }, 
       webhook_url: null,
       duration_minutes: input.duration_minutes,
       ...rowFields(input),
-      webhook_secret: input.webhook_url ? `whsec_${randomToken(24)}` : null,
+      webhook_secret: input.webhook_url ? webhookSecret() : null,
       created_at: now,
       updated_at: now,
     })
@@ -200,7 +203,7 @@ export async function updateEventType(ctx: AppContext, actor: Actor, id: number,
   checkAvailability(input.availability);
   const patch = { ...rowFields(input), updated_at: iso(ctx.clock.now()) };
   // A webhook URL gets a signing secret the first time one is set.
-  if (input.webhook_url && !d.row.webhook_secret) Object.assign(patch, { webhook_secret: `whsec_${randomToken(24)}` });
+  if (input.webhook_url && !d.row.webhook_secret) Object.assign(patch, { webhook_secret: webhookSecret() });
   await repo.updateEventType(ctx.db, id, patch).catch(slugTaken);
   return getEventType(ctx, actor, id);
 }
