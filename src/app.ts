@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { deliveriesRoutes } from './modules/deliveries/deliveries.routes.js';
 import { incidentsRoutes } from './modules/incidents/incidents.routes.js';
 import { orgsRoutes } from './modules/orgs/orgs.routes.js';
 import { bookingLinksRoutes } from './modules/scheduling/booking-links.routes.js';
@@ -72,6 +73,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(incidentsRoutes, { ctx });
   await app.register(signalsRoutes, { ctx });
   await app.register(eventTypesRoutes, { ctx });
+  await app.register(deliveriesRoutes, { ctx });
   await app.register(bookingsRoutes, { ctx });
   // Encapsulated: its form parser stays with the confirm and decline pages.
   await app.register(bookingLinksRoutes, { ctx });

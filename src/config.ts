@@ -35,6 +35,20 @@ export interface Config {
   /** A beaconing device silent this long is switched off, as if it had stopped; checked every beaconSweepIntervalMs. */
   beaconTimeoutMs: number;
   beaconSweepIntervalMs: number;
+  /** Deliveries: SMTP server (unset: emails are logged and kept as not sent), sender address. */
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  /** Webhooks may target private, loopback and link-local addresses (tests, closed networks). */
+  allowPrivateWebhooks: boolean;
+  webhookTimeoutMs: number;
+  /** The VAPID subject: a mailto: or https: address push services may contact. */
+  vapidSubject: string;
+  /** Twilio (all three set) sends phone alerts; else a generic HTTP hook; else they are skipped. */
+  twilio: { accountSid: string; authToken: string; from: string; apiUrl: string } | undefined;
+  phoneWebhookUrl: string | undefined;
+  phoneDailyCap: number;
+  /** How often the delivery worker looks for due deliveries (it is also woken by each new one). */
+  outboxPollMs: number;
 }
 
 export class ConfigError extends Error {
@@ -110,6 +124,22 @@ export function loadConfig(env: Env = process.env): Config {
   const logLevel = LOG_LEVELS.find((l) => l === logLevelRaw);
   if (!logLevel) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevelRaw}")`);
 
+  const smtpUrl = value('SMTP_URL');
+  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) problems.push('SMTP_URL must be an smtp:// or smtps:// URL');
+  const urlOf = (name: string): string | undefined => {
+    const raw = value(name);
+    if (raw !== undefined && !/^https?:\/\/[^\s]+$/.test(raw)) problems.push(`${name} must be an http(s) URL`);
+    return raw;
+  };
+  const phoneWebhookUrl = urlOf('MUSTER_PHONE_WEBHOOK_URL');
+  const twilioApiUrl = urlOf('TWILIO_API_URL') ?? 'https://api.twilio.com';
+  const [sid, token, from] = [value('TWILIO_ACCOUNT_SID'), value('TWILIO_AUTH_TOKEN'), value('TWILIO_FROM')];
+  if ([sid, token, from].some((v) => v !== undefined) && [sid, token, from].some((v) => v === undefined)) {
+    problems.push('TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM go together: set all three or none');
+  }
+  const vapidSubject = value('VAPID_SUBJECT') ?? `mailto:admin@${(() => { try { return new URL(publicUrl).hostname; } catch { return 'localhost'; } })()}`;
+  if (!/^(mailto:|https:)/.test(vapidSubject)) problems.push('VAPID_SUBJECT must be a mailto: or https: address');
+
   const config: Config = {
     port,
     host: value('HOST') ?? '0.0.0.0',
@@ -129,6 +159,15 @@ export function loadConfig(env: Env = process.env): Config {
     slaSweepIntervalMs: int('SLA_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
     beaconTimeoutMs: int('BEACON_TIMEOUT_MS', 300_000, 1_000, 86_400_000),
     beaconSweepIntervalMs: int('BEACON_SWEEP_INTERVAL_MS', 15_000, 100, 3_600_000),
+    smtpUrl,
+    mailFrom: value('MAIL_FROM') ?? 'Muster <no-reply@localhost>',
+    allowPrivateWebhooks: bool('MUSTER_ALLOW_PRIVATE_WEBHOOKS', false),
+    webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
+    vapidSubject,
+    twilio: sid && token && from ? { accountSid: sid, authToken: token, from, apiUrl: twilioApiUrl.replace(/\/+$/, '') } : undefined,
+    phoneWebhookUrl,
+    phoneDailyCap: int('PHONE_DAILY_CAP', 20, 0, 10_000),
+    outboxPollMs: int('OUTBOX_POLL_MS', 1_000, 10, 600_000),
   };
 
   if (problems.length > 0) throw new ConfigError(problems);

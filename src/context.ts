@@ -25,6 +25,7 @@ export interface AppContext {
   secret: string;
   /** Where uploads live: local disk under DATA_DIR/uploads (an S3-compatible store can implement the same interface). */
   storage: ObjectStorage;
+  outbox: OutboxSignal;
   /** Runs `fn` in one transaction; `tx.onCommit` hooks run after it commits. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -35,6 +36,23 @@ export interface Events {
   hub: Hub;
   /** Publishes a live event once the transaction commits (never for a rolled-back change). */
   publish(tx: Tx, event: Omit<LiveEvent, 'id'>): void;
+}
+
+/** Wakes the delivery worker after a commit that queued something (a no-op when none runs). */
+export interface OutboxSignal {
+  wake(): void;
+  onWake(fn: () => void): () => void;
+}
+
+function createOutboxSignal(): OutboxSignal {
+  const listeners = new Set<() => void>();
+  return {
+    wake: () => listeners.forEach((fn) => fn()),
+    onWake: (fn) => {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
+  };
 }
 
 export interface ContextOverrides {
@@ -87,6 +105,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     events,
     secret,
     storage: createLocalStorage(path.join(config.dataDir, 'uploads')),
+    outbox: createOutboxSignal(),
     transaction: (fn) => withTransaction(database.db, fn, (err) => log.error({ err }, 'after-commit hook failed')),
     close: async () => {
       hub.close();

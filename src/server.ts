@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { buildApp } from './app.js';
 import { createContext } from './context.js';
 import { startJobs } from './jobs/scheduler.js';
+import { startOutboxWorker } from './modules/deliveries/worker.js';
 
 let config;
 try {
@@ -16,6 +17,7 @@ try {
 const ctx = await createContext(config);
 const app = await buildApp(ctx);
 const stopJobs = startJobs(ctx);
+const stopWorker = startOutboxWorker(ctx);
 
 let stopping = false;
 async function stop(signal: string): Promise<void> {
@@ -30,6 +32,7 @@ async function stop(signal: string): Promise<void> {
   force.unref();
   try {
     await stopJobs();
+    await stopWorker();
     await app.close();
     await ctx.close();
     ctx.log.info('stopped');

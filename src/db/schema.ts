@@ -20,6 +20,8 @@ export interface UsersTable {
   timezone: string;
   phone: string | null;
   is_admin: Flag;
+  /** Part of the signed calendar feed link; bumping it revokes the old link. */
+  calendar_feed_version: Generated<number>;
   created_at: string;
   updated_at: string;
 }
@@ -278,6 +280,28 @@ export interface BookingsTable {
   updated_at: string;
 }
 
+export type AttemptOutcome = 'sent' | 'failed' | 'suppressed' | 'skipped';
+
+export interface OutboxAttemptsTable {
+  id: Generated<number>;
+  outbox_id: number;
+  attempt: number;
+  outcome: AttemptOutcome;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: string;
+}
+
+export interface PushSubscriptionsTable {
+  id: Generated<number>;
+  user_id: number;
+  endpoint: string;
+  p256dh: string;
+  auth: string;
+  created_at: string;
+}
+
 export interface DB {
   users: UsersTable;
   orgs: OrgsTable;
@@ -298,6 +322,8 @@ export interface DB {
   event_types: EventTypesTable;
   bookings: BookingsTable;
   settings: SettingsTable;
+  outbox_attempts: OutboxAttemptsTable;
+  push_subscriptions: PushSubscriptionsTable;
 }
 
 export const flag = (b: boolean): Flag => (b ? 1 : 0);

@@ -4,6 +4,7 @@ import * as m0002 from './0002-orgs-teams.js';
 import * as m0003 from './0003-incidents.js';
 import * as m0004 from './0004-signals.js';
 import * as m0005 from './0005-scheduling.js';
+import * as m0006 from './0006-deliveries.js';
 
 /** Every migration, in order. Names never change once released. */
 export const migrations: Record<string, MigrationModule> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, MigrationModule> = {
   '0003-incidents': m0003,
   '0004-signals': m0004,
   '0005-scheduling': m0005,
+  '0006-deliveries': m0006,
 };

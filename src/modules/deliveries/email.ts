@@ -15,11 +15,7 @@ export interface Email {
   ics?: Record<string, unknown>;
 }
 
-/**
- * Queues an email in the outbox within the caller's transaction. Until an SMTP sender is
- * configured the outbox row is the record, and the text is printed to the log after commit so a
- * local user can follow its links and codes.
- */
+/** Queues an email in the outbox within the caller's transaction; the delivery worker sends it. */
 export async function queueEmail(ctx: AppContext, tx: Tx, email: Email): Promise<void> {
   const mode = email.mode ?? 'live';
   await queueDelivery(ctx, tx, {
@@ -31,7 +27,4 @@ export async function queueEmail(ctx: AppContext, tx: Tx, email: Email): Promise
     recipient: email.to,
     payload: { subject: email.subject, text: email.text, ...(email.ics ? { ics: email.ics } : {}) },
   });
-  if (mode === 'live') {
-    tx.onCommit(() => ctx.log.info({ to: email.to, subject: email.subject, topic: email.topic }, `email queued:\n${email.text}`));
-  }
 }

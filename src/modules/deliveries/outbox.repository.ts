@@ -1,6 +1,9 @@
-import type { Kysely } from 'kysely';
-import type { DB, OutboxKind, OutboxStatus } from '../../db/schema.js';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { DialectName } from '../../db/database.js';
+import type { AttemptOutcome, DB, OutboxKind, OutboxStatus, OutboxTable } from '../../db/schema.js';
 import { flag, type Mode } from '../../db/schema.js';
+
+export type OutboxRow = Selectable<OutboxTable>;
 
 export interface NewDelivery {
   kind: OutboxKind;
@@ -35,4 +38,91 @@ export async function enqueue(db: Kysely<DB>, d: NewDelivery, nowIso: string): P
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
+}
+
+/**
+ * Claims up to `limit` due deliveries for one worker: pending ones whose time has come, and
+ * `sending` ones whose lease ran out (their worker died mid-send). Each claim takes a lease and
+ * counts an attempt. On PostgreSQL, SKIP LOCKED lets several workers claim disjoint rows; SQLite
+ * has one writer, so the statement is already atomic.
+ */
+export async function claimDue(db: Kysely<DB>, dialect: DialectName, nowIso: string, leaseUntilIso: string, limit: number): Promise<OutboxRow[]> {
+  let due = db
+    .selectFrom('outbox')
+    .select('id')
+    .where('status', 'in', ['pending', 'sending'])
+    .where('next_attempt_at', '<=', nowIso)
+    .orderBy('next_attempt_at')
+    .orderBy('id')
+    .limit(limit);
+  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+  return db
+    .updateTable('outbox')
+    .set((eb) => ({ status: 'sending', next_attempt_at: leaseUntilIso, attempts: eb('attempts', '+', 1), updated_at: nowIso }))
+    .where('id', 'in', due)
+    .returningAll()
+    .execute();
+}
+
+export async function recordAttempt(
+  db: Kysely<DB>,
+  a: { outboxId: number; attempt: number; outcome: AttemptOutcome; statusCode: number | null; error: string | null; durationMs: number; at: string },
+): Promise<void> {
+  await db
+    .insertInto('outbox_attempts')
+    .values({ outbox_id: a.outboxId, attempt: a.attempt, outcome: a.outcome, status_code: a.statusCode, error: a.error, duration_ms: a.durationMs, created_at: a.at })
+    .execute();
+}
+
+/** Settles a claimed delivery: final (`sent`, `failed`, `skipped`...) or back to `pending` at `nextAttemptAt`. */
+export async function settle(db: Kysely<DB>, id: number, status: OutboxStatus, nextAttemptAt: string, lastError: string | null, nowIso: string) {
+  await db
+    .updateTable('outbox')
+    .set({ status, next_attempt_at: nextAttemptAt, last_error: lastError, updated_at: nowIso })
+    .where('id', '=', id)
+    .where('status', '=', 'sending')
+    .execute();
+}
+
+export async function listForUser(db: Kysely<DB>, userId: number, mode: Mode, limit: number, offset: number) {
+  return db
+    .selectFrom('outbox')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('livemode', '=', flag(mode === 'live'))
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export async function attemptsOf(db: Kysely<DB>, ids: number[]) {
+  if (ids.length === 0) return [];
+  return db.selectFrom('outbox_attempts').selectAll().where('outbox_id', 'in', ids).orderBy('outbox_id').orderBy('attempt').execute();
+}
+
+/** Puts a failed delivery of this user and mode back in the queue; false when there is none. */
+export async function requeueFailed(db: Kysely<DB>, id: number, userId: number, mode: Mode, nowIso: string): Promise<boolean> {
+  const r = await db
+    .updateTable('outbox')
+    .set({ status: 'pending', next_attempt_at: nowIso, updated_at: nowIso })
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .where('livemode', '=', flag(mode === 'live'))
+    .where('status', '=', 'failed')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Phone alerts sent to a user since a time (the daily cap). */
+export async function phoneSentSince(db: Kysely<DB>, userId: number, sinceIso: string): Promise<number> {
+  const r = await db
+    .selectFrom('outbox')
+    .select(sql<number>`count(*)`.as('n'))
+    .where('kind', '=', 'phone')
+    .where('user_id', '=', userId)
+    .where('status', '=', 'sent')
+    .where('updated_at', '>=', sinceIso)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
 }

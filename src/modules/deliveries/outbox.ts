@@ -28,4 +28,5 @@ export async function queueDelivery(ctx: AppContext, tx: Tx, d: Delivery): Promi
     { kind: d.kind, topic: d.topic, orgId: d.orgId ?? null, userId: d.userId ?? null, mode: d.mode, recipient: d.recipient, payload: d.payload, status },
     iso(ctx.clock.now()),
   );
+  if (status === 'pending') tx.onCommit(() => ctx.outbox.wake());
 }

@@ -16,6 +16,14 @@ export interface Links {
   decline_url?: string;
 }
 
+const HOST_LABEL: Record<BookingEvent, string> = {
+  'booking.created': 'New booking',
+  'booking.confirmed': 'Confirmed',
+  'booking.declined': 'Declined',
+  'booking.cancelled': 'Cancelled',
+  'booking.rescheduled': 'Rescheduled',
+};
+
 const when = (b: BookingRow) => `${b.start_time.replace('T', ' ').slice(0, 16)} UTC`;
 
 /**
@@ -56,7 +64,7 @@ export async function queueBookingNotices(ctx: AppContext, tx: Tx, event: Bookin
       event === 'booking.created' && b.status === 'pending'
         ? `${b.attendee_name} <${b.attendee_email}> asks for ${name} on ${when(b)}.\n\nConfirm: ${links.confirm_url}\nDecline: ${links.decline_url}`
         : `${b.attendee_name} <${b.attendee_email}>: ${name} on ${when(b)} (${event.replace('booking.', '')}).`;
-    const subject = event === 'booking.created' && b.status === 'pending' ? `Please confirm: ${name} on ${when(b)}` : `${event.replace('booking.', '')}: ${name} on ${when(b)}`;
+    const subject = event === 'booking.created' && b.status === 'pending' ? `Please confirm: ${name} on ${when(b)}` : `${HOST_LABEL[event]}: ${name} on ${when(b)}`;
     await queueEmail(ctx, tx, { ...base, to: host.email, topic: `${event}.host`, subject, text, ics });
   }
 

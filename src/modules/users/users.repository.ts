@@ -1,8 +1,8 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import type { DB, UsersTable } from '../../db/schema.js';
 
-export type UserRow = Omit<UsersTable, 'id'> & { id: number };
+export type UserRow = Selectable<UsersTable>;
 
 export async function findUserById(db: Kysely<DB>, id: number): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();

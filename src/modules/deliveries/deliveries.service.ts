@@ -1,0 +1,105 @@
+import type { AppContext } from '../../context.js';
+import type { Actor } from '../../lib/actor.js';
+import { iso } from '../../lib/clock.js';
+import { notFound } from '../../lib/errors.js';
+import type { PagingQuery } from '../../lib/schemas.js';
+import { signToken, verifyToken } from '../../lib/signing.js';
+import { findUserById } from '../users/users.repository.js';
+import { feedIcs } from './ics.js';
+import { attemptsOf, listForUser, requeueFailed } from './outbox.repository.js';
+
+/** The caller's deliveries in their mode, newest first, each with its attempts. */
+export async function listDeliveries(ctx: AppContext, actor: Actor, q: PagingQuery) {
+  const rows = await listForUser(ctx.db, actor.userId, actor.mode, q.limit + 1, (q.page - 1) * q.limit);
+  const page = rows.slice(0, q.limit);
+  const attempts = await attemptsOf(ctx.db, page.map((r) => r.id));
+  return {
+    deliveries: page.map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      topic: r.topic,
+      recipient: r.recipient,
+      status: r.status,
+      attempts: r.attempts,
+      next_attempt_at: r.status === 'pending' ? r.next_attempt_at : null,
+      last_error: r.last_error,
+      created_at: r.created_at,
+      updated_at: r.updated_at,
+      attempt_log: attempts
+        .filter((a) => a.outbox_id === r.id)
+        .map((a) => ({ attempt: a.attempt, outcome: a.outcome, status_code: a.status_code, error: a.error, duration_ms: a.duration_ms, at: a.created_at })),
+    })),
+    page: q.page,
+    limit: q.limit,
+    has_more: rows.length > q.limit,
+  };
+}
+
+/** Sends a failed delivery again now (its owner, its mode). */
+export async function retryDelivery(ctx: AppContext, actor: Actor, id: number) {
+  if (!(await requeueFailed(ctx.db, id, actor.userId, actor.mode, iso(ctx.clock.now())))) throw notFound();
+  ctx.outbox.wake();
+  return { id, status: 'pending' as const };
+}
+
+export async function subscribePush(ctx: AppContext, actor: Actor, s: { endpoint: string; keys: { p256dh: string; auth: string } }) {
+  const now = iso(ctx.clock.now());
+  // One endpoint is one browser: registering it again (possibly as another user) moves it.
+  await ctx.db
+    .insertInto('push_subscriptions')
+    .values({ user_id: actor.userId, endpoint: s.endpoint, p256dh: s.keys.p256dh, auth: s.keys.auth, created_at: now })
+    .onConflict((oc) => oc.column('endpoint').doUpdateSet({ user_id: actor.userId, p256dh: s.keys.p256dh, auth: s.keys.auth, created_at: now }))
+    .execute();
+  return { ok: true };
+}
+
+export async function unsubscribePush(ctx: AppContext, actor: Actor, endpoint: string) {
+  await ctx.db.deleteFrom('push_subscriptions').where('endpoint', '=', endpoint).where('user_id', '=', actor.userId).execute();
+  return { ok: true };
+}
+
+/** The private feed link: signed with the instance secret over the user and their feed version. */
+async function feedUrl(ctx: AppContext, userId: number): Promise<string> {
+  const user = await findUserById(ctx.db, userId);
+  if (!user) throw notFound();
+  return `${ctx.config.publicUrl}/calendar/${signToken(ctx.secret, 'calendar', `${user.id}-${user.calendar_feed_version}`)}.ics`;
+}
+
+export const calendarFeedUrl = async (ctx: AppContext, actor: Actor) => ({ url: await feedUrl(ctx, actor.userId) });
+
+/** A new link; the old one stops working at once. */
+export async function rotateCalendarFeed(ctx: AppContext, actor: Actor) {
+  await ctx.db.updateTable('users').set((eb) => ({ calendar_feed_version: eb('calendar_feed_version', '+', 1) })).where('id', '=', actor.userId).execute();
+  return { url: await feedUrl(ctx, actor.userId) };
+}
+
+/** The ICS feed behind a link: the user's upcoming live bookings as host (from 30 days back). */
+export async function calendarFeed(ctx: AppContext, token: string): Promise<string> {
+  const subject = verifyToken(ctx.secret, 'calendar', token);
+  const [userId, version] = (subject ?? '').split('-').map(Number);
+  const user = userId ? await findUserById(ctx.db, userId) : undefined;
+  if (!user || user.calendar_feed_version !== version) throw notFound();
+  const from = iso(new Date(ctx.clock.now().getTime() - 30 * 24 * 3600 * 1000));
+  const rows = await ctx.db
+    .selectFrom('bookings')
+    .leftJoin('event_types', 'event_types.id', 'bookings.event_type_id')
+    .select(['bookings.id', 'bookings.start_time', 'bookings.end_time', 'bookings.status', 'bookings.attendee_name', 'bookings.attendee_email', 'bookings.notes', 'event_types.name'])
+    .where('bookings.host_id', '=', user.id)
+    .where('bookings.livemode', '=', 1)
+    .where('bookings.status', 'in', ['confirmed', 'pending'])
+    .where('bookings.end_time', '>=', from)
+    .orderBy('bookings.start_time')
+    .limit(2000)
+    .execute();
+  return feedIcs(
+    `${user.name} · Muster`,
+    rows.map((b) => ({
+      uid: `${b.id}@muster`,
+      start: b.start_time,
+      end: b.end_time,
+      summary: `${b.name ?? 'Booking'} with ${b.attendee_name}`,
+      description: [b.attendee_email, b.notes].filter(Boolean).join('\n'),
+      status: b.status === 'pending' ? 'pending' : 'confirmed',
+    })),
+  );
+}

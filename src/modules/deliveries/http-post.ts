@@ -1,0 +1,54 @@
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { BlockedAddressError, guardedLookup, isPrivateAddress } from './ssrf.js';
+
+export interface PostResult {
+  status: number;
+  body: string;
+}
+
+/**
+ * POSTs to a URL the way outgoing deliveries must: a hard timeout, redirects never followed (a
+ * 3xx is an answer like any other), and, unless `allowPrivate`, the target address checked when
+ * connecting, on every attempt, so no name or literal can reach an internal service.
+ */
+export function postGuarded(url: string, body: string | Buffer, headers: Record<string, string>, opts: { timeoutMs: number; allowPrivate: boolean; agent?: https.Agent }): Promise<PostResult> {
+  return new Promise((resolve, reject) => {
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return reject(new Error('invalid URL'));
+    }
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') return reject(new Error(`unsupported protocol ${target.protocol}`));
+    // WHATWG URL parsing already turns decimal, octal and hex spellings into dotted IPv4.
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    if (!opts.allowPrivate && isIP(host) && isPrivateAddress(host)) return reject(new BlockedAddressError(host));
+    const client = target.protocol === 'https:' ? https : http;
+    const req = client.request(
+      target,
+      {
+        method: 'POST',
+        headers: { 'content-length': Buffer.byteLength(body).toString(), ...headers },
+        timeout: opts.timeoutMs,
+        ...(opts.allowPrivate ? {} : { lookup: guardedLookup }),
+        ...(opts.agent ? { agent: opts.agent } : {}),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          // Keep at most 64 KiB of a receiver's answer for the attempt log.
+          if (size < 65_536) chunks.push(c);
+          size += c.length;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8').slice(0, 2000) }));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`timed out after ${opts.timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}

@@ -1,0 +1,54 @@
+import { Webhook } from 'standardwebhooks';
+import type { AppContext } from '../../../context.js';
+import { iso } from '../../../lib/clock.js';
+import { postGuarded } from '../http-post.js';
+import type { OutboxRow } from '../outbox.repository.js';
+import { BlockedAddressError } from '../ssrf.js';
+import { DeliveryError, type Sender } from './types.js';
+
+interface WebhookPayload {
+  event_type_id: number;
+  body: unknown;
+}
+
+/**
+ * Sends `booking.*` webhooks signed per Standard Webhooks with the event type's secret. The
+ * `webhook-id` is the delivery's, identical on every retry, so receivers can drop duplicates.
+ * 2xx is delivered; 410 disables the URL on the event type; a refused address is permanent;
+ * anything else (3xx included: redirects are not followed) is retried.
+ */
+export function webhookSender(ctx: AppContext): Sender {
+  return async (row: OutboxRow) => {
+    const p = JSON.parse(row.payload) as WebhookPayload;
+    const et = await ctx.db.selectFrom('event_types').select(['webhook_secret']).where('id', '=', p.event_type_id).executeTakeFirst();
+    if (!et?.webhook_secret) return { outcome: 'skipped', note: 'the event type or its webhook secret is gone' };
+    const id = `msg_${row.id}`;
+    const now = ctx.clock.now();
+    const body = JSON.stringify(p.body);
+    const signature = new Webhook(et.webhook_secret).sign(id, now, body);
+    let res;
+    try {
+      res = await postGuarded(
+        row.recipient,
+        body,
+        {
+          'content-type': 'application/json',
+          'user-agent': 'Muster-Webhooks/1',
+          'webhook-id': id,
+          'webhook-timestamp': Math.floor(now.getTime() / 1000).toString(),
+          'webhook-signature': signature,
+        },
+        { timeoutMs: ctx.config.webhookTimeoutMs, allowPrivate: ctx.config.allowPrivateWebhooks },
+      );
+    } catch (err) {
+      if (err instanceof BlockedAddressError) throw new DeliveryError(err.message, null, true);
+      throw new DeliveryError(err instanceof Error ? err.message : String(err));
+    }
+    if (res.status >= 200 && res.status < 300) return { outcome: 'sent', statusCode: res.status };
+    if (res.status === 410) {
+      await ctx.db.updateTable('event_types').set({ webhook_url: null, updated_at: iso(ctx.clock.now()) }).where('id', '=', p.event_type_id).where('webhook_url', '=', row.recipient).execute();
+      throw new DeliveryError('410 Gone: the webhook URL was disabled', 410, true);
+    }
+    throw new DeliveryError(`HTTP ${res.status}`, res.status);
+  };
+}
