@@ -49,6 +49,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   installValidators(app);
   // JSON everywhere: a text body is refused with 415 instead of being parsed as a string.
   app.removeContentTypeParser('text/plain');
+  // A request without a body is validated as `{}`: routes whose body fields are all optional
+  // (cancel, stop beacon) accept it, and required fields are named one by one instead of "body".
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (request.body === undefined && request.headers['content-type'] === undefined && request.routeOptions.schema?.body) request.body = {};
+    done();
+  });
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     done(null, payload);

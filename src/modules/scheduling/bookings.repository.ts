@@ -31,14 +31,14 @@ export async function busyBookings(db: Kysely<DB>, hostIds: number[], livemode: 
 }
 
 /** When each host of a team was last given a booking of the team (round robin picks the oldest). */
-export async function lastTeamBookings(db: Kysely<DB>, teamId: number): Promise<Map<number, string>> {
+export async function lastTeamBookings(db: Kysely<DB>, teamId: number): Promise<Map<number, { last: string; count: number }>> {
   const rows = await db
     .selectFrom('bookings')
-    .select(['host_id', (eb) => eb.fn.max('created_at').as('last')])
+    .select(['host_id', (eb) => eb.fn.max('created_at').as('last'), (eb) => eb.fn.countAll<number>().as('n')])
     .where('team_id', '=', teamId)
     .groupBy('host_id')
     .execute();
-  return new Map(rows.map((r) => [r.host_id, String(r.last)]));
+  return new Map(rows.map((r) => [r.host_id, { last: String(r.last), count: Number(r.n) }]));
 }
 
 /**

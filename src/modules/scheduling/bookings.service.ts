@@ -67,8 +67,10 @@ async function pickHost(ctx: AppContext, db: Parameters<typeof slotsFor>[1], b: 
   const routing = await db.selectFrom('teams').select('routing').where('id', '=', b.et.team_id).executeTakeFirstOrThrow();
   if (routing.routing === 'random') return free[randomInt(free.length)]!;
   const last = await repo.lastTeamBookings(db, b.et.team_id);
-  // Free hosts come in the order they joined the team, which breaks ties among the never-booked.
-  return [...free].sort((x, y) => (last.get(x) ?? '').localeCompare(last.get(y) ?? ''))[0]!;
+  // Oldest last booking first; bookings made in the same millisecond tie, and then the host with
+  // fewer team bookings goes first; free hosts come in join order, which settles the rest.
+  const key = (h: number) => last.get(h) ?? { last: '', count: 0 };
+  return [...free].sort((x, y) => key(x).last.localeCompare(key(y).last) || key(x).count - key(y).count)[0]!;
 }
 
 /**
@@ -168,7 +170,10 @@ export async function rescheduleAsHost(ctx: AppContext, actor: Actor, id: string
 }
 
 export async function listBookings(ctx: AppContext, actor: Actor, f: repo.BookingFilter & { limit: number; page: number }) {
-  const rows = await repo.listHostBookings(ctx.db, actor.userId, flag(actor.mode === 'live'), f, f.limit + 1, (f.page - 1) * f.limit);
+  // Stored times are ISO text in UTC with milliseconds; any other RFC 3339 spelling would compare wrongly as text.
+  const at = (t: string | undefined) => (t === undefined ? undefined : iso(new Date(t)));
+  const filter = { ...f, from: at(f.from), to: at(f.to) };
+  const rows = await repo.listHostBookings(ctx.db, actor.userId, flag(actor.mode === 'live'), filter, f.limit + 1, (f.page - 1) * f.limit);
   return { bookings: rows.slice(0, f.limit).map((r) => toBooking(ctx, r)), page: f.page, limit: f.limit, has_more: rows.length > f.limit };
 }
 

@@ -8,6 +8,8 @@ export const AvailabilitySchema = Type.Object({
   timezone: TimeZone,
   weekly: Type.Array(WeeklyWindowSchema, { maxItems: 70 }),
 });
+// Answers carry the stored zone as plain text: the serializer has no use for the input format.
+const AvailabilityAnswer = Type.Object({ timezone: Type.String(), weekly: Type.Array(WeeklyWindowSchema) });
 export const LocationTypeSchema = StringEnum(['video', 'phone', 'in_person', 'other']);
 const DateOnly = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' });
 const Minutes = (max: number, description: string) => Type.Integer({ minimum: 0, maximum: max, description });
@@ -71,7 +73,7 @@ export const EventType = Type.Object({
   buffer_after_minutes: Type.Integer(),
   max_bookings_per_day: Nullable(Type.Integer()),
   slot_interval_minutes: Nullable(Type.Integer()),
-  availability: AvailabilitySchema,
+  availability: AvailabilityAnswer,
   blackout_dates: Type.Array(Type.String()),
   webhook_url: Nullable(Type.String()),
   webhook_secret: Nullable(Type.String({ description: 'whsec_...: verify booking webhooks with it' })),
