@@ -9,7 +9,7 @@ export interface PostResult {
 }
 
 /**
- * POSTs to a URL the way outgoing deliveries must: a hard timeout, redirects never followed (a
+ * POSTs to a URL the way outgoing deliveries must: a hard deadline for the whole exchange, redirects never followed (a
  * 3xx is an answer like any other), and, unless `allowPrivate`, the target address checked when
  * connecting, on every attempt, so no name or literal can reach an internal service.
  */
@@ -47,8 +47,14 @@ export function postGuarded(url: string, body: string | Buffer, headers: Record<
         res.on('error', reject);
       },
     );
+    // `timeout` above only notices silence; this deadline also ends a receiver that trickles bytes.
+    const deadline = setTimeout(() => req.destroy(new Error(`timed out after ${opts.timeoutMs} ms`)), opts.timeoutMs);
     req.on('timeout', () => req.destroy(new Error(`timed out after ${opts.timeoutMs} ms`)));
-    req.on('error', reject);
+    req.on('error', (err) => {
+      clearTimeout(deadline);
+      reject(err);
+    });
+    req.on('close', () => clearTimeout(deadline));
     req.end(body);
   });
 }

@@ -7,6 +7,7 @@ export interface Invitation {
   end: string;
   summary: string;
   organizer: string | null;
+  organizer_name?: string | null;
   attendee: string;
   sequence?: number;
 }
@@ -22,7 +23,7 @@ export function invitationIcs(inv: Invitation): string {
     summary: inv.summary,
     sequence: inv.sequence ?? 0,
     status: cancel ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
-    ...(inv.organizer ? { organizer: { name: inv.organizer, email: inv.organizer } } : {}),
+    ...(inv.organizer ? { organizer: { name: inv.organizer_name ?? inv.organizer, email: inv.organizer } } : {}),
     attendees: [{ email: inv.attendee, rsvp: true }],
   });
   return cal.toString();

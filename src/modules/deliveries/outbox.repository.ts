@@ -14,6 +14,8 @@ export interface NewDelivery {
   recipient: string;
   payload: unknown;
   status?: OutboxStatus;
+  /** Why it will not be sent, for a delivery recorded as skipped. */
+  note?: string | null;
 }
 
 /** Queues a delivery in the caller's transaction, so it exists exactly when the operation does. */
@@ -31,7 +33,7 @@ export async function enqueue(db: Kysely<DB>, d: NewDelivery, nowIso: string): P
       status: d.status ?? 'pending',
       attempts: 0,
       next_attempt_at: nowIso,
-      last_error: null,
+      last_error: d.note ?? null,
       created_at: nowIso,
       updated_at: nowIso,
     })
@@ -114,15 +116,15 @@ export async function requeueFailed(db: Kysely<DB>, id: number, userId: number, 
   return Number(r.numUpdatedRows) === 1;
 }
 
-/** Phone alerts sent to a user since a time (the daily cap). */
-export async function phoneSentSince(db: Kysely<DB>, userId: number, sinceIso: string): Promise<number> {
+/** Phone alerts queued to a user since a time that were not skipped (what the daily cap counts). */
+export async function phoneAlertsSince(db: Kysely<DB>, userId: number, sinceIso: string): Promise<number> {
   const r = await db
     .selectFrom('outbox')
     .select(sql<number>`count(*)`.as('n'))
     .where('kind', '=', 'phone')
     .where('user_id', '=', userId)
-    .where('status', '=', 'sent')
-    .where('updated_at', '>=', sinceIso)
+    .where('status', 'not in', ['skipped', 'suppressed'])
+    .where('created_at', '>=', sinceIso)
     .executeTakeFirstOrThrow();
   return Number(r.n);
 }

@@ -10,7 +10,9 @@ for (const [net, bits] of [
   ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
   ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) blocked.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32]] as const) blocked.addSubnet(net, bits, 'ipv6');
+// IPv6: unspecified, loopback, IPv4-compatible (deprecated ::a.b.c.d), unique-local, link-local,
+// multicast, documentation, 6to4 (embeds an IPv4 address) and local-use NAT64.
+for (const [net, bits] of [['::', 96], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['2002::', 16], ['64:ff9b:1::', 48]] as const) blocked.addSubnet(net, bits, 'ipv6');
 
 /** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d) or NAT64 (64:ff9b::a.b.c.d) IPv6 address. */
 function embeddedV4(ip: string): string | undefined {

@@ -47,7 +47,7 @@ async function deliver(ctx: AppContext, senders: Senders, row: OutboxRow): Promi
   const final = outcome !== 'failed' || permanent || retryIn === undefined;
   await ctx.transaction(async ({ db }) => {
     await recordAttempt(db, { outboxId: row.id, attempt: row.attempts, outcome, statusCode, error, durationMs: Date.now() - started, at: iso(now) });
-    await settle(db, row.id, final ? outcome : 'pending', iso(new Date(now.getTime() + (final ? 0 : jitter(retryIn)))), error, iso(now));
+    await settle(db, row.id, final ? outcome : 'pending', iso(new Date(now.getTime() + (final ? 0 : jitter(retryIn)))), outcome === 'sent' ? null : error, iso(now));
   });
 }
 

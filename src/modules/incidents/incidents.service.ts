@@ -5,7 +5,7 @@ import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { randomToken } from '../../lib/crypto.js';
 import { forbidden, invalidField, notFound } from '../../lib/errors.js';
-import { queueDelivery } from '../deliveries/outbox.js';
+import { queueDelivery, queuePhoneAlert } from '../deliveries/outbox.js';
 import { actorScope, orgAccess, targetOrg } from '../orgs/access.js';
 import { findMember } from '../orgs/members.repository.js';
 import { findUserById } from '../users/users.repository.js';
@@ -80,7 +80,7 @@ export async function createIncident(ctx: AppContext, actor: Actor, input: Creat
     const note = { title: `New ${priority} incident`, body: incident.title, url: `${ctx.config.publicUrl}/dashboard/incidents/${incident.id}`, incident_id: incident.id };
     const base = { topic: 'incident.created', mode: actor.mode, userId: actor.userId, orgId: org.id } as const;
     await queueDelivery(ctx, tx, { ...base, kind: 'push', recipient: `user:${actor.userId}`, payload: note });
-    await queueDelivery(ctx, tx, { ...base, kind: 'phone', recipient: creator?.phone ?? '', payload: note, skip: !creator?.phone });
+    await queuePhoneAlert(ctx, tx, { ...base, userId: actor.userId, phone: creator?.phone ?? null, payload: note });
     publish(ctx, tx, 'incident.created', incident, view);
     return view;
   });

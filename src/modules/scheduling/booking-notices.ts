@@ -43,7 +43,10 @@ export async function queueBookingNotices(ctx: AppContext, tx: Tx, event: Bookin
     end: b.end_time,
     summary: `${name} with ${host?.name ?? 'your host'}`,
     organizer: host?.email ?? null,
+    organizer_name: host?.name ?? null,
     attendee: b.attendee_email,
+    // RFC 5546: every update of an event raises SEQUENCE; seconds since creation always grow.
+    sequence: Math.max(0, Math.floor((Date.parse(b.updated_at) - Date.parse(b.created_at)) / 1000)),
   };
   const manage = `\n\nNeed to change it?\nReschedule: ${links.reschedule_url}\nCancel: ${links.cancel_url}`;
   const attendee: Record<BookingEvent, { subject: string; text: string } | undefined> = {

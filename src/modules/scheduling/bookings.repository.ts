@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import type { DialectName } from '../../db/database.js';
 import type { BookingStatus, BookingsTable, DB, Flag } from '../../db/schema.js';
 
 export type BookingRow = BookingsTable;
@@ -39,22 +38,6 @@ export async function lastTeamBookings(db: Kysely<DB>, teamId: number): Promise<
     .groupBy('host_id')
     .execute();
   return new Map(rows.map((r) => [r.host_id, { last: String(r.last), count: Number(r.n) }]));
-}
-
-/**
- * Serialises bookings of these hosts until the transaction ends. PostgreSQL locks their user rows
- * (in id order, so two transactions never deadlock); SQLite already holds its write lock from
- * BEGIN IMMEDIATE.
- */
-export async function lockHosts(db: Kysely<DB>, dialect: DialectName, hostIds: number[]): Promise<void> {
-  if (dialect !== 'postgres' || hostIds.length === 0) return;
-  await db
-    .selectFrom('users')
-    .select('id')
-    .where('id', 'in', [...hostIds].sort((a, b) => a - b))
-    .orderBy('id')
-    .forUpdate()
-    .execute();
 }
 
 export interface BookingFilter {

@@ -8,6 +8,7 @@ import { conflict, notFound, slotUnavailable } from '../../lib/errors.js';
 import { signToken, verifyToken } from '../../lib/signing.js';
 import type { Slot } from './availability.js';
 import { queueBookingNotices, type BookingEvent } from './booking-notices.js';
+import { lockUsers } from '../../db/locks.js';
 import * as repo from './bookings.repository.js';
 import type { BookingRow } from './bookings.repository.js';
 import { findEventType } from './event-types.repository.js';
@@ -83,7 +84,7 @@ export async function createBooking(ctx: AppContext, b: Bookable, input: Booking
   const start = Date.parse(input.start_time);
   const now = iso(ctx.clock.now());
   return ctx.transaction(async (tx) => {
-    await repo.lockHosts(tx.db, ctx.database.dialect, b.hostIds);
+    await lockUsers(tx.db, ctx.database.dialect, b.hostIds);
     const slot = await findSlot(ctx, tx.db, b, start);
     if (!slot) throw slotUnavailable();
     const hostId = await pickHost(ctx, tx.db, b, slot.hostIds);
@@ -138,7 +139,7 @@ async function moveBooking(ctx: AppContext, before: BookingRow, startTime: strin
   if (!et) throw conflict('The event type of this booking no longer exists');
   const b: Bookable = { et, hostIds: [before.host_id], locked: false };
   return ctx.transaction(async (tx) => {
-    await repo.lockHosts(tx.db, ctx.database.dialect, b.hostIds);
+    await lockUsers(tx.db, ctx.database.dialect, b.hostIds);
     const slot = await findSlot(ctx, tx.db, b, Date.parse(startTime), before.id);
     if (!slot) throw slotUnavailable();
     const after = await repo.updateBooking(tx.db, before.id, {

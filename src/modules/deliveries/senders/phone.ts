@@ -1,20 +1,16 @@
 import type { AppContext } from '../../../context.js';
-import { DAY, iso } from '../../../lib/clock.js';
 import { postGuarded } from '../http-post.js';
-import { phoneSentSince, type OutboxRow } from '../outbox.repository.js';
+import type { OutboxRow } from '../outbox.repository.js';
 import { DeliveryError, type Sender } from './types.js';
 
 /**
  * Phone alerts (SMS): through Twilio's REST API when TWILIO_* is set, else a generic HTTP hook
- * (MUSTER_PHONE_WEBHOOK_URL), else recorded as skipped. At most PHONE_DAILY_CAP per user a day.
+ * (MUSTER_PHONE_WEBHOOK_URL), else recorded as skipped. The daily cap is decided when queued (queuePhoneAlert).
  */
 export function phoneSender(ctx: AppContext): Sender {
   const { twilio, phoneWebhookUrl } = ctx.config;
   return async (row: OutboxRow) => {
     if (!twilio && !phoneWebhookUrl) return { outcome: 'skipped', note: 'no phone provider configured' };
-    if (row.user_id !== null && (await phoneSentSince(ctx.db, row.user_id, iso(new Date(ctx.clock.now().getTime() - DAY)))) >= ctx.config.phoneDailyCap) {
-      return { outcome: 'skipped', note: `daily cap of ${ctx.config.phoneDailyCap} reached` };
-    }
     const p = JSON.parse(row.payload) as { title?: string; body?: string };
     const text = [p.title, p.body].filter(Boolean).join(': ').slice(0, 1500);
     // Provider endpoints are configured by the operator, not by users: no address guard.
