@@ -45,7 +45,7 @@ function openSqlite(file: string): Database {
   sqlite.pragma('foreign_keys = ON');
   // Another process holding the write lock (a migration, a second CLI) makes us wait, not fail.
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
     dialect: 'sqlite',
@@ -53,6 +53,28 @@ function openSqlite(file: string): Database {
       await sql`select 1`.execute(db);
     },
     destroy: () => db.destroy(),
+  };
+}
+
+/**
+ * Kysely prepares every query anew; better-sqlite3 statements are reusable, and preparing costs
+ * more than running a small indexed query. Kysely's driver runs one query at a time on the
+ * connection, so sharing a cached statement is safe. The cache is bounded (queries are built
+ * from a fixed set of shapes; values are bound parameters).
+ */
+function withStatementCache(sqlite: SQLite.Database, max = 500) {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare: (sql: string) => {
+      let stmt = cache.get(sql);
+      if (!stmt) {
+        stmt = sqlite.prepare(sql);
+        if (cache.size >= max) cache.delete(cache.keys().next().value!);
+        cache.set(sql, stmt);
+      }
+      return stmt;
+    },
   };
 }
 

@@ -3,6 +3,9 @@ import type { BookingStatus, BookingsTable, DB, Flag } from '../../db/schema.js'
 
 export type BookingRow = BookingsTable;
 
+/** The longest a booking can last (event types allow at most 1440 minutes). */
+const MAX_BOOKING_MS = 24 * 60 * 60 * 1000;
+
 export async function insertBooking(db: Kysely<DB>, row: BookingRow): Promise<void> {
   await db.insertInto('bookings').values(row).execute();
 }
@@ -24,6 +27,9 @@ export async function busyBookings(db: Kysely<DB>, hostIds: number[], livemode: 
     .where('livemode', '=', livemode)
     .where('status', 'in', ['confirmed', 'pending'])
     .where('start_time', '<', toIso)
+    // A booking lasts at most a day (duration_minutes <= 1440): one that starts a day before the
+    // window cannot reach it. This lower bound turns the index scan into a range of a few rows.
+    .where('start_time', '>=', new Date(Date.parse(fromIso) - MAX_BOOKING_MS).toISOString())
     .where('end_time', '>', fromIso);
   if (excludeId) q = q.where('id', '!=', excludeId);
   return q.execute();
