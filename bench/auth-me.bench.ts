@@ -1,32 +1,9 @@
 // GET /v1/auth/me with an API key, against a bare node:http server answering the same bytes.
 import os from 'node:os';
-import type { FastifyInstance } from 'fastify';
-import { compare, machine, startBaseline, startMuster, type BenchResult, type LoadFigures, type Server } from './lib.js';
+import { compare, liveKey, machine, startBaseline, startMuster, type BenchResult, type LoadFigures, type Server } from './lib.js';
 
 const NAME = 'auth-me';
 const SECONDS = 3;
-
-/** Registers a user, logs in, and creates a live key; returns the key. */
-async function liveKey(app: FastifyInstance): Promise<string> {
-  const email = 'bench@example.com';
-  const password = 'correct horse battery staple';
-  const registered = await app.inject({ method: 'POST', url: '/v1/users', payload: { email, password, name: 'Bench' } });
-  if (registered.statusCode !== 201) throw new Error(`register: ${registered.statusCode} ${registered.body}`);
-
-  const login = await app.inject({ method: 'POST', url: '/v1/auth/login', payload: { email, password } });
-  const setCookie = [login.headers['set-cookie'] ?? []].flat();
-  const session = setCookie.map((c) => c.split(';')[0]).find((c) => c?.startsWith('muster_session='));
-  if (login.statusCode !== 200 || !session) throw new Error(`login: ${login.statusCode} ${login.body}`);
-
-  const created = await app.inject({
-    method: 'POST',
-    url: '/v1/api-keys',
-    headers: { cookie: session },
-    payload: { name: 'bench', mode: 'live' },
-  });
-  if (created.statusCode !== 201) throw new Error(`create key: ${created.statusCode} ${created.body}`);
-  return created.json<{ key: string }>().key;
-}
 
 const ms = (n: number) => n.toFixed(2);
 const rps = (n: number) => Math.round(n).toLocaleString('en-US');

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import type { IncidentSource, IncidentStatus, Priority } from '../src/db/schema.js';
 import { scoped, type Scope } from '../src/db/scope.js';
 import { slaTimes } from '../src/modules/incidents/sla.js';
-import { compare, machine, startBaseline, startMuster, type BenchResult, type Comparison, type LoadFigures, type Server } from './lib.js';
+import { compare, liveKey, machine, startBaseline, startMuster, type BenchResult, type Comparison, type LoadFigures, type Server } from './lib.js';
 
 const NAME = 'incidents';
 const SECONDS = 3;
@@ -31,26 +31,9 @@ interface Caller {
   orgId: number;
 }
 
-/** Registers a user, logs in, creates a live key, and finds the user's primary org. */
+/** A user with a live key, and the user's primary org. */
 async function caller(app: FastifyInstance): Promise<Caller> {
-  const email = 'bench@example.com';
-  const password = 'correct horse battery staple';
-  const registered = await app.inject({ method: 'POST', url: '/v1/users', payload: { email, password, name: 'Bench' } });
-  if (registered.statusCode !== 201) throw new Error(`register: ${registered.statusCode} ${registered.body}`);
-
-  const login = await app.inject({ method: 'POST', url: '/v1/auth/login', payload: { email, password } });
-  const setCookie = [login.headers['set-cookie'] ?? []].flat();
-  const session = setCookie.map((c) => c.split(';')[0]).find((c) => c?.startsWith('muster_session='));
-  if (login.statusCode !== 200 || !session) throw new Error(`login: ${login.statusCode} ${login.body}`);
-
-  const created = await app.inject({
-    method: 'POST',
-    url: '/v1/api-keys',
-    headers: { cookie: session },
-    payload: { name: 'bench', mode: 'live' },
-  });
-  if (created.statusCode !== 201) throw new Error(`create key: ${created.statusCode} ${created.body}`);
-  const key = created.json<{ key: string }>().key;
+  const key = await liveKey(app);
   const headers = { 'x-api-key': key };
 
   const me = await app.inject({ method: 'GET', url: '/v1/auth/me', headers });

@@ -90,9 +90,14 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   /** Measured seconds, after a 1 s warm-up that is discarded. */
   seconds?: number;
+  /** Each connection replaces this string in the body with its index (0-9): one body per connection. */
+  connectionPlaceholder?: string;
 }
 
 export type LoadFigures = Pick<LoadSummary, 'requestsPerSec' | 'p50' | 'p95' | 'p99' | 'errors' | 'non2xx'>;
+
+/** The figures of one load, and how many requests completed in it, warm-up included. */
+export type LoadRun = LoadFigures & { completed: number };
 
 // Workers do not inherit tsx's loader hooks (Node 20 registers them per thread), so the worker
 // registers tsx itself before importing the TypeScript file it runs.
@@ -123,10 +128,11 @@ function assertClean(url: string, phase: string, s: LoadSummary): void {
 }
 
 /** Loads a URL with 10 connections: a 1 s warm-up (discarded), then the measured run. */
-export async function load(opts: LoadOptions): Promise<LoadFigures> {
+export async function load(opts: LoadOptions): Promise<LoadRun> {
   const headers = { ...opts.headers };
   const job: LoadJob = { url: opts.url, headers, connections: 10, warmupSeconds: 1, seconds: opts.seconds ?? 5 };
   if (opts.method) job.method = opts.method;
+  if (opts.connectionPlaceholder !== undefined) job.connectionPlaceholder = opts.connectionPlaceholder;
   if (opts.body !== undefined) {
     job.body = JSON.stringify(opts.body);
     if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
@@ -134,7 +140,7 @@ export async function load(opts: LoadOptions): Promise<LoadFigures> {
   const { warmup, run: s } = await runInWorker(job);
   assertClean(opts.url, 'warm-up', warmup);
   assertClean(opts.url, 'run', s);
-  return { requestsPerSec: s.requestsPerSec, p50: s.p50, p95: s.p95, p99: s.p99, errors: s.errors, non2xx: s.non2xx };
+  return { requestsPerSec: s.requestsPerSec, p50: s.p50, p95: s.p95, p99: s.p99, errors: s.errors, non2xx: s.non2xx, completed: warmup.total + s.total };
 }
 
 /** The machine the figures come from, for the markdown sections. */
@@ -149,6 +155,8 @@ export interface Comparison {
   /** Median over rounds of subject req/s divided by the mean of the baseline runs around it. */
   ratio: number;
   rounds: { baseline: number; subject: number }[];
+  /** Requests completed over all runs of each side, warm-ups included. */
+  completed: { baseline: number; subject: number };
 }
 
 const median = (xs: number[]) => {
@@ -168,8 +176,8 @@ function medianFigures(runs: LoadFigures[]): LoadFigures {
  * per-round ratios against the baseline runs on either side.
  */
 export async function compare(baseline: LoadOptions, subject: LoadOptions, rounds = 3): Promise<Comparison> {
-  const base: LoadFigures[] = [await load(baseline)];
-  const subj: LoadFigures[] = [];
+  const base: LoadRun[] = [await load(baseline)];
+  const subj: LoadRun[] = [];
   for (let i = 0; i < rounds; i++) {
     subj.push(await load(subject));
     base.push(await load(baseline));
@@ -180,5 +188,28 @@ export async function compare(baseline: LoadOptions, subject: LoadOptions, round
     subject: medianFigures(subj),
     ratio: median(perRound.map((r) => r.subject / r.baseline)),
     rounds: perRound,
+    completed: { baseline: base.reduce((n, r) => n + r.completed, 0), subject: subj.reduce((n, r) => n + r.completed, 0) },
   };
+}
+
+/** Registers a user, logs in, and creates a live key; returns the key. */
+export async function liveKey(app: FastifyInstance): Promise<string> {
+  const email = 'bench@example.com';
+  const password = 'correct horse battery staple';
+  const registered = await app.inject({ method: 'POST', url: '/v1/users', payload: { email, password, name: 'Bench' } });
+  if (registered.statusCode !== 201) throw new Error(`register: ${registered.statusCode} ${registered.body}`);
+
+  const login = await app.inject({ method: 'POST', url: '/v1/auth/login', payload: { email, password } });
+  const setCookie = [login.headers['set-cookie'] ?? []].flat();
+  const session = setCookie.map((c) => c.split(';')[0]).find((c) => c?.startsWith('muster_session='));
+  if (login.statusCode !== 200 || !session) throw new Error(`login: ${login.statusCode} ${login.body}`);
+
+  const created = await app.inject({
+    method: 'POST',
+    url: '/v1/api-keys',
+    headers: { cookie: session },
+    payload: { name: 'bench', mode: 'live' },
+  });
+  if (created.statusCode !== 201) throw new Error(`create key: ${created.statusCode} ${created.body}`);
+  return created.json<{ key: string }>().key;
 }

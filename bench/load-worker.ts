@@ -12,6 +12,11 @@ export interface LoadJob {
   body?: string;
   headers: Record<string, string>;
   connections: number;
+  /**
+   * When set, each connection replaces this string in the body with its own index (0 to connections - 1), so
+   * that, say, each connection posts as its own device. The bodies are built once per connection.
+   */
+  connectionPlaceholder?: string;
   warmupSeconds: number;
   seconds: number;
 }
@@ -49,9 +54,22 @@ function runOnce(job: LoadJob, seconds: number): Promise<LoadSummary> {
   // autocannon's own latency histogram has 1 ms resolution and no p95, too coarse for sub-millisecond
   // answers, so every response time (a float in ms, from process.hrtime) is kept and sorted here.
   const latencies: number[] = [];
+  const options: autocannon.Options = {
+    url: job.url,
+    method: job.method ?? 'GET',
+    body: job.body,
+    headers: job.headers,
+    connections: job.connections,
+    duration: seconds,
+  };
+  const { connectionPlaceholder: placeholder, body } = job;
+  if (placeholder !== undefined && body !== undefined) {
+    let next = 0; // autocannon builds its clients in order, so connection i gets index i in every run
+    options.setupClient = (client) => client.setRequests([{ body: body.replaceAll(placeholder, String(next++)) }]);
+  }
   return new Promise((resolve, reject) => {
     const instance = autocannon(
-      { url: job.url, method: job.method ?? 'GET', body: job.body, headers: job.headers, connections: job.connections, duration: seconds },
+      options,
       (err: unknown, result) => {
         if (err) {
           reject(err instanceof Error ? err : new Error('autocannon failed', { cause: err }));

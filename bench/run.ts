@@ -5,13 +5,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as authMe from './auth-me.bench.js';
+import * as beacons from './beacons.bench.js';
+import * as fanout from './fanout.bench.js';
 import * as incidents from './incidents.bench.js';
+import * as scheduling from './scheduling.bench.js';
 import type { BenchResult } from './lib.js';
 
 /** Every benchmark, in the order of the file. A new one is imported above and listed here. */
 const BENCHMARKS: { name: string; run: () => Promise<BenchResult> }[] = [
   { name: 'auth-me', run: authMe.run },
   { name: 'incidents', run: incidents.run },
+  { name: 'beacons', run: beacons.run },
+  { name: 'fanout', run: fanout.run },
+  { name: 'scheduling', run: scheduling.run },
 ];
 
 const OUTPUT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'benchmarks.md');

@@ -1,0 +1,143 @@
+// Helpers of the live-stream benchmarks (beacons, fanout): the caller's key, the subscriber process's
+// protocol, a bare node:http SSE hub for the baselines, and latency summaries.
+import fs from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { frame } from '../src/events/hub.js';
+import type { Child } from './ipc.js';
+
+// ---- The subscriber process (bench/sse-subscribers.ts) and what it answers ----
+
+export const SUBSCRIBERS_SCRIPT = new URL('./sse-subscribers.ts', import.meta.url);
+
+export interface OpenArg {
+  /** A name for this set of connections: stats and close act on one group. */
+  group: string;
+  /** The stream's full URL. */
+  url: string;
+  headers: Record<string, string>;
+  count: number;
+  /** Connections whose `connected` event is still awaited at any time (keeps the accept backlog short). */
+  concurrency: number;
+  timeoutMs: number;
+}
+
+export interface OpenResult {
+  opened: number;
+  ms: number;
+}
+
+/** One event stamped with `meta.sent_at`, as its group's connections received it. */
+export interface SeqStats {
+  seq: number;
+  sentAt: number;
+  /** Deliveries of it. */
+  n: number;
+  /** Earliest and latest receive time (epoch ms, high resolution). */
+  first: number;
+  last: number;
+  /** Time the subscriber process spent in the `data` handlers of the chunks that carried it. */
+  handlerMs: number;
+  /** Receive time minus `sentAt` of every delivery, in ms. */
+  latencies: number[];
+}
+
+export interface GroupStats {
+  connections: number;
+  /** Connections closed before the group was closed (by the server, or an error). */
+  closedEarly: number;
+  /** Events after `connected` per connection (heartbeats are comments, not counted). */
+  minEvents: number;
+  maxEvents: number;
+  totalEvents: number;
+  /** The events stamped with `meta.sent_at` (and `meta.seq`), by seq. */
+  seqs: SeqStats[];
+  /** The last `data:` line received, for building a baseline's identical frame. */
+  lastData: string | null;
+}
+
+/** The `connected` frame Muster's streams open with, for baselines. */
+export const connectedFrame = (orgIds: number[]) => frame(undefined, { type: 'connected', org_ids: orgIds });
+
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+  connection: 'keep-alive',
+};
+
+/** A bare SSE hub for node:http baselines: opens a stream with the same headers and first frame, and writes frames to all. */
+export class BareHub {
+  readonly streams = new Set<ServerResponse>();
+
+  constructor(private readonly first: string) {}
+
+  open(res: ServerResponse): void {
+    res.writeHead(200, SSE_HEADERS);
+    res.write(this.first);
+    this.streams.add(res);
+    res.on('close', () => this.streams.delete(res));
+  }
+
+  broadcast(text: string): void {
+    for (const res of this.streams) res.write(text);
+  }
+
+  closeAll(): void {
+    for (const res of this.streams) res.destroy();
+    this.streams.clear();
+  }
+}
+
+// ---- Figures ----
+
+export interface Distribution {
+  n: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+/** Nearest-rank percentiles. */
+export function distribution(values: readonly number[]): Distribution {
+  const s = Float64Array.from(values).sort();
+  const at = (p: number) => (s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!);
+  return { n: s.length, p50: at(50), p95: at(95), p99: at(99), max: s.length ? s[s.length - 1]! : NaN };
+}
+
+export const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length === 0 ? NaN : s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+/**
+ * How far a child's clock (performance.timeOrigin + performance.now()) is from this process's, in ms:
+ * the offset seen in the quickest of 20 round trips, and the bound on it (half that round trip).
+ */
+export async function clockOffset(child: Child): Promise<{ offsetMs: number; boundMs: number }> {
+  let best = { offsetMs: NaN, boundMs: Infinity };
+  for (let i = 0; i < 20; i++) {
+    const t0 = performance.timeOrigin + performance.now();
+    const remote = await child.call<number>('clock');
+    const t1 = performance.timeOrigin + performance.now();
+    if ((t1 - t0) / 2 < best.boundMs) best = { offsetMs: remote - (t0 + t1) / 2, boundMs: (t1 - t0) / 2 };
+  }
+  return best;
+}
+
+/** Kernel-wide TCP socket count and buffer memory (bytes) from /proc/net/sockstat; undefined off Linux. */
+export function tcpSockstat(): { inuse: number; memBytes: number } | undefined {
+  try {
+    const line = fs
+      .readFileSync('/proc/net/sockstat', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('TCP:'));
+    const inuse = /inuse (\d+)/.exec(line ?? '')?.[1];
+    const mem = /mem (\d+)/.exec(line ?? '')?.[1];
+    if (inuse === undefined || mem === undefined) return undefined;
+    return { inuse: Number(inuse), memBytes: Number(mem) * 4096 }; // `mem` counts pages
+  } catch {
+    return undefined;
+  }
+}
