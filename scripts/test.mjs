@@ -1,11 +1,12 @@
 // `npm test`: every *.test.ts under src/ and test/ through node:test and tsx, one process per file.
 // `npm test -- --pg` (npm run test:pg) runs the same files on PostgreSQL (TEST_DATABASE_URL, default the local one).
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 
 const args = process.argv.slice(2);
-const pg = args.includes('--pg');
 const filters = args.filter((a) => !a.startsWith('--'));
 
 function find(dir) {
@@ -24,11 +25,19 @@ if (files.length === 0) {
 }
 
 const env = { ...process.env };
-if (pg) env.TEST_DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/test';
+if (args.includes('--pg')) env.TEST_DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/test';
+// Test files never drop their PostgreSQL schemas while others run (a drop during another file's
+// migration breaks its catalog listing); every schema of this run carries its id and goes at the end.
+if (env.TEST_DATABASE_URL) env.TEST_RUN_ID = `r${randomBytes(3).toString('hex')}`;
 console.log(`running ${files.length} test files on ${env.TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite'}`);
 
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
-  stdio: 'inherit',
-  env,
-});
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env });
+
+if (env.TEST_DATABASE_URL) {
+  const client = new pg.Client({ connectionString: env.TEST_DATABASE_URL });
+  await client.connect();
+  const { rows } = await client.query('select schema_name from information_schema.schemata where schema_name ~ $1', [`^[a-z]+_${env.TEST_RUN_ID}_`]);
+  for (const { schema_name } of rows) await client.query(`drop schema if exists "${schema_name}" cascade`);
+  await client.end();
+}
 process.exit(result.status ?? 1);

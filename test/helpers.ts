@@ -20,25 +20,38 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/**
+ * A PostgreSQL schema name for one test database. Under `npm run test:pg` every name carries the
+ * run's id and the runner drops them all once the run is over: a schema dropped while another
+ * file's migrator lists the tables of every schema would make that listing fail.
+ */
+export function testSchemaName(prefix = 't'): string {
+  const run = process.env.TEST_RUN_ID;
+  return `${prefix}_${run ? `${run}_` : ''}${process.pid}_${randomBytes(4).toString('hex')}`;
+}
+
+/** Drops a test schema now when the file runs alone; under the runner, the runner drops it later. */
+export async function dropTestSchema(schema: string): Promise<void> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url || process.env.TEST_RUN_ID) return;
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  await c.query(`drop schema if exists ${schema} cascade`);
+  await c.end();
+}
+
 /** A fresh database for one test file: a temp SQLite file, or a new PostgreSQL schema. */
 async function freshDatabaseEnv(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-test-'));
   const removeDir = () => fs.rmSync(dataDir, { recursive: true, force: true });
   const url = process.env.TEST_DATABASE_URL;
   if (!url) return { env: { DATA_DIR: dataDir }, drop: () => Promise.resolve(removeDir()) };
-
-  const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
+  // The server creates its schema at boot (DATABASE_SCHEMA).
+  const schema = testSchemaName();
   return {
     env: { DATA_DIR: dataDir, DATABASE_URL: url, DATABASE_SCHEMA: schema },
     drop: async () => {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`drop schema if exists ${schema} cascade`);
-      await c.end();
+      await dropTestSchema(schema);
       removeDir();
     },
   };

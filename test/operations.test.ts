@@ -6,8 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import pg from 'pg';
-import { body, buildTestApp } from './helpers.js';
+import { body, buildTestApp, dropTestSchema, testSchemaName } from './helpers.js';
 
 // The real process: `src/server.ts` as `npm start` runs it (through tsx instead of the build).
 
@@ -41,17 +40,13 @@ describe('operations', () => {
   const schemas: string[] = [];
   after(async () => {
     dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true }));
-    if (!process.env.TEST_DATABASE_URL || schemas.length === 0) return;
-    const c = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-    await c.connect();
-    for (const s of schemas) await c.query(`drop schema if exists ${s} cascade`);
-    await c.end();
+    for (const s of schemas) await dropTestSchema(s);
   });
 
   /** On a PostgreSQL run, a schema of its own that the server creates at boot. */
   function dbEnv(name: string): Record<string, string> {
     if (!process.env.TEST_DATABASE_URL) return {};
-    const schema = `${name}_${process.pid}_${schemas.length}`;
+    const schema = testSchemaName(name);
     schemas.push(schema);
     return { DATABASE_URL: process.env.TEST_DATABASE_URL, DATABASE_SCHEMA: schema };
   }
