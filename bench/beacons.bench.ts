@@ -2,17 +2,14 @@
 // node:http server that answers the same 201 and writes the same frame to 10 subscribers of its own.
 // The server runs alone on this thread; autocannon runs in a worker thread (lib.ts) and the subscribers
 // in a child process (sse-subscribers.ts), so neither shares the server's event loop.
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { forkTs, type Child } from './ipc.js';
-import { compare, load, machine, startMuster, type BenchResult, type Comparison, type LoadFigures, type LoadOptions, type MusterServer } from './lib.js';
+import { compare, load, machine, startMuster, type BenchResult, type Comparison, type LoadFigures, type LoadOptions, type MusterServer, fsyncMedianMs, liveKey } from './lib.js';
 import { BareHub, SUBSCRIBERS_SCRIPT, connectedFrame, type GroupStats } from './sse.js';
-import { liveKey } from './lib.js';
 
 const NAME = 'beacons';
 const SECONDS = 3;
@@ -62,26 +59,6 @@ async function startBeaconBaseline(body: object, text: string, orgIds: number[])
   };
 }
 
-/** Median time of one fdatasync of 32 KB just written, in a scratch file of `dir` (the probe of incidents.bench.ts). */
-function fsyncMedianMs(dir: string): number {
-  const file = path.join(dir, 'fsync-probe');
-  const fd = fs.openSync(file, 'w');
-  const chunk = Buffer.alloc(32 * 1024, 1);
-  const times: number[] = [];
-  try {
-    for (let i = 0; i < 200; i++) {
-      fs.writeSync(fd, chunk);
-      const t = performance.now();
-      fs.fdatasyncSync(fd);
-      times.push(performance.now() - t);
-    }
-  } finally {
-    fs.closeSync(fd);
-    fs.rmSync(file, { force: true });
-  }
-  times.sort((a, b) => a - b);
-  return times[times.length >> 1]!;
-}
 
 interface SqliteTimes {
   /** Calls of Database.prepare (a statement cache in front of it makes them rare) and their time. */

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import type { IncidentSource, IncidentStatus, Priority } from '../src/db/schema.js';
 import { scoped, type Scope } from '../src/db/scope.js';
 import { slaTimes } from '../src/modules/incidents/sla.js';
-import { compare, liveKey, machine, startBaseline, startMuster, type BenchResult, type Comparison, type LoadFigures, type Server } from './lib.js';
+import { compare, liveKey, machine, startBaseline, startMuster, type BenchResult, type Comparison, type LoadFigures, type Server, fsyncMedianMs } from './lib.js';
 
 const NAME = 'incidents';
 const SECONDS = 3;
@@ -197,26 +197,6 @@ function plan(file: string, q: { sql: string; parameters: readonly unknown[] }):
   }
 }
 
-/** Median time of one fdatasync of 32 KB just written, in a scratch file of `dir`: what each commit pays at least. */
-function fsyncMedianMs(dir: string): number {
-  const file = path.join(dir, 'fsync-probe');
-  const fd = fs.openSync(file, 'w');
-  const chunk = Buffer.alloc(32 * 1024, 1);
-  const times: number[] = [];
-  try {
-    for (let i = 0; i < 200; i++) {
-      fs.writeSync(fd, chunk);
-      const t = performance.now();
-      fs.fdatasyncSync(fd);
-      times.push(performance.now() - t);
-    }
-  } finally {
-    fs.closeSync(fd);
-    fs.rmSync(file, { force: true });
-  }
-  times.sort((a, b) => a - b);
-  return times[times.length >> 1]!;
-}
 
 async function total(app: FastifyInstance, key: string): Promise<number> {
   const r = await app.inject({ method: 'GET', url: '/v1/tickets?limit=1', headers: { 'x-api-key': key } });

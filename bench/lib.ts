@@ -213,3 +213,24 @@ export async function liveKey(app: FastifyInstance): Promise<string> {
   if (created.statusCode !== 201) throw new Error(`create key: ${created.statusCode} ${created.body}`);
   return created.json<{ key: string }>().key;
 }
+
+/** Median time of one fdatasync of 32 KB just written, in a scratch file of `dir`: what each commit pays at least. */
+export function fsyncMedianMs(dir: string): number {
+  const file = path.join(dir, 'fsync-probe');
+  const fd = fs.openSync(file, 'w');
+  const chunk = Buffer.alloc(32 * 1024, 1);
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < 200; i++) {
+      fs.writeSync(fd, chunk);
+      const t = performance.now();
+      fs.fdatasyncSync(fd);
+      times.push(performance.now() - t);
+    }
+  } finally {
+    fs.closeSync(fd);
+    fs.rmSync(file, { force: true });
+  }
+  times.sort((a, b) => a - b);
+  return times[times.length >> 1]!;
+}
