@@ -59,6 +59,8 @@ export interface ContextOverrides {
   clock?: Clock;
   log?: FastifyBaseLogger;
   database?: Database;
+  /** Sees the SQL of every query (tests that count queries). */
+  onQuery?: (sql: string) => void;
 }
 
 export function createLogger(config: Config): FastifyBaseLogger {
@@ -77,6 +79,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       databaseUrl: config.databaseUrl,
       databaseSchema: config.databaseSchema,
       sqliteFile: path.join(config.dataDir, 'muster.db'),
+      ...(overrides.onQuery ? { onQuery: overrides.onQuery } : {}),
     });
   await migrateToLatest(database);
   const secret = await instanceSecret(database.db);

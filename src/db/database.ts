@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.js';
 import { ImmediateSqliteDialect } from './sqlite-dialect.js';
@@ -24,6 +24,8 @@ export interface DatabaseOptions {
   /** SQLite file; `:memory:` for a private in-memory database. */
   sqliteFile?: string;
   poolSize?: number;
+  /** Called with the SQL of every query (diagnostics and tests). */
+  onQuery?: (sql: string) => void;
 }
 
 // COUNT(*) and BIGINT ids come back from pg as strings; every id and count here fits in 2^53.
@@ -31,12 +33,18 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
 
 export function openDatabase(options: DatabaseOptions): Database {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.databaseSchema, options.poolSize ?? 10);
+  const onQuery = options.onQuery;
+  const log: KyselyConfig['log'] = onQuery
+    ? (e) => {
+        if (e.level === 'query') onQuery(e.query.sql);
+      }
+    : undefined;
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.databaseSchema, options.poolSize ?? 10, log);
   if (!options.sqliteFile) throw new Error('openDatabase needs databaseUrl or sqliteFile');
-  return openSqlite(options.sqliteFile);
+  return openSqlite(options.sqliteFile, log);
 }
 
-function openSqlite(file: string): Database {
+function openSqlite(file: string, log: KyselyConfig['log']): Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
@@ -45,7 +53,7 @@ function openSqlite(file: string): Database {
   sqlite.pragma('foreign_keys = ON');
   // Another process holding the write lock (a migration, a second CLI) makes us wait, not fail.
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }), ...(log ? { log } : {}) });
   return {
     db,
     dialect: 'sqlite',
@@ -78,7 +86,7 @@ function withStatementCache(sqlite: SQLite.Database, max = 500) {
   };
 }
 
-function openPostgres(connectionString: string, schema: string | undefined, max: number): Database {
+function openPostgres(connectionString: string, schema: string | undefined, max: number, log: KyselyConfig['log']): Database {
   const pool = new pg.Pool({
     connectionString,
     max,
@@ -86,7 +94,7 @@ function openPostgres(connectionString: string, schema: string | undefined, max:
   });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
   return {
     db,
     dialect: 'postgres',
