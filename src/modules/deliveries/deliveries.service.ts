@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { notFound } from '../../lib/errors.js';
+import { fetchWindow, pageOf } from '../../lib/paging.js';
 import type { PagingQuery } from '../../lib/schemas.js';
 import { signToken, verifyToken } from '../../lib/signing.js';
 import { findUserById } from '../users/users.repository.js';
@@ -10,29 +11,25 @@ import { attemptsOf, listForUser, requeueFailed } from './outbox.repository.js';
 
 /** The caller's deliveries in their mode, newest first, each with its attempts. */
 export async function listDeliveries(ctx: AppContext, actor: Actor, q: PagingQuery) {
-  const rows = await listForUser(ctx.db, actor.userId, actor.mode, q.limit + 1, (q.page - 1) * q.limit);
-  const page = rows.slice(0, q.limit);
-  const attempts = await attemptsOf(ctx.db, page.map((r) => r.id));
-  return {
-    deliveries: page.map((r) => ({
-      id: r.id,
-      kind: r.kind,
-      topic: r.topic,
-      recipient: r.recipient,
-      status: r.status,
-      attempts: r.attempts,
-      next_attempt_at: r.status === 'pending' ? r.next_attempt_at : null,
-      last_error: r.last_error,
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-      attempt_log: attempts
-        .filter((a) => a.outbox_id === r.id)
-        .map((a) => ({ attempt: a.attempt, outcome: a.outcome, status_code: a.status_code, error: a.error, duration_ms: a.duration_ms, at: a.created_at })),
-    })),
-    page: q.page,
-    limit: q.limit,
-    has_more: rows.length > q.limit,
-  };
+  const w = fetchWindow(q);
+  const rows = await listForUser(ctx.db, actor.userId, actor.mode, w.limit, w.offset);
+  const attempts = await attemptsOf(ctx.db, rows.slice(0, q.limit).map((r) => r.id));
+  const { items, ...page } = pageOf(rows, q, (r) => ({
+    id: r.id,
+    kind: r.kind,
+    topic: r.topic,
+    recipient: r.recipient,
+    status: r.status,
+    attempts: r.attempts,
+    next_attempt_at: r.status === 'pending' ? r.next_attempt_at : null,
+    last_error: r.last_error,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    attempt_log: attempts
+      .filter((a) => a.outbox_id === r.id)
+      .map((a) => ({ attempt: a.attempt, outcome: a.outcome, status_code: a.status_code, error: a.error, duration_ms: a.duration_ms, at: a.created_at })),
+  }));
+  return { deliveries: items, ...page };
 }
 
 /** Sends a failed delivery again now (its owner, its mode). */

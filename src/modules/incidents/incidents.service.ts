@@ -4,7 +4,7 @@ import type { Tx } from '../../db/transaction.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { randomToken } from '../../lib/crypto.js';
-import { forbidden, invalidField, notFound } from '../../lib/errors.js';
+import { invalidField, notFound } from '../../lib/errors.js';
 import { queueDelivery, queuePhoneAlert } from '../deliveries/outbox.js';
 import { actorScope, orgAccess, targetOrg } from '../orgs/access.js';
 import { findMember } from '../orgs/members.repository.js';
@@ -87,11 +87,7 @@ export async function createIncident(ctx: AppContext, actor: Actor, input: Creat
 }
 
 export async function listIncidents(ctx: AppContext, actor: Actor, q: ListIncidentsQuery) {
-  const scope = await actorScope(ctx, actor);
-  if (q.org_id !== undefined) {
-    if (!scope.orgIds.includes(q.org_id)) throw forbidden();
-    scope.orgIds = [q.org_id];
-  }
+  const scope = await actorScope(ctx, actor, q.org_id);
   const filter = { status: q.status, priority: q.priority };
   const [rows, total] = await Promise.all([
     repo.listIncidents(ctx.db, scope, filter, q.limit, (q.page - 1) * q.limit),

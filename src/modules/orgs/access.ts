@@ -44,9 +44,15 @@ export async function orgAccess(ctx: AppContext, actor: Actor, ref: OrgRef, need
 
 export const atLeast = (role: Role, need: Role) => ROLE_RANK[role] >= ROLE_RANK[need];
 
-/** The tenant scope of a caller: every org they belong to, in the mode of their credential. */
-export async function actorScope(ctx: AppContext, actor: Actor): Promise<Scope> {
-  return { orgIds: await memberOrgIds(ctx.db, actor.userId), mode: actor.mode };
+/**
+ * The tenant scope of a caller: every org they belong to, in the mode of their credential; or
+ * only `orgId` when a list asks for one, which must be one of theirs (403 otherwise).
+ */
+export async function actorScope(ctx: AppContext, actor: Actor, orgId?: number): Promise<Scope> {
+  const orgIds = await memberOrgIds(ctx.db, actor.userId);
+  if (orgId === undefined) return { orgIds, mode: actor.mode };
+  if (!orgIds.includes(orgId)) throw forbidden();
+  return { orgIds: [orgId], mode: actor.mode };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { escapeHtml } from '../../lib/html.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../lib/errors.js';
@@ -8,14 +9,13 @@ import { Booking, CancelBody, RescheduleBody, TokenParams } from './scheduling.s
 const tags = ['Bookings'];
 const pub = { public: true };
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><title>${escape(title)} · Muster</title>
+<meta name="robots" content="noindex"><title>${escapeHtml(title)} · Muster</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;background:#f5f6f8;color:#1d2433;margin:0}main{max-width:32rem;margin:3rem auto;padding:1.5rem;background:#fff;border-radius:.6rem;box-shadow:0 1px 3px #0002}
 button{font:inherit;padding:.6rem 1.2rem;border:0;border-radius:.4rem;background:#1849a9;color:#fff;cursor:pointer}button.decline{background:#b42318}</style></head>
-<body><main><h1>${escape(title)}</h1>${body}</main></body></html>`;
+<body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
 }
 
 const wantsJson = (request: FastifyRequest) => (request.headers.accept ?? '').includes('application/json');
@@ -36,7 +36,7 @@ async function decide(ctx: AppContext, token: string, json: boolean, reply: Fast
       .send(
         page(
           `${verb} this booking?`,
-          `<p>${escape(b.attendee_name)} &lt;${escape(b.attendee_email)}&gt;<br>${escape(b.start_time.replace('T', ' ').slice(0, 16))} UTC · currently <b>${b.status}</b></p>
+          `<p>${escapeHtml(b.attendee_name)} &lt;${escapeHtml(b.attendee_email)}&gt;<br>${escapeHtml(b.start_time.replace('T', ' ').slice(0, 16))} UTC · currently <b>${b.status}</b></p>
 <form method="post"><button class="${decision}" type="submit">${verb}</button></form>`,
         ),
       );
@@ -51,7 +51,7 @@ async function decide(ctx: AppContext, token: string, json: boolean, reply: Fast
 function htmlError(reply: FastifyReply) {
   return (err: unknown): undefined => {
     if (!(err instanceof AppError) || err.status >= 500) throw err;
-    void reply.status(err.status).type('text/html; charset=utf-8').send(page(err.status === 404 ? 'Link not valid' : 'Not possible', `<p>${escape(err.message)}</p>`));
+    void reply.status(err.status).type('text/html; charset=utf-8').send(page(err.status === 404 ? 'Link not valid' : 'Not possible', `<p>${escapeHtml(err.message)}</p>`));
     return undefined;
   };
 }

@@ -4,6 +4,7 @@ import { flag, type BookingStatus, type Mode } from '../../db/schema.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { randomToken } from '../../lib/crypto.js';
+import { fetchWindow, pageOf } from '../../lib/paging.js';
 import { conflict, notFound, slotUnavailable } from '../../lib/errors.js';
 import { signToken, verifyToken } from '../../lib/signing.js';
 import type { Slot } from './availability.js';
@@ -174,8 +175,10 @@ export async function listBookings(ctx: AppContext, actor: Actor, f: repo.Bookin
   // Stored times are ISO text in UTC with milliseconds; any other RFC 3339 spelling would compare wrongly as text.
   const at = (t: string | undefined) => (t === undefined ? undefined : iso(new Date(t)));
   const filter = { ...f, from: at(f.from), to: at(f.to) };
-  const rows = await repo.listHostBookings(ctx.db, actor.userId, flag(actor.mode === 'live'), filter, f.limit + 1, (f.page - 1) * f.limit);
-  return { bookings: rows.slice(0, f.limit).map((r) => toBooking(ctx, r)), page: f.page, limit: f.limit, has_more: rows.length > f.limit };
+  const w = fetchWindow(f);
+  const rows = await repo.listHostBookings(ctx.db, actor.userId, flag(actor.mode === 'live'), filter, w.limit, w.offset);
+  const { items, ...page } = pageOf(rows, f, (r) => toBooking(ctx, r));
+  return { bookings: items, ...page };
 }
 
 /** The booking a public token was made for, or 404 (a forged or foreign token names nothing). */

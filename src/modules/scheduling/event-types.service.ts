@@ -71,21 +71,32 @@ export interface EventTypeAccess {
   bookingPath: string;
 }
 
+/** Lookups shared by the event types of one list: each owner and each team is read once. */
+type Memo = Map<string, Promise<unknown>>;
+function once<T>(memo: Memo | undefined, key: string, load: () => Promise<T>): Promise<T> {
+  if (!memo) return load();
+  if (!memo.has(key)) memo.set(key, load());
+  return memo.get(key) as Promise<T>;
+}
+
 /** The lock state and public path of an event type, from its owner's plan or its team's lock. */
-export async function describe(ctx: AppContext, row: PositionedEventType, actor?: Actor): Promise<EventTypeAccess> {
+export async function describe(ctx: AppContext, row: PositionedEventType, actor?: Actor, memo?: Memo): Promise<EventTypeAccess> {
   if (row.team_id === null) {
-    const owner = await findUserById(ctx.db, row.owner_id);
+    const owner = await once(memo, `user:${row.owner_id}`, () => findUserById(ctx.db, row.owner_id));
     const limit = PLAN_LIMITS[owner?.plan ?? 'free'].eventTypes;
     return { row, locked: isLockedAt(row.position, limit), bookingPath: `/assign/${owner?.slug ?? ''}/${row.slug}` };
   }
-  const team = await ctx.db
-    .selectFrom('teams')
-    .innerJoin('orgs', 'orgs.id', 'teams.org_id')
-    .select(['teams.slug as team_slug', 'orgs.slug as org_slug'])
-    .where('teams.id', '=', row.team_id)
-    .executeTakeFirstOrThrow();
-  const locked = actor ? (await teamAccess(ctx, actor, team.org_slug, team.team_slug)).teamLocked : false;
-  return { row, locked, bookingPath: `/book/${team.org_slug}/${team.team_slug}/${row.slug}` };
+  const teamId = row.team_id;
+  const team = await once(memo, `team:${teamId}`, async () => {
+    const t = await ctx.db
+      .selectFrom('teams')
+      .innerJoin('orgs', 'orgs.id', 'teams.org_id')
+      .select(['teams.slug as team_slug', 'orgs.slug as org_slug'])
+      .where('teams.id', '=', teamId)
+      .executeTakeFirstOrThrow();
+    return { ...t, locked: actor ? (await teamAccess(ctx, actor, t.org_slug, t.team_slug)).teamLocked : false };
+  });
+  return { row, locked: team.locked, bookingPath: `/book/${team.org_slug}/${team.team_slug}/${row.slug}` };
 }
 
 /** The event type as the caller may see it (same mode; personal: the owner; team: members of its org), else 404. */
@@ -184,12 +195,9 @@ export async function createForTeam(ctx: AppContext, actor: Actor, orgSlug: stri
 
 export async function listEventTypes(ctx: AppContext, actor: Actor): Promise<{ event_types: EventType[] }> {
   const rows = await repo.listVisible(ctx.db, actor.userId, await repo.teamIdsOfMember(ctx.db, actor.userId), flag(actor.mode === 'live'));
-  const out: EventType[] = [];
-  for (const row of rows) {
-    const d = await describe(ctx, row, actor);
-    out.push(toEventType(ctx, row, d.locked, d.bookingPath));
-  }
-  return { event_types: out };
+  const memo: Memo = new Map();
+  const described = await Promise.all(rows.map((row) => describe(ctx, row, actor, memo)));
+  return { event_types: described.map((d) => toEventType(ctx, d.row, d.locked, d.bookingPath)) };
 }
 
 export async function getEventType(ctx: AppContext, actor: Actor, id: number): Promise<EventType> {

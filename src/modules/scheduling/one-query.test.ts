@@ -49,6 +49,19 @@ describe('team availability reads all bookings in one query', () => {
     return queries.filter((q) => /from "bookings"/.test(q)).length;
   }
 
+  test('listing event types reads each owner once, not once per event type', async () => {
+    const owner = await signUp(t.app, { name: 'Lister' });
+    await setPlan(t.app, root.cookie, owner.id, 'starter');
+    for (const name of ['One', 'Two', 'Three']) {
+      const res = await t.app.inject({ method: 'POST', url: '/v1/event-types', headers: { cookie: owner.cookie }, payload: { name, duration_minutes: 30 } });
+      assert.equal(res.statusCode, 201, res.body);
+    }
+    queries.length = 0;
+    const list = await t.app.inject({ url: '/v1/event-types', headers: { cookie: owner.cookie } });
+    assert.equal(body<{ event_types: unknown[] }>(list).event_types.length, 3);
+    assert.equal(queries.filter((q) => /from "users"/.test(q)).length, 1);
+  });
+
   test('one host and five hosts cost the same single query on bookings', async () => {
     const small = await bookingQueries(await team('solo', 1));
     const large = await bookingQueries(await team('five', 5));

@@ -2,7 +2,8 @@ import type { AppContext } from '../../context.js';
 import { flag } from '../../db/schema.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
-import { forbidden, invalidField } from '../../lib/errors.js';
+import { invalidField } from '../../lib/errors.js';
+import { fetchWindow, pageOf } from '../../lib/paging.js';
 import { queueDelivery } from '../deliveries/outbox.js';
 import { findIncident } from '../incidents/incidents.repository.js';
 import { actorScope, targetOrg } from '../orgs/access.js';
@@ -118,11 +119,8 @@ export async function createSignal(ctx: AppContext, actor: Actor, input: CreateS
 }
 
 export async function listSignals(ctx: AppContext, actor: Actor, q: ListSignalsQuery) {
-  const scope = await actorScope(ctx, actor);
-  if (q.org_id !== undefined) {
-    if (!scope.orgIds.includes(q.org_id)) throw forbidden();
-    scope.orgIds = [q.org_id];
-  }
-  const rows = await listRows(ctx.db, scope, q.type, q.limit + 1, (q.page - 1) * q.limit);
-  return { signals: rows.slice(0, q.limit).map(toSignal), page: q.page, limit: q.limit, has_more: rows.length > q.limit };
+  const w = fetchWindow(q);
+  const rows = await listRows(ctx.db, await actorScope(ctx, actor, q.org_id), q.type, w.limit, w.offset);
+  const { items, ...page } = pageOf(rows, q, toSignal);
+  return { signals: items, ...page };
 }

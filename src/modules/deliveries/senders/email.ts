@@ -1,4 +1,5 @@
 import nodemailer from 'nodemailer';
+import { escapeHtml } from '../../../lib/html.js';
 import type { AppContext } from '../../../context.js';
 import { invitationIcs, type Invitation } from '../ics.js';
 import type { OutboxRow } from '../outbox.repository.js';
@@ -10,11 +11,10 @@ interface EmailPayload {
   ics?: Invitation;
 }
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** The HTML part: the text, escaped, with its links clickable. */
 function toHtml(text: string): string {
-  const body = escape(text)
+  const body = escapeHtml(text)
     .replace(/https?:\/\/[^\s<]+/g, (url) => `<a href="${url}">${url}</a>`)
     .replace(/\n/g, '<br>\n');
   return `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5">${body}</body></html>`;
