@@ -15,6 +15,10 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PostgreSQL schema to use (search_path); lets several instances or test runs share one database. */
   databaseSchema: string | undefined;
+  /** Redis connection string; set it to share live events, beacon state and rate-limit counters between instances. */
+  redisUrl: string | undefined;
+  /** Prefix of every Redis key Muster writes (several deployments or test runs can share one Redis). */
+  redisPrefix: string;
   /** Emails that are instance admins in addition to the first registered user. Lower-cased. */
   adminEmails: readonly string[];
   logLevel: LogLevel;
@@ -107,6 +111,13 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL; leave it unset for the embedded SQLite database');
   }
 
+  const redisUrl = value('REDIS_URL');
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    problems.push('REDIS_URL must be a redis:// or rediss:// URL; leave it unset for one instance');
+  }
+  const redisPrefix = value('REDIS_PREFIX') ?? 'muster:';
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(redisPrefix)) problems.push('REDIS_PREFIX must be 1-64 characters of letters, digits and : _ . -');
+
   const databaseSchema = value('DATABASE_SCHEMA');
   if (databaseSchema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) {
     problems.push(`DATABASE_SCHEMA must be a lower-case SQL identifier (got "${databaseSchema}")`);
@@ -147,6 +158,8 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(value('DATA_DIR') ?? './data'),
     databaseUrl,
     databaseSchema,
+    redisUrl,
+    redisPrefix,
     adminEmails,
     logLevel: logLevel ?? 'info',
     trustProxy: bool('TRUST_PROXY', false),

@@ -11,6 +11,8 @@ import { withTransaction, type Tx } from './db/transaction.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLocalStorage, type ObjectStorage } from './lib/storage.js';
 import { createPasswordHasher, type PasswordHasher } from './lib/passwords.js';
+import { connectRedis } from './lib/redis.js';
+import type { Redis } from 'ioredis';
 
 /** Everything a service needs, built once: the one composition root. */
 export interface AppContext {
@@ -26,6 +28,8 @@ export interface AppContext {
   /** Where uploads live: local disk under DATA_DIR/uploads (an S3-compatible store can implement the same interface). */
   storage: ObjectStorage;
   outbox: OutboxSignal;
+  /** The instance's Redis connection when REDIS_URL is set (shared state between instances), else null. */
+  redis: Redis | null;
   /** Runs `fn` in one transaction; `tx.onCommit` hooks run after it commits. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -84,6 +88,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   await migrateToLatest(database);
   const secret = await instanceSecret(database.db);
 
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, log) : null;
   const bus = createLocalBus();
   const hub = new Hub(bus, {
     heartbeatMs: config.sseHeartbeatMs,
@@ -109,10 +114,12 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     secret,
     storage: createLocalStorage(path.join(config.dataDir, 'uploads')),
     outbox: createOutboxSignal(),
+    redis,
     transaction: (fn) => withTransaction(database.db, fn, (err) => log.error({ err }, 'after-commit hook failed')),
     close: async () => {
       hub.close();
       await bus.close();
+      redis?.disconnect();
       await database.destroy();
     },
   };
