@@ -8,6 +8,7 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import { deliveriesRoutes } from './modules/deliveries/deliveries.routes.js';
 import { incidentsRoutes } from './modules/incidents/incidents.routes.js';
 import { orgsRoutes } from './modules/orgs/orgs.routes.js';
+import { pagesAssetsRoutes } from './modules/pages-assets/pages-assets.routes.js';
 import { bookingLinksRoutes } from './modules/scheduling/booking-links.routes.js';
 import { bookingsRoutes } from './modules/scheduling/bookings.routes.js';
 import { eventTypesRoutes } from './modules/scheduling/event-types.routes.js';
@@ -16,9 +17,14 @@ import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { teamsRoutes } from './modules/orgs/teams.routes.js';
 import { healthRoutes } from './modules/system/health.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
+import { webRoutes } from './modules/web/web.routes.js';
 import authPlugin from './plugins/auth.js';
+import csrfPlugin from './plugins/csrf.js';
 import errorsPlugin from './plugins/errors.js';
+import idempotencyPlugin from './plugins/idempotency.js';
 import openapiPlugin from './plugins/openapi.js';
+import rateLimitPlugin from './plugins/rate-limit.js';
+import securityHeadersPlugin from './plugins/security-headers.js';
 import { installValidators } from './plugins/validation.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -37,8 +43,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     requestIdHeader: false,
     bodyLimit: ctx.config.bodyLimit,
     trustProxy: ctx.config.trustProxy,
-    // Slow-loris guard: a request must arrive whole within 30 s. Idle sockets are not cut (live streams).
-    requestTimeout: 30_000,
+    // Slow-loris guard: a request must arrive whole within 30 s, its headers within 10 s
+    // (REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS). Idle sockets are not cut (live streams).
+    requestTimeout: ctx.config.requestTimeoutMs,
+    http: { headersTimeout: ctx.config.headersTimeoutMs },
     // Longer than the usual load balancer idle timeout (60 s), so the proxy closes first.
     keepAliveTimeout: 72_000,
     // On shutdown, idle keep-alive sockets close at once and in-flight requests finish.
@@ -69,8 +77,15 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(errorsPlugin);
   await app.register(openapiPlugin, { ctx });
   await app.register(authPlugin, { ctx });
+  // After auth, in this order: count the request, refuse cross-site cookie writes, claim its
+  // Idempotency-Key (preHandler); security headers on every answer (onSend).
+  await app.register(rateLimitPlugin, { ctx });
+  await app.register(csrfPlugin, { ctx });
+  await app.register(idempotencyPlugin, { ctx });
+  await app.register(securityHeadersPlugin, { ctx });
 
   await app.register(healthRoutes, { ctx });
+  await app.register(pagesAssetsRoutes);
   await app.register(usersRoutes, { ctx });
   await app.register(authRoutes, { ctx });
   await app.register(apiKeysRoutes, { ctx });
@@ -85,6 +100,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(bookingLinksRoutes, { ctx });
   // Not wrapped in fastify-plugin: its multipart parser stays inside the upload routes.
   await app.register(uploadsRoutes, { ctx });
+  // The front end (dashboard, field terminal, booking and management pages, /embed.js).
+  await app.register(webRoutes);
 
   return app;
 }

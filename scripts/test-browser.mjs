@@ -1,0 +1,30 @@
+// `npm run test:browser`: builds the service and the pages, then runs test/browser/*.test.ts one
+// file at a time; each file starts `node dist/server.js` on its own data directory and drives
+// Debian's Chromium (CHROMIUM_PATH, default /usr/bin/chromium) through playwright-core.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+if (!fs.existsSync(chromium)) {
+  console.error(`Chromium not found at ${chromium}. Install it with: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  process.exit(1);
+}
+const filters = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+if (!process.argv.includes('--no-build')) {
+  const build = spawnSync('npm', ['run', 'build'], { stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+const dir = 'test/browser';
+const files = fs
+  .readdirSync(dir)
+  .filter((f) => f.endsWith('.test.ts'))
+  .map((f) => path.join(dir, f))
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+if (files.length === 0) {
+  console.error('no browser test files matched');
+  process.exit(1);
+}
+console.log(`running ${files.length} browser test files (screenshots in ${process.env.SCREENSHOT_DIR ?? 'test/browser/screenshots'})`);
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...files], { stdio: 'inherit' });
+process.exit(result.status ?? 1);

@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+
+/** Where `npm run build` puts the front end: dist/web beside dist/server.js (also found from src/ under tsx). */
+export const defaultWebDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist/web');
+
+/** Page addresses and the built HTML file each one serves. The pages route on the client. */
+export const PAGES: readonly { file: string; paths: readonly string[] }[] = [
+  { file: 'app.html', paths: ['/app', '/app/*'] },
+  { file: 'field.html', paths: ['/field', '/field/*'] },
+  {
+    file: 'book.html',
+    paths: ['/assign/:username/:event_slug', '/assign/:org_slug/:team_slug/:event_slug', '/book/:username/:event_slug', '/book/:org_slug/:team_slug/:event_slug'],
+  },
+  { file: 'manage.html', paths: ['/bookings/manage/:token'] },
+];
+
+const NOT_BUILT =
+  '<!doctype html><meta charset="utf-8"><title>Muster</title><h1>The web pages are not built</h1><p>Run <code>npm run build</code> (or <code>npm start</code>, which builds first) and reload.</p>';
+
+/**
+ * Serves the built front end: the HTML pages (no-cache, so a deploy is picked up at once), hashed
+ * assets under /assets/ (immutable) and the few stable files at the root (/embed.js, the service
+ * worker, the manifest and icons; revalidated). Without a build the pages answer 503 with the fix.
+ */
+export const webRoutes: FastifyPluginAsync<{ webDir?: string }> = async (app, opts) => {
+  // Every page and file here is public: pages call the API with the visitor's own session cookie.
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, public: true };
+  });
+  const webDir = opts.webDir ?? defaultWebDir;
+  const built = fs.existsSync(path.join(webDir, 'app.html'));
+  if (!built) app.log.warn({ webDir }, 'web front end not built; pages answer 503 until `npm run build`');
+
+  const html = new Map<string, string>();
+  const page = (file: string) => (_req: unknown, reply: FastifyReply) => {
+    let body = html.get(file);
+    if (body === undefined && built) {
+      body = fs.readFileSync(path.join(webDir, file), 'utf8');
+      html.set(file, body);
+    }
+    reply.header('cache-control', 'no-cache');
+    if (body === undefined) return reply.status(503).type('text/html; charset=utf-8').send(NOT_BUILT);
+    return reply.type('text/html; charset=utf-8').send(body);
+  };
+
+  for (const { file, paths } of PAGES) {
+    for (const url of paths) app.get(url, { schema: { hide: true } }, page(file));
+  }
+  app.get('/', { schema: { hide: true } }, (_req, reply) => reply.redirect('/app/'));
+
+  if (!built) return;
+  await app.register(fastifyStatic, {
+    root: webDir,
+    prefix: '/',
+    wildcard: false,
+    index: false,
+    // Pages go through the routes above; Vite's manifest is for the build only.
+    allowedPath: (pathName) => !pathName.endsWith('.html') && !pathName.startsWith('/.vite'),
+    setHeaders: (res, filePath) => {
+      const rel = path.relative(webDir, filePath);
+      res.header('cache-control', rel.startsWith(`assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
+};

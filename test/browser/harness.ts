@@ -1,0 +1,163 @@
+// Browser tests: a real server started from the build (`node dist/server.js`) on a fresh data
+// directory, and Debian's Chromium driven by playwright-core. `npm run test:browser` builds first.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOT_DIR = path.resolve(process.env.SCREENSHOT_DIR ?? 'test/browser/screenshots');
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+export interface Server {
+  url: string;
+  dataDir: string;
+  /** Everything the server printed (JSON log lines): emails are logged when no SMTP_URL is set. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `node dist/server.js` on a free port with its own DATA_DIR; resolves once /readyz answers. */
+export async function startServer(env: Record<string, string> = {}): Promise<Server> {
+  if (!fs.existsSync(path.join(ROOT, 'dist/server.js')) || !fs.existsSync(path.join(ROOT, 'dist/web/app.html'))) {
+    throw new Error('dist/ is not built: run `npm run test:browser` (it builds first) or `npm run build`');
+  }
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-browser-'));
+  const url = `http://127.0.0.1:${port}`;
+  let out = '';
+  const child: ChildProcess = spawn(process.execPath, ['dist/server.js'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_URL: url,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited during start:\n${out}`);
+    try {
+      const res = await fetch(`${url}/readyz`);
+      if (res.ok) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (i > 200) throw new Error(`server did not become ready:\n${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    dataDir,
+    output: () => out,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Headless Chromium with the flags this sandbox needs (no background networking to Google). */
+export async function launchBrowser(): Promise<Browser> {
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+export const PHONE = { width: 390, height: 844 } as const;
+export const DESKTOP = { width: 1280, height: 800 } as const;
+
+/** Saves a full-page screenshot as `<name>-<phone|desktop>.png` under SCREENSHOT_DIR (not committed). */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const size = page.viewportSize();
+  const kind = size && size.width < 700 ? 'phone' : 'desktop';
+  const file = path.join(SCREENSHOT_DIR, `${name}-${kind}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/** Collects console errors and failed requests of a page, so a test can assert the page ran cleanly. */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') errors.push(`console: ${msg.text()}`);
+  });
+  return errors;
+}
+
+let seq = 0;
+export function uniqueEmail(prefix = 'user'): string {
+  seq += 1;
+  return `${prefix}-${process.pid}-${seq}@example.com`;
+}
+
+export interface ApiUser {
+  id: number;
+  email: string;
+  password: string;
+  name: string;
+  slug: string;
+  /** `muster_session=...` for fetch calls made by the test itself. */
+  cookie: string;
+}
+
+/** JSON call from the test (not the browser) with an optional session cookie. */
+export async function call<T = unknown>(server: Server, method: string, urlPath: string, body?: unknown, cookie?: string): Promise<{ status: number; body: T }> {
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (cookie) headers.cookie = cookie;
+  const res = await fetch(server.url + urlPath, { method, headers, body: body === undefined ? null : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+/** Registers and logs in a user through the API. */
+export async function signUp(server: Server, fields: { name?: string; timezone?: string; email?: string } = {}): Promise<ApiUser> {
+  const input = { email: uniqueEmail(), password: 'correct horse battery', name: 'Test User', ...fields };
+  const created = await call<{ id: number; email: string; name: string; slug: string }>(server, 'POST', '/v1/users', input);
+  if (created.status !== 201) throw new Error(`register: ${created.status} ${JSON.stringify(created.body)}`);
+  const res = await fetch(`${server.url}/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: input.email, password: input.password }),
+  });
+  if (res.status !== 200) throw new Error(`login: ${res.status} ${await res.text()}`);
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('muster_session='))?.split(';')[0];
+  if (!cookie) throw new Error('login set no session cookie');
+  return { ...created.body, password: input.password, cookie };
+}
+
+/** A browser context already signed in as `user` (the session cookie set on the server's origin). */
+export async function signedInContext(browser: Browser, server: Server, user: ApiUser, options: Parameters<Browser['newContext']>[0] = {}): Promise<BrowserContext> {
+  const context = await browser.newContext(options);
+  const [name, value] = user.cookie.split('=') as [string, string];
+  await context.addCookies([{ name, value, url: server.url, httpOnly: true, sameSite: 'Lax' }]);
+  return context;
+}

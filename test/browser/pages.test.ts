@@ -1,0 +1,45 @@
+/// <reference lib="dom" />
+// Every page address serves its built page, the assets load, and nothing errors in the console.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, startServer, watchErrors, type Server } from './harness.js';
+
+let server: Server;
+let browser: Browser;
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+test('the root redirects to the dashboard, which renders without errors', async () => {
+  const page = await browser.newPage();
+  const errors = watchErrors(page);
+  const res = await page.goto(server.url + '/');
+  assert.equal(new URL(page.url()).pathname, '/app/');
+  assert.equal(res?.status(), 200);
+  await page.waitForSelector('#root *');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('hashed assets are immutable, pages are revalidated, /embed.js is served', async () => {
+  const page = await fetch(server.url + '/field');
+  assert.equal(page.status, 200);
+  assert.equal(page.headers.get('cache-control'), 'no-cache');
+  const html = await page.text();
+  const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+  assert.ok(asset, 'the page references a hashed script');
+  const js = await fetch(server.url + asset);
+  assert.equal(js.status, 200);
+  assert.match(js.headers.get('cache-control') ?? '', /immutable/);
+  const embed = await fetch(server.url + '/embed.js');
+  assert.equal(embed.status, 200);
+  assert.match(embed.headers.get('content-type') ?? '', /javascript/);
+  const manifest = await fetch(server.url + '/.vite/manifest.json');
+  assert.equal(manifest.status, 404);
+});

@@ -1,0 +1,2 @@
+// /embed.js placeholder (replaced by the booking pages work).
+export {};
