@@ -53,6 +53,18 @@ export interface Config {
   phoneDailyCap: number;
   /** How often the delivery worker looks for due deliveries (it is also woken by each new one). */
   outboxPollMs: number;
+  /**
+   * Requests allowed per window and bucket (0 = unlimited): `api` per user and mode, the others per
+   * client IP: `auth` (login, codes, registration), `booking` (public booking posts), `public` (other public API routes).
+   */
+  rateLimit: { windowMs: number; api: number; auth: number; booking: number; public: number };
+  /** An Idempotency-Key request still marked in flight after this long is taken as abandoned (a crash) and may run again. */
+  idempotencyLockTimeoutMs: number;
+  /** Origins allowed to frame the public booking pages (CSP frame-ancestors); `*` allows any. */
+  embedAllowedOrigins: readonly string[];
+  /** Slow-client guards: the whole request within requestTimeoutMs, its headers within headersTimeoutMs. */
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -151,6 +163,15 @@ export function loadConfig(env: Env = process.env): Config {
   const vapidSubject = value('VAPID_SUBJECT') ?? `mailto:admin@${(() => { try { return new URL(publicUrl).hostname; } catch { return 'localhost'; } })()}`;
   if (!/^(mailto:|https:)/.test(vapidSubject)) problems.push('VAPID_SUBJECT must be a mailto: or https: address');
 
+  const embedAllowedOrigins = (value('EMBED_ALLOWED_ORIGINS') ?? '*').split(/[\s,]+/).filter(Boolean);
+  for (const o of embedAllowedOrigins) {
+    if (o !== '*' && o !== "'self'" && !/^https?:\/\/(\*\.)?[A-Za-z0-9.-]+(:\d+)?$/.test(o)) {
+      problems.push(`EMBED_ALLOWED_ORIGINS holds "${o}": use * or origins like https://example.com, https://*.example.com`);
+    }
+  }
+  const requestTimeoutMs = int('REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000);
+  const headersTimeoutMs = Math.min(int('HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000), requestTimeoutMs);
+
   const config: Config = {
     port,
     host: value('HOST') ?? '0.0.0.0',
@@ -181,6 +202,17 @@ export function loadConfig(env: Env = process.env): Config {
     phoneWebhookUrl,
     phoneDailyCap: int('PHONE_DAILY_CAP', 20, 0, 10_000),
     outboxPollMs: int('OUTBOX_POLL_MS', 1_000, 10, 600_000),
+    rateLimit: {
+      windowMs: int('RATE_LIMIT_WINDOW_MS', 60_000, 1_000, 3_600_000),
+      api: int('RATE_LIMIT_API', 600, 0, 1_000_000),
+      auth: int('RATE_LIMIT_AUTH', 10, 0, 1_000_000),
+      booking: int('RATE_LIMIT_BOOKING', 20, 0, 1_000_000),
+      public: int('RATE_LIMIT_PUBLIC', 300, 0, 1_000_000),
+    },
+    idempotencyLockTimeoutMs: int('IDEMPOTENCY_LOCK_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    embedAllowedOrigins,
+    requestTimeoutMs,
+    headersTimeoutMs,
   };
 
   if (problems.length > 0) throw new ConfigError(problems);

@@ -57,10 +57,16 @@ async function freshDatabaseEnv(): Promise<{ env: Record<string, string>; drop()
   };
 }
 
+/**
+ * Tests send many requests from one address within one minute of a clock that stands still:
+ * limits high enough never to be met, unless a test sets its own (test/security/rate-limit.test.ts).
+ */
+export const GENEROUS_RATE_LIMITS = { RATE_LIMIT_API: '1000000', RATE_LIMIT_AUTH: '1000000', RATE_LIMIT_BOOKING: '1000000', RATE_LIMIT_PUBLIC: '1000000' };
+
 /** A migrated app on its own database with a clock the test sets. Extra env goes through loadConfig. */
 export async function buildTestApp(env: Record<string, string> = {}, overrides: ContextOverrides = {}): Promise<TestApp> {
   const database = await freshDatabaseEnv();
-  const config = loadConfig({ LOG_LEVEL: 'silent', PUBLIC_URL: 'http://muster.test', ...database.env, ...env });
+  const config = loadConfig({ LOG_LEVEL: 'silent', PUBLIC_URL: 'http://muster.test', ...GENEROUS_RATE_LIMITS, ...database.env, ...env });
   const clock = new ManualClock();
   const ctx = await createContext(config, { clock, ...overrides });
   const app = await buildApp(ctx);

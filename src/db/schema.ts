@@ -302,6 +302,19 @@ export interface PushSubscriptionsTable {
   created_at: string;
 }
 
+export interface IdempotencyKeysTable {
+  id: Generated<number>;
+  scope: string;
+  key: string;
+  fingerprint: string;
+  state: 'pending' | 'done';
+  lock_token: string | null;
+  locked_at: string;
+  status_code: number | null;
+  response_body: string | null;
+  created_at: string;
+}
+
 export interface DB {
   users: UsersTable;
   orgs: OrgsTable;
@@ -324,6 +337,7 @@ export interface DB {
   settings: SettingsTable;
   outbox_attempts: OutboxAttemptsTable;
   push_subscriptions: PushSubscriptionsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export const flag = (b: boolean): Flag => (b ? 1 : 0);

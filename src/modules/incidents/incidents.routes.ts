@@ -33,8 +33,8 @@ function privatePage(reply: FastifyReply): void {
 export const incidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   // `/v1/tickets` and `/v1/incidents` are the same resource with the same bodies.
   for (const base of ['/v1/tickets', '/v1/incidents']) {
-    app.post(base, { schema: { tags, summary: 'Create an incident', body: CreateIncidentBody, response: { 201: Incident } } }, async (request, reply) =>
-      reply.status(201).send(await incidents.createIncident(ctx, actorOf(request), request.body)),
+    app.post(base, { config: { idempotent: 201 }, schema: { tags, summary: 'Create an incident', body: CreateIncidentBody, response: { 201: Incident } } }, async (request, reply) =>
+      reply.status(201).send(await incidents.createIncident(ctx, actorOf(request), request.body, request.idempotency)),
     );
     app.get(base, { schema: { tags, summary: 'List incidents, newest first', querystring: ListIncidentsQuery, response: { 200: IncidentList } } }, (request) =>
       incidents.listIncidents(ctx, actorOf(request), request.query),

@@ -5,6 +5,7 @@ import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { randomToken } from '../../lib/crypto.js';
 import { invalidField, notFound } from '../../lib/errors.js';
+import { recorded, type EffectRecorder } from '../../lib/idempotency.js';
 import { queueDelivery, queuePhoneAlert } from '../deliveries/outbox.js';
 import { actorScope, orgAccess, targetOrg } from '../orgs/access.js';
 import { findMember } from '../orgs/members.repository.js';
@@ -46,7 +47,7 @@ function publish(ctx: AppContext, tx: Tx, type: string, i: IncidentRow, payload:
 }
 
 /** Creates an incident in the caller's org (default the primary one), queues the creator's push and phone alert. */
-export async function createIncident(ctx: AppContext, actor: Actor, input: CreateIncidentBody): Promise<Incident> {
+export async function createIncident(ctx: AppContext, actor: Actor, input: CreateIncidentBody, idem?: EffectRecorder | null): Promise<Incident> {
   const { org } = await targetOrg(ctx, actor, input.org_id);
   const creator = await findUserById(ctx.db, actor.userId);
   const now = ctx.clock.now();
@@ -82,7 +83,7 @@ export async function createIncident(ctx: AppContext, actor: Actor, input: Creat
     await queueDelivery(ctx, tx, { ...base, kind: 'push', recipient: `user:${actor.userId}`, payload: note });
     await queuePhoneAlert(ctx, tx, { ...base, userId: actor.userId, phone: creator?.phone ?? null, payload: note });
     publish(ctx, tx, 'incident.created', incident, view);
-    return view;
+    return recorded(tx, idem, view);
   });
 }
 

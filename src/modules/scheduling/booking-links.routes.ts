@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../lib/errors.js';
 import * as bookings from './bookings.service.js';
+import { PAGES_CSS_PATH } from '../pages-assets/pages-css.js';
 import { Booking, CancelBody, RescheduleBody, TokenParams } from './scheduling.schemas.js';
 
 const tags = ['Bookings'];
@@ -13,9 +14,8 @@ const pub = { public: true };
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${escapeHtml(title)} · Muster</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;background:#f5f6f8;color:#1d2433;margin:0}main{max-width:32rem;margin:3rem auto;padding:1.5rem;background:#fff;border-radius:.6rem;box-shadow:0 1px 3px #0002}
-button{font:inherit;padding:.6rem 1.2rem;border:0;border-radius:.4rem;background:#1849a9;color:#fff;cursor:pointer}button.decline{background:#b42318}</style></head>
-<body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
+<link rel="stylesheet" href="${PAGES_CSS_PATH}"></head>
+<body class="decision"><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
 }
 
 const wantsJson = (request: FastifyRequest) => (request.headers.accept ?? '').includes('application/json');

@@ -6,6 +6,7 @@ import { iso } from '../../lib/clock.js';
 import { randomToken } from '../../lib/crypto.js';
 import { fetchWindow, pageOf } from '../../lib/paging.js';
 import { conflict, notFound, slotUnavailable } from '../../lib/errors.js';
+import { recorded, type EffectRecorder } from '../../lib/idempotency.js';
 import { signToken, verifyToken } from '../../lib/signing.js';
 import type { Slot } from './availability.js';
 import { queueBookingNotices, type BookingEvent } from './booking-notices.js';
@@ -80,7 +81,7 @@ async function pickHost(ctx: AppContext, db: Parameters<typeof slotsFor>[1], b: 
  * transaction, so however many requests race for one slot, the database lets exactly one in;
  * any start that availability would not offer now is 409 slot_unavailable.
  */
-export async function createBooking(ctx: AppContext, b: Bookable, input: BookingInput, mode: Mode): Promise<Booking> {
+export async function createBooking(ctx: AppContext, b: Bookable, input: BookingInput, mode: Mode, idem?: EffectRecorder | null): Promise<Booking> {
   assertBookable(b);
   const start = Date.parse(input.start_time);
   const now = iso(ctx.clock.now());
@@ -114,7 +115,7 @@ export async function createBooking(ctx: AppContext, b: Bookable, input: Booking
     await repo.insertBooking(tx.db, row);
     const view = toBooking(ctx, row);
     await queueBookingNotices(ctx, tx, 'booking.created', row, b.et, linksOf(ctx, row.id), view);
-    return view;
+    return recorded(tx, idem, view);
   });
 }
 

@@ -14,8 +14,8 @@ const tags = ['Signals'];
 export const signalsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.post(
     '/v1/signals',
-    { schema: { tags, summary: 'Post a beacon, capture, note, check-in or alert', body: CreateSignalBody, response: { 201: Signal } } },
-    async (request, reply) => reply.status(201).send(await createSignal(ctx, actorOf(request), request.body)),
+    { config: { idempotent: 201 }, schema: { tags, summary: 'Post a beacon, capture, note, check-in or alert', body: CreateSignalBody, response: { 201: Signal } } },
+    async (request, reply) => reply.status(201).send(await createSignal(ctx, actorOf(request), request.body, request.idempotency)),
   );
   app.get(
     '/v1/signals',

@@ -3,6 +3,7 @@ import { flag } from '../../db/schema.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { invalidField } from '../../lib/errors.js';
+import { recorded, type EffectRecorder } from '../../lib/idempotency.js';
 import { fetchWindow, pageOf } from '../../lib/paging.js';
 import { queueDelivery } from '../deliveries/outbox.js';
 import { findIncident } from '../incidents/incidents.repository.js';
@@ -53,7 +54,7 @@ function validate(ctx: AppContext, input: CreateSignalBody): { meta: string; at:
  * it on writes `beacon_on`) and are broadcast, never stored; other types are stored and broadcast;
  * an alert also queues a push to every member of the org.
  */
-export async function createSignal(ctx: AppContext, actor: Actor, input: CreateSignalBody): Promise<Signal> {
+export async function createSignal(ctx: AppContext, actor: Actor, input: CreateSignalBody, idem?: EffectRecorder | null): Promise<Signal> {
   const { meta, at } = validate(ctx, input);
   const { org } = await targetOrg(ctx, actor, input.org_id);
   if (input.ticket_id !== undefined && !(await findIncident(ctx.db, { orgIds: [org.id], mode: actor.mode }, input.ticket_id))) {
@@ -90,7 +91,7 @@ export async function createSignal(ctx: AppContext, actor: Actor, input: CreateS
         const { user_id, lat, lng, accuracy, created_at, user_name, org_id } = record;
         ctx.events.publish(tx, { ...event, payload: { user_id, lat, lng, accuracy, meta: record.meta, created_at, user_name, org_id } });
       }
-      return record;
+      return recorded(tx, idem, record);
     }
     const id = await insertSignal(tx.db, {
       org_id: org.id,
@@ -114,7 +115,7 @@ export async function createSignal(ctx: AppContext, actor: Actor, input: CreateS
         await queueDelivery(ctx, tx, { kind: 'push', topic: 'signal.alert', mode: actor.mode, userId: m.user_id, orgId: org.id, recipient: `user:${m.user_id}`, payload });
       }
     }
-    return stored;
+    return recorded(tx, idem, stored);
   });
 }
 

@@ -1,0 +1,62 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { AppContext } from '../context.js';
+import { AppError } from '../lib/errors.js';
+import { memoryRateLimitStore, redisRateLimitStore, type RateLimitStore } from '../lib/rate-limit-store.js';
+
+export type RateLimitGroup = 'api' | 'auth' | 'booking' | 'public';
+
+/** Sign-in and sign-up: the strict per-IP group. */
+const AUTH_ROUTES = new Set(['POST /v1/auth/login', 'POST /v1/auth/magic-link', 'POST /v1/auth/magic-link/verify', 'POST /v1/users']);
+const BOOKING_PREFIXES = ['/v1/book/', '/v1/assign/', '/book/'];
+const UNLIMITED = new Set(['/healthz', '/readyz']);
+
+/**
+ * The group a request counts against, or null when it is not limited: health checks, live streams
+ * (one long request each), unknown routes, and public GETs outside /v1 (pages, assets, uploads, feeds).
+ */
+export function rateLimitGroup(request: FastifyRequest): RateLimitGroup | null {
+  const url = request.routeOptions.url;
+  if (!url || UNLIMITED.has(url) || url.endsWith('/stream')) return null;
+  if (AUTH_ROUTES.has(`${request.method} ${url}`)) return 'auth';
+  if (!request.routeOptions.config.public) return 'api';
+  if (request.method === 'POST' && BOOKING_PREFIXES.some((p) => url.startsWith(p))) return 'booking';
+  if (request.method === 'GET' && !url.startsWith('/v1/')) return null;
+  return 'public';
+}
+
+/** Credentials count per user and mode (every key and the session of one user share it); the rest per client IP. */
+function bucketOf(request: FastifyRequest, group: RateLimitGroup): string {
+  const a = request.actor;
+  return group === 'api' && a ? `api:user:${a.userId}:${a.mode}` : `${group}:ip:${request.ip}`;
+}
+
+/**
+ * Fixed-window rate limits (config.rateLimit), counted after authentication so a key's requests
+ * are charged to its user and mode. Limited responses carry RateLimit-Limit, -Remaining and
+ * -Reset; a refused one is 429 `rate_limited` with an integer Retry-After. Counters live in
+ * Redis when REDIS_URL is set (shared by every instance), else in this process.
+ */
+export default fp(
+  (app: FastifyInstance, { ctx, store }: { ctx: AppContext; store?: RateLimitStore }) => {
+    const counters = store ?? (ctx.redis ? redisRateLimitStore(ctx.redis, ctx.config.redisPrefix, ctx.log) : memoryRateLimitStore());
+    const { windowMs } = ctx.config.rateLimit;
+
+    app.addHook('onRequest', async (request, reply) => {
+      const group = rateLimitGroup(request);
+      if (!group) return;
+      const limit = ctx.config.rateLimit[group];
+      if (limit === 0) return;
+      const { count, resetMs } = await counters.hit(bucketOf(request, group), windowMs, ctx.clock.now().getTime());
+      const reset = Math.max(1, Math.ceil(resetMs / 1000));
+      reply.header('ratelimit-limit', String(limit));
+      reply.header('ratelimit-remaining', String(Math.max(0, limit - count)));
+      reply.header('ratelimit-reset', String(reset));
+      if (count > limit) {
+        reply.header('retry-after', String(reset));
+        throw new AppError(429, 'rate_limited', 'Too many requests');
+      }
+    });
+  },
+  { name: 'rate-limit', dependencies: ['auth'] },
+);

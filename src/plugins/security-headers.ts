@@ -1,0 +1,78 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { AppContext } from '../context.js';
+
+/** The public booking pages (and the embed script) may be framed by any site, or by EMBED_ALLOWED_ORIGINS. */
+export const EMBEDDABLE_PREFIXES = ['/book/', '/assign/', '/embed'] as const;
+/** Pages whose address holds a secret token: never sent on in a Referer. */
+export const TOKEN_PAGE_PREFIXES = ['/bookings/manage/', '/incidents/status/', '/v1/bookings/manage/', '/calendar/'] as const;
+
+export interface HeaderOptions {
+  /** frame-ancestors of the embeddable pages; ['*'] = any site. */
+  embedAllowedOrigins: readonly string[];
+  /** PUBLIC_URL is https: send Strict-Transport-Security. */
+  https: boolean;
+}
+
+/** No inline script or style anywhere: scripts and stylesheets are files served by Muster. */
+function pagePolicy(frameAncestors: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data: blob: https:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "manifest-src 'self'",
+    "worker-src 'self'",
+    `frame-ancestors ${frameAncestors}`,
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+  ].join('; ');
+}
+
+/**
+ * The security headers of one response, decided by its path and whether it is an HTML page.
+ * One rule for every route, so pages added later (the web front end, static files) get them too.
+ */
+export function securityHeaders(path: string, html: boolean, opts: HeaderOptions): Record<string, string> {
+  const embeddable = EMBEDDABLE_PREFIXES.some((p) => path.startsWith(p));
+  const headers: Record<string, string> = {
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': TOKEN_PAGE_PREFIXES.some((p) => path.startsWith(p)) ? 'no-referrer' : 'strict-origin-when-cross-origin',
+  };
+  if (opts.https) headers['strict-transport-security'] = 'max-age=31536000';
+  if (html) {
+    headers['content-security-policy'] = pagePolicy(embeddable ? opts.embedAllowedOrigins.join(' ') : "'none'");
+  } else {
+    // Anything else (JSON, images, uploads) opened on its own runs nothing and is never framed.
+    headers['content-security-policy'] = "default-src 'none'; frame-ancestors 'none'";
+  }
+  if (!embeddable) {
+    headers['x-frame-options'] = 'DENY';
+    headers['cross-origin-opener-policy'] = 'same-origin';
+  }
+  return headers;
+}
+
+/**
+ * Sets securityHeaders() on every response (onSend, so static files are covered), keeping a
+ * header a route set itself (e.g. a stricter Referrer-Policy). Authenticated JSON is never cached.
+ * Live streams write their own headers (nosniff, no-cache) and do not pass through here.
+ */
+export default fp(
+  (app: FastifyInstance, { ctx }: { ctx: AppContext }) => {
+    const opts: HeaderOptions = { embedAllowedOrigins: ctx.config.embedAllowedOrigins, https: ctx.config.publicUrl.startsWith('https:') };
+    app.addHook('onSend', (request, reply, payload, done) => {
+      const type = String(reply.getHeader('content-type') ?? '');
+      const path = request.url.split('?')[0] ?? '/';
+      for (const [name, value] of Object.entries(securityHeaders(path, type.startsWith('text/html'), opts))) {
+        if (!reply.hasHeader(name)) reply.header(name, value);
+      }
+      if (request.actor && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+      done(null, payload);
+    });
+  },
+  { name: 'security-headers' },
+);
