@@ -1,0 +1,435 @@
+// The access matrix of every documented operation, generated from /v1/openapi.json: each
+// operation is called as org A's owner, admin and member (each by session cookie and by live
+// key), a user of another org (B), the owner's test-mode key and anonymously, and must answer as
+// spec/decisions.md says: non-member 404, insufficient role 403, anonymous 401 unless public, a
+// record of the other mode 404. Every 2xx answer to a caller outside the record's tenant or mode is
+// scanned for the markers that org A's records (or B's, or A's test-mode records) carry.
+// An operation the table below does not classify fails the test, so a new route must be added here.
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { buildTestApp, type TestApp } from '../helpers.js';
+import { register, uniqueEmail } from '../factories.js';
+import { buildWorld, eventTypeBody, multipart, login, type Headers, type World } from './world.js';
+
+type Role = 'owner' | 'admin' | 'member' | 'outsider' | 'otherMode' | 'anonymous';
+interface Actor {
+  name: string;
+  role: Role;
+  headers: Headers;
+  /** The user behind the credential (none when anonymous). */
+  user?: { email: string; password: string; id: number };
+  via: 'cookie' | 'key' | 'none';
+}
+type Expect = Record<Role, number>;
+
+interface Req {
+  url: string;
+  payload?: unknown;
+  /** Replaces the actor's headers (logout runs on a session of its own). */
+  headers?: Headers;
+  /** A non-JSON body (multipart). */
+  raw?: { payload: Buffer; headers: Headers };
+}
+interface Row {
+  expect: Expect;
+  req: (w: World, a: Actor) => Req | Promise<Req>;
+  /** Public by design: the answer may show what its token or slug names, so it is not scanned. */
+  isPublic?: boolean;
+  /** An SSE stream: called over a socket, read up to its first event. */
+  stream?: boolean;
+  /** The code of its 403 when it is not `forbidden` (a plan refusal). */
+  code403?: string;
+  /** Further checks of a 2xx answer. */
+  then?: (res: LightMyRequestResponse, a: Actor, w: World) => void | Promise<void>;
+}
+
+const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'outsider', 'otherMode', 'anonymous'];
+const REFUSAL_CODES: Partial<Record<number, string>> = { 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' };
+
+const all = (s: number): Expect => ({ owner: s, admin: s, member: s, outsider: s, otherMode: s, anonymous: s });
+/** Any credential: each caller acts on their own things. */
+const anyUser = (s: number, otherMode = s): Expect => ({ owner: s, admin: s, member: s, outsider: s, otherMode, anonymous: 401 });
+/** Org A itself (shared by both modes): the test key acts as the owner. */
+const orgRoute = (owner: number, admin: number, member: number): Expect => ({ owner, admin, member, outsider: 404, otherMode: owner, anonymous: 401 });
+/** A live record of org A: the test key gets 404 like an outsider. */
+const orgRecord = (owner: number, admin: number, member: number): Expect => ({ owner, admin, member, outsider: 404, otherMode: 404, anonymous: 401 });
+/** A live record of the owner alone (keys, event types, bookings, deliveries). */
+const ownerRecord = (s: number): Expect => ({ owner: s, admin: 404, member: 404, outsider: 404, otherMode: 404, anonymous: 401 });
+/** Creating in org A: a non-member is refused with 403 (decisions.md, Signals; docs/api.md, Incidents). */
+const createInOrg = (s: number): Expect => ({ owner: s, admin: s, member: s, outsider: 403, otherMode: s, anonymous: 401 });
+
+const neutral = 'matrix call';
+const guest = () => ({ attendee_name: 'Matrix Guest', attendee_email: uniqueEmail('guest'), timezone: 'UTC' });
+
+/** A fresh live booking of the owner's event type. */
+async function freshBooking(w: World): Promise<string> {
+  const b = await w.ok<{ id: string }>({ 'x-api-key': w.owner.liveKey }, 'POST', '/v1/bookings', { event_type_id: w.et.id, ...guest(), start_time: w.nextSlot() });
+  return b.id;
+}
+
+/** A fresh registered user, a member of org A. */
+async function freshOrgMember(w: World): Promise<number> {
+  const u = await register(w.t.app, { name: 'Target User' });
+  await w.ok({ cookie: w.owner.cookie }, 'POST', `/v1/orgs/${w.orgA.slug}/members`, { email: u.email, role: 'member' });
+  return u.id;
+}
+
+const orgPath = (w: World) => `/v1/orgs/${w.orgA.slug}`;
+const teamPath = (w: World) => `${orgPath(w)}/teams/${w.teamA}`;
+
+const INCIDENT_ROWS = (base: '/v1/tickets' | '/v1/incidents'): Record<string, Row> => ({
+  [`POST ${base}`]: { expect: createInOrg(201), req: (w) => ({ url: base, payload: { title: neutral, org_id: w.orgA.id } }) },
+  [`GET ${base}`]: { expect: anyUser(200), req: () => ({ url: `${base}?limit=200` }) },
+  [`GET ${base}/stream`]: { expect: anyUser(200), stream: true, req: () => ({ url: `${base}/stream` }) },
+  [`GET ${base}/{id}`]: { expect: orgRecord(200, 200, 200), req: (w) => ({ url: `${base}/${w.incident.Id}` }) },
+  [`PATCH ${base}/{id}`]: { expect: orgRecord(200, 200, 200), req: (w) => ({ url: `${base}/${w.incident.Id}`, payload: { status: 'in_progress' } }) },
+  [`DELETE ${base}/{id}`]: {
+    expect: orgRecord(200, 200, 403),
+    req: async (w) => {
+      const inc = await w.ok<{ Id: number }>({ 'x-api-key': w.owner.liveKey }, 'POST', base, { title: `${w.markers.liveA} doomed`, org_id: w.orgA.id });
+      return { url: `${base}/${inc.Id}` };
+    },
+  },
+  [`GET ${base}/{id}/replies`]: { expect: orgRecord(200, 200, 200), req: (w) => ({ url: `${base}/${w.incident.Id}/replies` }) },
+  [`POST ${base}/{id}/replies`]: { expect: orgRecord(201, 201, 201), req: (w) => ({ url: `${base}/${w.incident.Id}/replies`, payload: { body: neutral } }) },
+  [`GET ${base}/status/{token}`]: { expect: all(200), isPublic: true, req: (w) => ({ url: `${base}/status/${w.incident.customer_token}` }) },
+});
+
+const PUBLIC_BOOKING = (path: (w: World) => string): Row => ({
+  expect: all(201),
+  isPublic: true,
+  req: (w) => ({ url: path(w), payload: { ...guest(), start_time: w.nextSlot() } }),
+});
+
+const ROWS: Record<string, Row> = {
+  'GET /healthz': { expect: all(200), isPublic: true, req: () => ({ url: '/healthz' }) },
+  'GET /readyz': { expect: all(200), isPublic: true, req: () => ({ url: '/readyz' }) },
+
+  // Users and authentication
+  'POST /v1/users': { expect: all(201), isPublic: true, req: () => ({ url: '/v1/users', payload: { email: uniqueEmail('new'), password: 'correct horse battery', name: 'New User' } }) },
+  'GET /v1/users': { expect: anyUser(403), req: () => ({ url: '/v1/users' }) },
+  'PATCH /v1/users/{id}': { expect: anyUser(403), req: (w) => ({ url: `/v1/users/${w.owner.id}`, payload: { plan: 'enterprise' } }) },
+  'GET /v1/u/{slug}': { expect: all(200), isPublic: true, req: (w) => ({ url: `/v1/u/${w.owner.slug}` }) },
+  'POST /v1/auth/login': { expect: all(200), isPublic: true, req: (w) => ({ url: '/v1/auth/login', payload: { email: w.root.email, password: w.root.password } }) },
+  'POST /v1/auth/logout': {
+    expect: all(200),
+    isPublic: true,
+    // A session of its own, so the actor's cookie keeps working for the other rows.
+    req: async (_w, a) => ({ url: '/v1/auth/logout', ...(a.via === 'cookie' ? { headers: { cookie: await login(_w.t.app, a.user!.email, a.user!.password) } } : {}) }),
+  },
+  'GET /v1/auth/me': {
+    expect: anyUser(200),
+    req: () => ({ url: '/v1/auth/me' }),
+    then: (res, a) => assert.equal(res.json<{ id: number }>().id, a.user!.id, `${a.name}: /me is the caller`),
+  },
+  'PATCH /v1/auth/me': { expect: anyUser(200), req: () => ({ url: '/v1/auth/me', payload: { timezone: 'UTC' } }) },
+  'POST /v1/auth/magic-link': { expect: all(200), isPublic: true, req: (w) => ({ url: '/v1/auth/magic-link', payload: { email: w.root.email } }) },
+  'POST /v1/auth/magic-link/verify': { expect: all(401), isPublic: true, req: (w) => ({ url: '/v1/auth/magic-link/verify', payload: { email: uniqueEmail('nobody'), code: '000000' } }) },
+
+  // API keys: a test key may not mint a live one (docs/api.md)
+  'POST /v1/api-keys': { expect: anyUser(201, 403), req: () => ({ url: '/v1/api-keys', payload: { name: neutral, mode: 'live' } }) },
+  'GET /v1/api-keys': { expect: anyUser(200), req: () => ({ url: '/v1/api-keys' }) },
+  'DELETE /v1/api-keys/{id}': {
+    expect: ownerRecord(200),
+    req: async (w) => {
+      const k = await w.ok<{ id: number }>({ cookie: w.owner.cookie }, 'POST', '/v1/api-keys', { name: `${w.markers.liveA} doomed`, mode: 'live' });
+      return { url: `/v1/api-keys/${k.id}` };
+    },
+  },
+
+  // Orgs, members, teams (shared by both modes)
+  'POST /v1/orgs': {
+    // Only the enterprise owner may make another org; the free admin and member and the agency
+    // outsider (who has one already) are refused by plan.
+    expect: { owner: 201, admin: 403, member: 403, outsider: 403, otherMode: 201, anonymous: 401 },
+    code403: 'upgrade_required',
+    req: () => ({ url: '/v1/orgs', payload: { name: neutral } }),
+    then: (res) => assert.equal(res.json<{ role: string }>().role, 'owner'),
+  },
+  'GET /v1/orgs': { expect: anyUser(200), req: () => ({ url: '/v1/orgs' }) },
+  'GET /v1/orgs/{org_slug}': { expect: orgRoute(200, 200, 200), req: (w) => ({ url: orgPath(w) }) },
+  'PATCH /v1/orgs/{org_slug}': { expect: orgRoute(200, 403, 403), req: (w) => ({ url: orgPath(w), payload: { description: `${w.markers.orgA} about` } }) },
+  'DELETE /v1/orgs/{org_slug}': {
+    expect: orgRoute(200, 403, 403),
+    req: async (w) => {
+      const oc = { cookie: w.owner.cookie };
+      const org = await w.ok<{ slug: string }>(oc, 'POST', '/v1/orgs', { name: `${w.markers.orgA} doomed` });
+      await w.ok(oc, 'POST', `/v1/orgs/${org.slug}/members`, { email: w.admin.email, role: 'admin' });
+      await w.ok(oc, 'POST', `/v1/orgs/${org.slug}/members`, { email: w.member.email, role: 'member' });
+      return { url: `/v1/orgs/${org.slug}` };
+    },
+  },
+  'GET /v1/orgs/{org_slug}/members': { expect: orgRoute(200, 200, 200), req: (w) => ({ url: `${orgPath(w)}/members` }) },
+  'POST /v1/orgs/{org_slug}/members': { expect: orgRoute(201, 201, 403), req: (w) => ({ url: `${orgPath(w)}/members`, payload: { email: uniqueEmail('invitee'), role: 'member' } }) },
+  'PATCH /v1/orgs/{org_slug}/members/{user_id}': {
+    expect: orgRoute(200, 200, 403),
+    req: async (w) => ({ url: `${orgPath(w)}/members/${await freshOrgMember(w)}`, payload: { role: 'admin' } }),
+  },
+  'DELETE /v1/orgs/{org_slug}/members/{user_id}': {
+    expect: orgRoute(200, 200, 403),
+    req: async (w) => ({ url: `${orgPath(w)}/members/${await freshOrgMember(w)}` }),
+  },
+  'POST /v1/orgs/{org_slug}/teams': { expect: orgRoute(201, 201, 403), req: (w) => ({ url: `${orgPath(w)}/teams`, payload: { name: neutral } }) },
+  'GET /v1/orgs/{org_slug}/teams': { expect: orgRoute(200, 200, 200), req: (w) => ({ url: `${orgPath(w)}/teams` }) },
+  'PATCH /v1/orgs/{org_slug}/teams/{team_slug}': { expect: orgRoute(200, 200, 403), req: (w) => ({ url: teamPath(w), payload: { description: `${w.markers.orgA} team` } }) },
+  'DELETE /v1/orgs/{org_slug}/teams/{team_slug}': {
+    expect: orgRoute(200, 200, 403),
+    req: async (w) => {
+      const team = await w.ok<{ slug: string }>({ cookie: w.owner.cookie }, 'POST', `${orgPath(w)}/teams`, { name: `${w.markers.orgA} doomed` });
+      return { url: `${orgPath(w)}/teams/${team.slug}` };
+    },
+  },
+  'GET /v1/orgs/{org_slug}/teams/{team_slug}/members': { expect: orgRoute(200, 200, 200), req: (w) => ({ url: `${teamPath(w)}/members` }) },
+  'POST /v1/orgs/{org_slug}/teams/{team_slug}/members': {
+    expect: orgRoute(201, 201, 403),
+    req: async (w) => ({ url: `${teamPath(w)}/members`, payload: { user_id: await freshOrgMember(w) } }),
+  },
+  'PATCH /v1/orgs/{org_slug}/teams/{team_slug}/members/{user_id}': {
+    expect: orgRoute(200, 200, 403),
+    req: async (w) => {
+      const id = await freshOrgMember(w);
+      await w.ok({ cookie: w.owner.cookie }, 'POST', `${teamPath(w)}/members`, { user_id: id });
+      return { url: `${teamPath(w)}/members/${id}`, payload: { active: false } };
+    },
+  },
+  'DELETE /v1/orgs/{org_slug}/teams/{team_slug}/members/{user_id}': {
+    expect: orgRoute(200, 200, 403),
+    req: async (w) => {
+      const id = await freshOrgMember(w);
+      await w.ok({ cookie: w.owner.cookie }, 'POST', `${teamPath(w)}/members`, { user_id: id });
+      return { url: `${teamPath(w)}/members/${id}` };
+    },
+  },
+
+  ...INCIDENT_ROWS('/v1/tickets'),
+  ...INCIDENT_ROWS('/v1/incidents'),
+
+  // Signals
+  'POST /v1/signals': { expect: createInOrg(201), req: (w) => ({ url: '/v1/signals', payload: { type: 'note', note: neutral, org_id: w.orgA.id } }) },
+  'GET /v1/signals': { expect: anyUser(200), req: () => ({ url: '/v1/signals?limit=200' }) },
+  'GET /v1/signals/beacons': { expect: anyUser(200), req: () => ({ url: '/v1/signals/beacons' }) },
+  'DELETE /v1/signals/beacon': {
+    expect: anyUser(200),
+    req: () => ({ url: '/v1/signals/beacon', payload: { device_id: 'matrix-device' } }),
+  },
+  'GET /v1/signals/stream': { expect: anyUser(200), stream: true, req: () => ({ url: '/v1/signals/stream' }) },
+  'GET /v1/audit': { expect: { ...orgRoute(200, 200, 403) }, req: (w) => ({ url: `/v1/audit?org_id=${w.orgA.id}` }) },
+
+  // Event types
+  'POST /v1/event-types': { expect: anyUser(201), req: () => ({ url: '/v1/event-types', payload: eventTypeBody(neutral) }) },
+  'GET /v1/event-types': { expect: anyUser(200), req: () => ({ url: '/v1/event-types' }) },
+  'POST /v1/orgs/{org_slug}/teams/{team_slug}/event-types': { expect: orgRoute(201, 201, 403), req: (w) => ({ url: `${teamPath(w)}/event-types`, payload: eventTypeBody(neutral) }) },
+  'GET /v1/event-types/{id}': { expect: ownerRecord(200), req: (w) => ({ url: `/v1/event-types/${w.et.id}` }) },
+  'PATCH /v1/event-types/{id}': { expect: ownerRecord(200), req: (w) => ({ url: `/v1/event-types/${w.et.id}`, payload: { description: `${w.markers.liveA} about` } }) },
+  'DELETE /v1/event-types/{id}': {
+    expect: ownerRecord(200),
+    req: async (w) => {
+      const et = await w.ok<{ id: number }>({ 'x-api-key': w.owner.liveKey }, 'POST', '/v1/event-types', eventTypeBody(`${w.markers.liveA} doomed`));
+      return { url: `/v1/event-types/${et.id}` };
+    },
+  },
+
+  // Deliveries, push, calendar
+  'GET /v1/deliveries': { expect: anyUser(200), req: () => ({ url: '/v1/deliveries?limit=200' }) },
+  'POST /v1/deliveries/{id}/retry': {
+    expect: ownerRecord(200),
+    req: async (w) => {
+      // Only a failed delivery can be retried: mark the owner's delivery failed for each call.
+      await w.t.ctx.db.updateTable('outbox').set({ status: 'failed' }).where('id', '=', w.deliveryId).execute();
+      return { url: `/v1/deliveries/${w.deliveryId}/retry` };
+    },
+  },
+  'GET /v1/push/public-key': { expect: all(200), isPublic: true, req: () => ({ url: '/v1/push/public-key' }) },
+  'POST /v1/push/subscriptions': {
+    expect: anyUser(201),
+    req: () => ({ url: '/v1/push/subscriptions', payload: { endpoint: `https://push.example.com/${uniqueEmail('sub')}`, keys: { p256dh: 'p', auth: 'a' } } }),
+  },
+  'DELETE /v1/push/subscriptions': { expect: anyUser(200), req: () => ({ url: '/v1/push/subscriptions', payload: { endpoint: 'https://push.example.com/none' } }) },
+  'GET /v1/calendar': { expect: anyUser(200), req: () => ({ url: '/v1/calendar' }) },
+  'POST /v1/calendar/rotate': { expect: anyUser(200), req: () => ({ url: '/v1/calendar/rotate' }) },
+
+  // Availability and bookings
+  'GET /v1/availability': { expect: ownerRecord(200), req: (w) => ({ url: `/v1/availability?event_type_id=${w.et.id}&date=2026-01-20` }) },
+  'GET /v1/slots/{username}/{event_slug}': { expect: all(200), isPublic: true, req: (w) => ({ url: `/v1/slots/${w.owner.slug}/${w.et.slug}?date=2026-01-20` }) },
+  'GET /v1/slots/{org_slug}/{team_slug}/{event_slug}': {
+    expect: all(200),
+    isPublic: true,
+    req: (w) => ({ url: `/v1/slots/${w.orgA.slug}/${w.teamA}/${w.teamEt.slug}?date=2026-01-20` }),
+  },
+  'POST /v1/bookings': { expect: ownerRecord(201), req: (w) => ({ url: '/v1/bookings', payload: { event_type_id: w.et.id, ...guest(), start_time: w.nextSlot() } }) },
+  'GET /v1/bookings': { expect: anyUser(200), req: () => ({ url: '/v1/bookings?limit=200' }) },
+  'POST /v1/book/{username}/{event_slug}': PUBLIC_BOOKING((w) => `/v1/book/${w.owner.slug}/${w.et.slug}`),
+  'POST /v1/assign/{username}/{event_slug}': PUBLIC_BOOKING((w) => `/v1/assign/${w.owner.slug}/${w.et.slug}`),
+  'POST /book/{username}/{event_slug}': PUBLIC_BOOKING((w) => `/book/${w.owner.slug}/${w.et.slug}`),
+  'POST /v1/book/{org_slug}/{team_slug}/{event_slug}': PUBLIC_BOOKING((w) => `/v1/book/${w.orgA.slug}/${w.teamA}/${w.teamEt.slug}`),
+  'POST /v1/assign/{org_slug}/{team_slug}/{event_slug}': PUBLIC_BOOKING((w) => `/v1/assign/${w.orgA.slug}/${w.teamA}/${w.teamEt.slug}`),
+  'DELETE /v1/bookings/{id}': { expect: ownerRecord(200), req: async (w) => ({ url: `/v1/bookings/${await freshBooking(w)}` }) },
+  'POST /v1/bookings/{id}/reschedule': { expect: ownerRecord(200), req: (w) => ({ url: `/v1/bookings/${w.booking.id}/reschedule`, payload: { start_time: w.nextSlot() } }) },
+  'GET /v1/bookings/{token}/confirm': { expect: all(200), isPublic: true, req: (w) => ({ url: `/v1/bookings/${w.confirmToken(w.toConfirm)}/confirm` }) },
+  'POST /v1/bookings/{token}/confirm': { expect: all(200), isPublic: true, req: (w) => ({ url: `/v1/bookings/${w.confirmToken(w.toConfirm)}/confirm` }) },
+  'GET /v1/bookings/{token}/decline': { expect: all(200), isPublic: true, req: (w) => ({ url: `/v1/bookings/${w.confirmToken(w.toDecline)}/decline` }) },
+  'POST /v1/bookings/{token}/decline': { expect: all(200), isPublic: true, req: (w) => ({ url: `/v1/bookings/${w.confirmToken(w.toDecline)}/decline` }) },
+  'GET /v1/bookings/manage/{token}': { expect: all(200), isPublic: true, req: (w) => ({ url: `/v1/bookings/manage/${w.manageToken}` }) },
+  'POST /v1/bookings/manage/{token}/cancel': {
+    expect: all(200),
+    isPublic: true,
+    req: async (w) => ({ url: `/v1/bookings/manage/${w.manage(await freshBooking(w))}/cancel`, payload: {} }),
+  },
+  'POST /v1/bookings/manage/{token}/reschedule': {
+    expect: all(200),
+    isPublic: true,
+    req: (w) => ({ url: `/v1/bookings/manage/${w.manageToken}/reschedule`, payload: { start_time: w.nextSlot() } }),
+  },
+
+  // Uploads
+  'POST /v1/upload': { expect: anyUser(201), req: (w) => ({ url: '/v1/upload', raw: multipart(w.pngBytes) }) },
+};
+
+/** Routes served outside the OpenAPI document (HTML pages and files): each reached by its token. */
+const UNDOCUMENTED = ['/docs', '/v1/openapi.json', '/incidents/status/:token', '/calendar/:token', '/uploads/:key'];
+
+interface OpenApi {
+  paths: Record<string, Record<string, { security?: unknown[] }>>;
+}
+
+describe('access matrix generated from the OpenAPI document', () => {
+  let t: TestApp;
+  let w: World;
+  let actors: Actor[];
+  let ops: { key: string; isPublic: boolean }[];
+  let base: string;
+
+  before(async () => {
+    t = await buildTestApp();
+    w = await buildWorld(t);
+    const doc = (await t.app.inject({ url: '/v1/openapi.json' })).json<OpenApi>();
+    ops = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, isPublic: Array.isArray(op.security) && op.security.length === 0 })),
+    );
+    const cred = (u: World['owner'] | World['admin'], role: Role): Actor[] => [
+      { name: `${role} (cookie)`, role, headers: { cookie: u.cookie }, user: u, via: 'cookie' },
+      { name: `${role} (live key)`, role, headers: { authorization: `Bearer ${u.liveKey}` }, user: u, via: 'key' },
+    ];
+    actors = [
+      ...cred(w.owner, 'owner'),
+      ...cred(w.admin, 'admin'),
+      ...cred(w.member, 'member'),
+      ...cred(w.outsider, 'outsider'),
+      { name: 'owner (test key)', role: 'otherMode', headers: { 'x-api-key': w.owner.testKey }, user: w.owner, via: 'key' },
+      { name: 'anonymous', role: 'anonymous', headers: {}, via: 'none' },
+    ];
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  });
+  after(() => t.close());
+
+  test('every documented operation is classified, and every classified one is documented', () => {
+    const documented = new Set(ops.map((o) => o.key));
+    const unclassified = [...documented].filter((k) => !(k in ROWS));
+    const stale = Object.keys(ROWS).filter((k) => !documented.has(k));
+    assert.deepEqual(unclassified, [], 'operations without a row in the access table');
+    assert.deepEqual(stale, [], 'rows for operations the document does not have');
+    assert.ok(ops.length >= 80, `${ops.length} operations`);
+  });
+
+  test('the table marks as public exactly the operations the document marks public', () => {
+    const wrong = ops.filter((o) => (ROWS[o.key]?.isPublic ?? false) !== o.isPublic).map((o) => o.key);
+    assert.deepEqual(wrong, []);
+    for (const o of ops) if (!o.isPublic) assert.equal(ROWS[o.key]?.expect.anonymous, 401, `${o.key}: anonymous`);
+  });
+
+  /** What the caller must never see in a 2xx answer of a non-public route. */
+  function forbiddenMarkers(role: Role): string[] {
+    const m = w.markers;
+    if (role === 'outsider') return [m.orgA, m.liveA, m.testA];
+    if (role === 'otherMode') return [m.liveA, m.orgB];
+    return [m.orgB, m.testA];
+  }
+
+  async function callStream(a: Actor, url: string): Promise<{ status: number; first: string }> {
+    const ac = new AbortController();
+    const res = await fetch(base + url, { headers: a.headers, signal: ac.signal });
+    let first = '';
+    if (res.body) {
+      const reader = res.body.getReader();
+      const dec = new TextDecoder();
+      while (!first.includes('\n\n')) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        first += dec.decode(value);
+      }
+    }
+    ac.abort();
+    return { status: res.status, first };
+  }
+
+  async function cell(key: string, row: Row, a: Actor): Promise<void> {
+    const [method, path] = key.split(' ') as [string, string];
+    const label = `${key} as ${a.name}`;
+    const req = await row.req(w, a);
+    assert.ok(!req.url.includes('{'), `${label}: unfilled ${req.url} for ${path}`);
+    const expected = row.expect[a.role];
+    if (row.stream) {
+      const { status, first } = await callStream(a, req.url);
+      assert.equal(status, expected, `${label}: expected ${expected}, got ${status} ${first}`);
+      if (status === 200) {
+        const ev = JSON.parse(first.split('\n').find((l) => l.startsWith('data: '))!.slice(6)) as { type: string; org_ids: number[] };
+        assert.equal(ev.type, 'connected', label);
+        const inA = ['owner', 'admin', 'member', 'otherMode'].includes(a.role);
+        assert.equal(ev.org_ids.includes(w.orgA.id), inA, `${label}: org A in the stream's orgs ${JSON.stringify(ev.org_ids)}`);
+        assert.equal(ev.org_ids.includes(w.orgB.id), a.role === 'outsider', `${label}: org B in the stream's orgs`);
+      }
+      return;
+    }
+    const headers = { ...(req.headers ?? a.headers), ...(req.raw?.headers ?? {}) };
+    const payload = req.raw ? req.raw.payload : req.payload !== undefined ? JSON.stringify(req.payload) : undefined;
+    if (payload !== undefined && !req.raw) headers['content-type'] = 'application/json';
+    const res = await t.app.inject({ method: method as 'GET', url: req.url, headers, ...(payload !== undefined ? { payload } : {}) });
+    assert.equal(res.statusCode, expected, `${label}: expected ${expected}, got ${res.statusCode} ${res.body.slice(0, 300)}`);
+    const code = REFUSAL_CODES[expected];
+    if (code) assert.equal(res.json<{ code: string }>().code, expected === 403 && row.code403 ? row.code403 : code, `${label}: refusal code`);
+    if (res.statusCode < 300) {
+      if (!row.isPublic) for (const m of forbiddenMarkers(a.role)) assert.ok(!res.body.includes(m), `${label}: the answer shows ${m}...: ${res.body.slice(0, 400)}`);
+      await row.then?.(res, a, w);
+    }
+  }
+
+  describe('each operation, each caller', () => {
+    for (const [key, row] of Object.entries(ROWS)) {
+      test(key, async () => {
+        const failures: string[] = [];
+        for (const a of actors) {
+          try {
+            await cell(key, row, a);
+          } catch (err) {
+            failures.push(err instanceof Error ? err.message : String(err));
+          }
+        }
+        if (failures.length > 0) assert.fail(`${failures.length} cell(s) disagree:\n${failures.join('\n')}`);
+      });
+    }
+  });
+
+  describe('outside the document', () => {
+    test('the routes outside the OpenAPI document are the known pages, each behind a token or public', async () => {
+      for (const r of UNDOCUMENTED) assert.ok(t.app.hasRoute({ method: 'GET', url: r }), `${r} exists`);
+      const status = await t.app.inject({ url: `/incidents/status/${w.incident.customer_token}` });
+      assert.equal(status.statusCode, 200);
+      assert.match(String(status.headers['content-type']), /text\/html/);
+      const wrong = await t.app.inject({ url: '/incidents/status/not-a-token' });
+      // An HTML page answers its 404 as a page too.
+      assert.equal(wrong.statusCode, 404);
+      assert.match(String(wrong.headers['content-type']), /text\/html/);
+      assert.ok(!wrong.body.includes(w.markers.liveA));
+      const feed = (await w.ok<{ url: string }>({ cookie: w.owner.cookie }, 'GET', '/v1/calendar')).url;
+      const ics = await t.app.inject({ url: new URL(feed).pathname });
+      assert.equal(ics.statusCode, 200);
+      assert.ok(!ics.body.includes(w.markers.orgB), 'the feed shows only the owner');
+      const forged = await t.app.inject({ url: '/calendar/forged.ics' });
+      assert.equal(forged.statusCode, 404);
+      assert.equal((await t.app.inject({ url: '/uploads/nothing-here.png' })).statusCode, 404);
+    });
+  });
+});

@@ -1,0 +1,215 @@
+// The fixture shared by the access matrix and the fuzzer: org A with an owner, an admin and a
+// member (cookies, live keys, the owner's test key), one live record of every kind in org A,
+// records of org B (another tenant) and test-mode records in org A. Every text a record carries
+// starts with a marker, so a response can be scanned for records it must never show.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import sharp from 'sharp';
+import { createKey, login, register, setPlan, signUp, uniqueEmail, type TestUser } from '../factories.js';
+import type { TestApp } from '../helpers.js';
+import { signToken } from '../../src/lib/signing.js';
+
+export type Headers = Record<string, string>;
+
+/** Markers: org-scoped texts of A (team names, invites, member names), A's live records, B's records, A's test-mode records. */
+export interface Markers {
+  orgA: string;
+  liveA: string;
+  orgB: string;
+  testA: string;
+}
+
+export interface Member extends TestUser {
+  liveKey: string;
+  liveKeyId: number;
+}
+
+export interface World {
+  t: TestApp;
+  markers: Markers;
+  root: TestUser;
+  owner: Member & { testKey: string; testKeyId: number };
+  admin: Member;
+  member: Member;
+  outsider: Member;
+  orgA: { id: number; slug: string };
+  orgB: { id: number; slug: string };
+  teamA: string;
+  /** The owner's personal live event type: all week, 15-minute slots, a webhook URL. */
+  et: { id: number; slug: string };
+  /** The owner's personal event type that needs confirmation. */
+  pendingEt: { id: number; slug: string };
+  /** Team A's round-robin event type (hosts: the owner and the member). */
+  teamEt: { id: number; slug: string };
+  incident: { Id: number; customer_token: string };
+  reply: { id: number };
+  signal: { Id: number };
+  booking: { id: string };
+  /** Pending bookings whose confirm token stays valid: one for confirm, one for decline. */
+  toConfirm: string;
+  toDecline: string;
+  manageToken: string;
+  pushEndpoint: string;
+  inviteEmail: string;
+  deliveryId: number;
+  pngBytes: Buffer;
+  /** A fresh 15-minute slot start (UTC) that no booking holds yet. */
+  nextSlot(): string;
+  call(headers: Headers, method: string, url: string, payload?: unknown): ReturnType<FastifyInstance['inject']>;
+  ok<T = Record<string, unknown>>(headers: Headers, method: string, url: string, payload?: unknown): Promise<T>;
+  confirmToken(bookingId: string): string;
+  manage(bookingId: string): string;
+}
+
+const ALL_WEEK = {
+  timezone: 'UTC',
+  weekly: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((day) => ({ day, start: '00:00', end: '24:00' })),
+};
+
+/** An event type body that books every 15 minutes, every day, 60 days ahead. */
+export const eventTypeBody = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  duration_minutes: 15,
+  availability: ALL_WEEK,
+  max_advance_days: 60,
+  ...extra,
+});
+
+export async function buildWorld(t: TestApp): Promise<World> {
+  const hex = randomBytes(4).toString('hex');
+  const markers: Markers = { orgA: `zoa${hex}`, liveA: `zla${hex}`, orgB: `zob${hex}`, testA: `zta${hex}` };
+  const app = t.app;
+  const call = (headers: Headers, method: string, url: string, payload?: unknown) =>
+    app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload: payload as object } : {}) });
+  async function ok<T = Record<string, unknown>>(headers: Headers, method: string, url: string, payload?: unknown): Promise<T> {
+    const res = await call(headers, method, url, payload);
+    assert.ok(res.statusCode >= 200 && res.statusCode < 300, `fixture ${method} ${url}: ${res.statusCode} ${res.body}`);
+    return res.json<T>();
+  }
+  // Slots from the day after the clock's start, 15 minutes apart; each handed out once.
+  let slot = 0;
+  const firstSlot = Date.parse('2026-01-06T00:00:00.000Z');
+  const nextSlot = () => new Date(firstSlot + 15 * 60_000 * slot++).toISOString();
+
+  const member = async (name: string): Promise<Member> => {
+    const u = await signUp(app, { name, email: uniqueEmail(name.toLowerCase().replace(/[^a-z0-9]/g, '')) });
+    const k = await createKey(app, u.cookie, 'live', `${name} key`);
+    return { ...u, liveKey: k.key, liveKeyId: k.id };
+  };
+
+  const root = await signUp(app, { name: 'Root' }); // the instance admin: first user
+  const ownerBase = await member(`${markers.orgA} Owner`);
+  const testKey = await createKey(app, ownerBase.cookie, 'test', `owner test key`);
+  const owner = { ...ownerBase, testKey: testKey.key, testKeyId: testKey.id };
+  const admin = await member(`${markers.orgA} Admin`);
+  const mem = await member(`${markers.orgA} Member`);
+  const outsider = await member(`${markers.orgB} Outsider`);
+  await setPlan(app, root.cookie, owner.id, 'enterprise');
+  await setPlan(app, root.cookie, outsider.id, 'agency');
+  const oc = { cookie: owner.cookie };
+  const liveA = { 'x-api-key': owner.liveKey };
+  const testA = { 'x-api-key': owner.testKey };
+  const bc = { cookie: outsider.cookie };
+
+  // A live API key whose name only the owner's live credentials may see.
+  await createKey(app, owner.cookie, 'live', `${markers.liveA} named key`);
+
+  const orgA = await ok<{ id: number; slug: string }>(oc, 'POST', '/v1/orgs', { name: `${markers.orgA} Org`, description: `${markers.orgA} about` });
+  await ok(oc, 'POST', `/v1/orgs/${orgA.slug}/members`, { email: admin.email, role: 'admin' });
+  await ok(oc, 'POST', `/v1/orgs/${orgA.slug}/members`, { email: mem.email, role: 'member' });
+  const inviteEmail = `${markers.orgA}-invite@example.com`;
+  await ok(oc, 'POST', `/v1/orgs/${orgA.slug}/members`, { email: inviteEmail, role: 'member' });
+  const teamA = (await ok<{ slug: string }>(oc, 'POST', `/v1/orgs/${orgA.slug}/teams`, { name: `${markers.orgA} Team`, description: `${markers.orgA} team` })).slug;
+  await ok(oc, 'POST', `/v1/orgs/${orgA.slug}/teams/${teamA}/members`, { user_id: owner.id });
+  await ok(oc, 'POST', `/v1/orgs/${orgA.slug}/teams/${teamA}/members`, { user_id: mem.id });
+
+  // Live records of org A, made through the API.
+  const incident = await ok<{ Id: number; customer_token: string }>(liveA, 'POST', '/v1/tickets', {
+    title: `${markers.liveA} incident`,
+    description: `${markers.liveA} details`,
+    org_id: orgA.id,
+    location_name: `${markers.liveA} place`,
+  });
+  const reply = await ok<{ id: number }>(oc, 'POST', `/v1/incidents/${incident.Id}/replies`, { body: `${markers.liveA} reply`, public: false });
+  const signal = await ok<{ Id: number }>(liveA, 'POST', '/v1/signals', { type: 'note', note: `${markers.liveA} note`, org_id: orgA.id, lat: 1, lng: 2 });
+  await ok(liveA, 'POST', '/v1/signals', { type: 'beacon', org_id: orgA.id, lat: 1, lng: 2, meta: { device_id: `${markers.liveA}-device` } });
+  // The webhook goes to a loopback address, which the SSRF guard refuses: a failed delivery.
+  const et = await ok<{ id: number; slug: string }>(liveA, 'POST', '/v1/event-types', eventTypeBody(`${markers.liveA} Meeting`, { webhook_url: 'http://127.0.0.1:9/hook' }));
+  const pendingEt = await ok<{ id: number; slug: string }>(liveA, 'POST', '/v1/event-types', eventTypeBody(`${markers.liveA} Request`, { requires_confirmation: true }));
+  const teamEt = await ok<{ id: number; slug: string }>(liveA, 'POST', `/v1/orgs/${orgA.slug}/teams/${teamA}/event-types`, eventTypeBody(`${markers.liveA} Team Call`));
+  const book = (etId: number) =>
+    ok<{ id: string }>(liveA, 'POST', '/v1/bookings', {
+      event_type_id: etId,
+      attendee_name: `${markers.liveA} Attendee`,
+      attendee_email: `${markers.liveA}-attendee@example.com`,
+      start_time: nextSlot(),
+      notes: `${markers.liveA} notes`,
+    });
+  const booking = await book(et.id);
+  const toConfirm = (await book(pendingEt.id)).id;
+  const toDecline = (await book(pendingEt.id)).id;
+  const pushEndpoint = `https://push.example.com/${markers.orgA}-endpoint`;
+  await ok(oc, 'POST', '/v1/push/subscriptions', { endpoint: pushEndpoint, keys: { p256dh: `${markers.orgA}p256`, auth: `${markers.orgA}auth` } });
+
+  // The owner's deliveries: email notices of the bookings, the refused webhook.
+  const deliveryId = (await ok<{ deliveries: { id: number }[] }>(liveA, 'GET', '/v1/deliveries?limit=200')).deliveries.at(-1)!.id;
+
+  // Test-mode records in org A (orgs are shared by both modes).
+  await ok(testA, 'POST', '/v1/tickets', { title: `${markers.testA} incident`, org_id: orgA.id });
+  await ok(testA, 'POST', '/v1/signals', { type: 'note', note: `${markers.testA} note`, org_id: orgA.id });
+  await ok(testA, 'POST', '/v1/event-types', eventTypeBody(`${markers.testA} Meeting`));
+
+  // Org B: the outsider's own records.
+  const orgB = await ok<{ id: number; slug: string }>(bc, 'POST', '/v1/orgs', { name: `${markers.orgB} Org` });
+  await ok(bc, 'POST', `/v1/orgs/${orgB.slug}/teams`, { name: `${markers.orgB} Team` });
+  const incB = await ok<{ Id: number }>(bc, 'POST', '/v1/tickets', { title: `${markers.orgB} incident`, org_id: orgB.id });
+  await ok(bc, 'POST', `/v1/incidents/${incB.Id}/replies`, { body: `${markers.orgB} reply` });
+  await ok(bc, 'POST', '/v1/signals', { type: 'note', note: `${markers.orgB} note`, org_id: orgB.id });
+  const etB = await ok<{ id: number }>(bc, 'POST', '/v1/event-types', eventTypeBody(`${markers.orgB} Meeting`));
+  await ok(bc, 'POST', '/v1/bookings', { event_type_id: etB.id, attendee_name: `${markers.orgB} Guest`, attendee_email: `${markers.orgB}@example.com`, start_time: nextSlot() });
+
+  const pngBytes = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#c00' } }).png().toBuffer();
+
+  return {
+    t,
+    markers,
+    root,
+    owner,
+    admin,
+    member: mem,
+    outsider,
+    orgA,
+    orgB,
+    teamA,
+    et,
+    pendingEt,
+    teamEt,
+    incident,
+    reply,
+    signal,
+    booking,
+    toConfirm,
+    toDecline,
+    manageToken: signToken(t.ctx.secret, 'manage', booking.id),
+    pushEndpoint,
+    inviteEmail,
+    deliveryId,
+    pngBytes,
+    nextSlot,
+    call,
+    ok,
+    confirmToken: (id) => signToken(t.ctx.secret, 'confirm', id),
+    manage: (id) => signToken(t.ctx.secret, 'manage', id),
+  };
+}
+
+/** A multipart body with one `file` part. */
+export function multipart(bytes: Buffer, filename = 'photo.png', type = 'image/png', field = 'file'): { payload: Buffer; headers: Headers } {
+  const boundary = `----muster${randomBytes(6).toString('hex')}`;
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`;
+  const payload = Buffer.concat([Buffer.from(head), bytes, Buffer.from(`\r\n--${boundary}--\r\n`)]);
+  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+export { login, register };
