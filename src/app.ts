@@ -18,6 +18,7 @@ import { teamsRoutes } from './modules/orgs/teams.routes.js';
 import { healthRoutes } from './modules/system/health.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { webRoutes } from './modules/web/web.routes.js';
+import { webConfigRoutes } from './modules/web/web-config.routes.js';
 import authPlugin from './plugins/auth.js';
 import csrfPlugin from './plugins/csrf.js';
 import errorsPlugin from './plugins/errors.js';
@@ -101,6 +102,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // Not wrapped in fastify-plugin: its multipart parser stays inside the upload routes.
   await app.register(uploadsRoutes, { ctx });
   // The front end (dashboard, field terminal, booking and management pages, /embed.js).
+  await app.register(webConfigRoutes, { ctx });
   await app.register(webRoutes);
 
   return app;

@@ -65,6 +65,9 @@ export interface Config {
   /** Slow-client guards: the whole request within requestTimeoutMs, its headers within headersTimeoutMs. */
   requestTimeoutMs: number;
   headersTimeoutMs: number;
+  /** The dashboard map's tile URL template ({z}/{x}/{y}; '' for no tiles) and its attribution (HTML). */
+  mapTileUrl: string;
+  mapTileAttribution: string;
 }
 
 export class ConfigError extends Error {
@@ -172,6 +175,14 @@ export function loadConfig(env: Env = process.env): Config {
   const requestTimeoutMs = int('REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000);
   const headersTimeoutMs = Math.min(int('HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000), requestTimeoutMs);
 
+  // MAP_TILE_URL set to an empty string means no tiles (markers on a plain background); unset, OpenStreetMap's.
+  const rawTileUrl = env.MAP_TILE_URL;
+  const mapTileUrl = rawTileUrl === undefined ? 'https://tile.openstreetmap.org/{z}/{x}/{y}.png' : rawTileUrl.trim();
+  if (mapTileUrl !== '' && !/^(https?:\/\/|\/)[^\s]*\{z\}[^\s]*$/.test(mapTileUrl)) {
+    problems.push('MAP_TILE_URL must be an http(s) URL or a path with {z}, {x} and {y}, or empty for no tiles');
+  }
+  const mapTileAttribution = value('MAP_TILE_ATTRIBUTION') ?? '&copy; OpenStreetMap contributors';
+
   const config: Config = {
     port,
     host: value('HOST') ?? '0.0.0.0',
@@ -213,6 +224,8 @@ export function loadConfig(env: Env = process.env): Config {
     embedAllowedOrigins,
     requestTimeoutMs,
     headersTimeoutMs,
+    mapTileUrl,
+    mapTileAttribution,
   };
 
   if (problems.length > 0) throw new ConfigError(problems);

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { body, buildTestApp } from '../../../test/helpers.js';
+
+interface WebConfig {
+  map_tile_url: string;
+  map_attribution: string;
+}
+
+test('GET /v1/web/config is public and answers the default OpenStreetMap tiles', async () => {
+  const t = await buildTestApp();
+  try {
+    const res = await t.app.inject({ url: '/v1/web/config' });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(body<WebConfig>(res), {
+      map_tile_url: 'https://tile.openstreetmap.org/{z}/{x}/{y}.png',
+      map_attribution: '&copy; OpenStreetMap contributors',
+    });
+  } finally {
+    await t.close();
+  }
+});
+
+test('MAP_TILE_URL and MAP_TILE_ATTRIBUTION reach the page; an empty MAP_TILE_URL means no tiles', async () => {
+  const custom = await buildTestApp({ MAP_TILE_URL: 'https://tiles.example.com/{z}/{x}/{y}.png', MAP_TILE_ATTRIBUTION: 'Example tiles' });
+  try {
+    assert.deepEqual(body<WebConfig>(await custom.app.inject({ url: '/v1/web/config' })), {
+      map_tile_url: 'https://tiles.example.com/{z}/{x}/{y}.png',
+      map_attribution: 'Example tiles',
+    });
+  } finally {
+    await custom.close();
+  }
+  const none = await buildTestApp({ MAP_TILE_URL: '' });
+  try {
+    assert.equal(body<WebConfig>(await none.app.inject({ url: '/v1/web/config' })).map_tile_url, '');
+  } finally {
+    await none.close();
+  }
+});
+
+test('a MAP_TILE_URL without {z} is refused at boot', async () => {
+  await assert.rejects(buildTestApp({ MAP_TILE_URL: 'ftp://tiles.example.com/tile.png' }), /MAP_TILE_URL/);
+});
