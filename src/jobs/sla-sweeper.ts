@@ -6,7 +6,7 @@ import { claimSlaMark, dueSlaMarks, type SlaMark } from '../modules/incidents/sl
 const BATCH = 500;
 
 function emailFor(ctx: AppContext, m: SlaMark, kind: 'warning' | 'breach') {
-  const url = `${ctx.config.publicUrl}/dashboard/incidents/${m.id}`;
+  const url = `${ctx.config.publicUrl}/app/incidents/${m.id}`;
   const subject =
     kind === 'warning' ? `SLA warning: "${m.title}" is due at ${m.sla_due_at.slice(11, 16)} UTC` : `SLA breached: "${m.title}" was due at ${m.sla_due_at.slice(11, 16)} UTC`;
   const text = `${subject}\n\nPriority: ${m.priority}\nDue: ${m.sla_due_at}\n\n${url}`;

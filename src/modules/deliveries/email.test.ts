@@ -222,7 +222,7 @@ describe('email deliveries through a real SMTP server', () => {
     assert.deepEqual(await sweepSla(t.ctx), { warnings: 1, breaches: 0 });
     const warning = to(await deliver(), owner.email);
     assert.equal(warning.subject, `SLA warning: "Pump failure" is due at ${incident.sla_due_at.slice(11, 16)} UTC`);
-    assert.ok(warning.text.includes(`http://muster.test/dashboard/incidents/${incident.Id}`));
+    assert.ok(warning.text.includes(`http://muster.test/app/incidents/${incident.Id}`));
 
     t.clock.advance(15 * MINUTE);
     assert.deepEqual(await sweepSla(t.ctx), { warnings: 0, breaches: 1 });

@@ -121,7 +121,7 @@ describe('Web Push to a local HTTPS push service, phone alerts through a local T
       assert.deepEqual(opened(path), {
         title: 'New normal incident',
         body: 'Water on the floor',
-        url: `http://muster.test/dashboard/incidents/${incident.Id}`,
+        url: `http://muster.test/app/incidents/${incident.Id}`,
         incident_id: incident.Id,
       });
     }

@@ -78,7 +78,7 @@ export async function createIncident(ctx: AppContext, actor: Actor, input: Creat
       updated_at: iso(now),
     });
     const view = toIncident(ctx, incident);
-    const note = { title: `New ${priority} incident`, body: incident.title, url: `${ctx.config.publicUrl}/dashboard/incidents/${incident.id}`, incident_id: incident.id };
+    const note = { title: `New ${priority} incident`, body: incident.title, url: `${ctx.config.publicUrl}/app/incidents/${incident.id}`, incident_id: incident.id };
     const base = { topic: 'incident.created', mode: actor.mode, userId: actor.userId, orgId: org.id } as const;
     await queueDelivery(ctx, tx, { ...base, kind: 'push', recipient: `user:${actor.userId}`, payload: note });
     await queuePhoneAlert(ctx, tx, { ...base, userId: actor.userId, phone: creator?.phone ?? null, payload: note });
