@@ -10,6 +10,7 @@ import { incidentsRoutes } from './modules/incidents/incidents.routes.js';
 import { orgsRoutes } from './modules/orgs/orgs.routes.js';
 import { pagesAssetsRoutes } from './modules/pages-assets/pages-assets.routes.js';
 import { bookingLinksRoutes } from './modules/scheduling/booking-links.routes.js';
+import { publicPagesRoutes } from './modules/scheduling/public-pages.routes.js';
 import { bookingsRoutes } from './modules/scheduling/bookings.routes.js';
 import { eventTypesRoutes } from './modules/scheduling/event-types.routes.js';
 import { signalsRoutes } from './modules/signals/signals.routes.js';
@@ -99,6 +100,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(bookingsRoutes, { ctx });
   // Encapsulated: its form parser stays with the confirm and decline pages.
   await app.register(bookingLinksRoutes, { ctx });
+  // Read endpoints of the public booking and management pages.
+  await app.register(publicPagesRoutes, { ctx });
   // Not wrapped in fastify-plugin: its multipart parser stays inside the upload routes.
   await app.register(uploadsRoutes, { ctx });
   // The front end (dashboard, field terminal, booking and management pages, /embed.js).
