@@ -45,6 +45,10 @@ export function securityHeaders(path: string, html: boolean, opts: HeaderOptions
   if (opts.https) headers['strict-transport-security'] = 'max-age=31536000';
   if (html) {
     headers['content-security-policy'] = pagePolicy(embeddable ? opts.embedAllowedOrigins.join(' ') : "'none'");
+  } else if (path === '/sw.js') {
+    // A service worker runs under its own script's policy: it must fetch this origin (the field
+    // terminal's offline shell), and nothing else.
+    headers['content-security-policy'] = "default-src 'self'; frame-ancestors 'none'";
   } else {
     // Anything else (JSON, images, uploads) opened on its own runs nothing and is never framed.
     headers['content-security-policy'] = "default-src 'none'; frame-ancestors 'none'";
@@ -59,11 +63,17 @@ export function securityHeaders(path: string, html: boolean, opts: HeaderOptions
 /**
  * Sets securityHeaders() on every response (onSend, so static files are covered), keeping a
  * header a route set itself (e.g. a stricter Referrer-Policy). Authenticated JSON is never cached.
- * Live streams write their own headers (nosniff, no-cache) and do not pass through here.
+ * Live streams are written to the socket directly; they get nosniff from the onRequest hook.
  */
 export default fp(
   (app: FastifyInstance, { ctx }: { ctx: AppContext }) => {
     const opts: HeaderOptions = { embedAllowedOrigins: ctx.config.embedAllowedOrigins, https: ctx.config.publicUrl.startsWith('https:') };
+    // Answers written straight to the socket (live streams) skip onSend: nosniff goes on the raw
+    // response first; Node merges it with the headers a reply writes later.
+    app.addHook('onRequest', (_request, reply, done) => {
+      reply.raw.setHeader('x-content-type-options', 'nosniff');
+      done();
+    });
     app.addHook('onSend', (request, reply, payload, done) => {
       const type = String(reply.getHeader('content-type') ?? '');
       const path = request.url.split('?')[0] ?? '/';

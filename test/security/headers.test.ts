@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { createKey, signUp, type TestUser } from '../factories.js';
@@ -116,6 +117,19 @@ describe(`security headers (${testDialect})`, () => {
       assertNotFramable(res);
     }
     assert.equal((await t.app.inject({ url: '/bookings/manage/some-token' })).headers['referrer-policy'], 'no-referrer');
+  });
+
+  test('live streams, written straight to the socket, carry nosniff too', async () => {
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const headers = await new Promise<http.IncomingHttpHeaders>((resolve, reject) => {
+      const req = http.get(`${address}/v1/signals/stream`, { headers: key }, (res) => {
+        resolve(res.headers);
+        req.destroy();
+      });
+      req.on('error', reject);
+    });
+    assert.match(String(headers['content-type']), /^text\/event-stream/);
+    assert.equal(headers['x-content-type-options'], 'nosniff');
   });
 
   test('server timeouts are set: whole request 30 s, headers 10 s, keep-alive longer than a proxy', () => {
