@@ -5,7 +5,8 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { instanceSecret } from './db/settings.js';
-import { createIdSource, createLocalBus, type EventBus, type LiveEvent } from './events/bus.js';
+import { createLocalBus, type EventBus, type LiveEvent } from './events/bus.js';
+import { createRedisBus } from './events/redis-bus.js';
 import { Hub } from './events/hub.js';
 import { withTransaction, type Tx } from './db/transaction.js';
 import { systemClock, type Clock } from './lib/clock.js';
@@ -89,18 +90,18 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const secret = await instanceSecret(database.db);
 
   const redis = config.redisUrl ? connectRedis(config.redisUrl, log) : null;
-  const bus = createLocalBus();
+  const replayMax = 50_000;
+  const bus = redis ? createRedisBus(redis, log, { prefix: config.redisPrefix, replayMs: config.sseReplayMs, replayMax }) : createLocalBus();
   const hub = new Hub(bus, {
     heartbeatMs: config.sseHeartbeatMs,
     replayMs: config.sseReplayMs,
-    replayMax: 50_000,
+    replayMax,
     maxBufferedBytes: config.sseMaxBufferBytes,
   });
-  const nextId = createIdSource();
   const events: Events = {
     bus,
     hub,
-    publish: (tx, event) => tx.onCommit(() => bus.publish({ ...event, id: nextId() })),
+    publish: (tx, event) => tx.onCommit(() => bus.publish(event)),
   };
 
   return {

@@ -9,25 +9,40 @@ export interface LiveEvent {
   mode: Mode;
   type: string;
   payload: unknown;
+  /**
+   * The frame's data, `{type, payload}` as JSON, when it is already serialised (an event that came
+   * from another instance): the hub writes it as it is instead of serialising the event again.
+   */
+  data?: string;
 }
+
+/** What a publisher hands the bus; the bus gives it its id unless it has one. */
+export type NewEvent = Omit<LiveEvent, 'id'> & { id?: number };
 
 export type Listener = (event: LiveEvent) => void;
 
 /**
- * Fan-out between publishers and the SSE hubs. In-process by default; a Redis implementation of
- * the same interface lets an event published on one instance reach streams held on every other.
+ * Fan-out between publishers and the SSE hubs. In-process by default; the Redis implementation
+ * (`redis-bus.ts`) lets an event published on one instance reach streams held on every other and
+ * keeps the replay behind Last-Event-ID in Redis, shared by all instances.
  */
 export interface EventBus {
-  publish(event: LiveEvent): void;
+  publish(event: NewEvent): void;
   subscribe(listener: Listener): () => void;
+  /**
+   * Events of `channel` after `afterId` from a store shared by every instance, oldest first;
+   * absent on the local bus, and undefined when the shared store cannot be reached.
+   */
+  replay?(channel: string, afterId: number): Promise<LiveEvent[] | undefined>;
   close(): Promise<void>;
 }
 
-export function createLocalBus(): EventBus {
+export function createLocalBus(nextId: () => number = createIdSource()): EventBus {
   const listeners = new Set<Listener>();
   return {
     publish: (event) => {
-      for (const listener of listeners) listener(event);
+      const e: LiveEvent = { ...event, id: event.id ?? nextId() };
+      for (const listener of listeners) listener(e);
     },
     subscribe: (listener) => {
       listeners.add(listener);
@@ -42,7 +57,8 @@ export function createLocalBus(): EventBus {
 
 /**
  * Event ids: milliseconds since the epoch times 1000 plus a counter, so they grow across restarts
- * (a client resuming after a restart never skips new events) and stay below 2^53.
+ * (a client resuming after a restart never skips new events) and stay below 2^53. With Redis the
+ * same shape comes from Redis' clock in microseconds, so ids of both sources stay comparable.
  */
 export function createIdSource(now: () => number = Date.now): () => number {
   let last = 0;

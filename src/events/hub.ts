@@ -27,6 +27,8 @@ export interface HubOptions {
 
 interface Subscriber extends Audience {
   sink: Sink;
+  /** Waiting for its replay from the shared store: live events reach it through that replay instead. */
+  replaying?: boolean;
 }
 
 interface Frame {
@@ -54,6 +56,11 @@ export function frame(id: number | undefined, data: unknown): string {
   return `${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`;
 }
 
+/** The frame of an event, reusing its serialised data when it came that way from another instance. */
+export function frameOf(event: LiveEvent): string {
+  return event.data === undefined ? frame(event.id, { type: event.type, payload: event.payload }) : `id: ${event.id}\ndata: ${event.data}\n\n`;
+}
+
 /**
  * The SSE hub shared by every stream. Each event is serialised once, written to the subscribers
  * of its channel, org and mode, and kept for replay. A subscriber that does not drain is dropped
@@ -68,7 +75,7 @@ export class Hub {
   private maxBufferedSeen = 0;
 
   constructor(
-    bus: EventBus,
+    private readonly bus: EventBus,
     private readonly options: HubOptions,
     private readonly now: () => number = Date.now,
   ) {
@@ -83,13 +90,11 @@ export class Hub {
    */
   subscribe(audience: Audience, sink: Sink, lastEventId?: number): () => void {
     const subscriber: Subscriber = { ...audience, sink };
-    if (lastEventId !== undefined) {
-      const buffer = this.replay.get(audience.channel);
-      const oldest = this.now() - this.options.replayMs;
-      for (let i = buffer ? this.firstAfter(buffer, lastEventId) : 0; buffer && i < buffer.frames.length; i++) {
-        const f = buffer.frames[i]!;
-        if (f.at >= oldest && this.reaches(subscriber, f.event)) sink.write(f.text);
-      }
+    if (lastEventId !== undefined && this.bus.replay) {
+      subscriber.replaying = true;
+      void this.replayShared(subscriber, lastEventId);
+    } else if (lastEventId !== undefined) {
+      for (const f of this.localSince(subscriber, lastEventId)) sink.write(f.text);
     }
     this.subscribers.add(subscriber);
     return () => this.subscribers.delete(subscriber);
@@ -113,15 +118,47 @@ export class Hub {
     this.disconnectAll();
   }
 
+  /** Kept frames of the subscriber's audience after `lastEventId`, within the replay window, oldest first. */
+  private localSince(s: Audience, lastEventId: number): Frame[] {
+    const buffer = this.replay.get(s.channel);
+    if (!buffer) return [];
+    const oldest = this.now() - this.options.replayMs;
+    const found: Frame[] = [];
+    for (let i = this.firstAfter(buffer, lastEventId); i < buffer.frames.length; i++) {
+      const f = buffer.frames[i]!;
+      if (f.at >= oldest && this.reaches(s, f.event)) found.push(f);
+    }
+    return found;
+  }
+
+  /**
+   * Replay from the store every instance shares (a client resuming on another instance than the
+   * one it left), merged with this instance's buffer: that holds every event dispatched while the
+   * shared read was under way (the subscriber skips live events until then) and what was delivered
+   * only locally while Redis was away. Merged by id, so nothing is sent twice.
+   */
+  private async replayShared(s: Subscriber, lastEventId: number): Promise<void> {
+    const shared = (await this.bus.replay!(s.channel, lastEventId)) ?? [];
+    if (!this.subscribers.has(s)) return; // gone while reading
+    const texts = new Map<number, string>();
+    for (const e of shared) if (this.reaches(s, e)) texts.set(e.id, frameOf(e));
+    for (const f of this.localSince(s, lastEventId)) texts.set(f.event.id, f.text);
+    for (const id of [...texts.keys()].sort((a, b) => a - b)) {
+      if (!this.subscribers.has(s)) return; // dropped as a slow client
+      this.send(s, texts.get(id)!);
+    }
+    s.replaying = false;
+  }
+
   private reaches(s: Audience, e: LiveEvent): boolean {
     return s.channel === e.channel && s.mode === e.mode && s.orgIds.has(e.orgId);
   }
 
   private dispatch(event: LiveEvent): void {
-    const text = frame(event.id, { type: event.type, payload: event.payload });
+    const text = frameOf(event);
     this.remember(event, text);
     for (const s of this.subscribers) {
-      if (this.reaches(s, event)) this.send(s, text);
+      if (!s.replaying && this.reaches(s, event)) this.send(s, text);
     }
   }
 

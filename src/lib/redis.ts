@@ -1,12 +1,48 @@
 import { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 
+export type RedisStatus = 'ok' | 'down' | 'disabled';
+
 /**
- * The one Redis connection of an instance (commands); subscribers open their own with `duplicate()`.
- * Commands fail fast while Redis is unreachable instead of queueing, so callers can degrade.
+ * Reconnects forever, backing off to at most 2 s between tries: an instance outlives a Redis
+ * restart and picks it up again without a restart of its own.
+ */
+const retryStrategy = (times: number) => Math.min(times * 100, 2_000);
+
+/**
+ * The one command connection of an instance; subscribers open their own with `subscriber()`.
+ * Commands fail fast while Redis is unreachable instead of queueing, so callers can degrade
+ * (streams to local delivery, beacon state to "not tracked") and recover when it returns.
  */
 export function connectRedis(url: string, log: FastifyBaseLogger): Redis {
-  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
-  redis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis error'));
+  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false, retryStrategy, connectTimeout: 2_000 });
+  watch(redis, log, 'commands');
   return redis;
+}
+
+/** A second connection for SUBSCRIBE (a subscribed connection takes no other commands); ioredis resubscribes after a reconnect. */
+export function subscriberOf(redis: Redis, log: FastifyBaseLogger): Redis {
+  const sub = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, retryStrategy, autoResubscribe: true });
+  watch(sub, log, 'subscriber');
+  return sub;
+}
+
+/** Logs errors once per outage instead of once per retry. */
+function watch(redis: Redis, log: FastifyBaseLogger, role: string): void {
+  let down = false;
+  redis.on('error', (err: Error) => {
+    if (down) return;
+    down = true;
+    log.warn({ err: err.message, role }, 'redis unreachable: degrading until it returns');
+  });
+  redis.on('ready', () => {
+    if (down) log.warn({ role }, 'redis is back');
+    down = false;
+  });
+}
+
+/** `ok` while the connection is ready, `down` otherwise, `disabled` without REDIS_URL. */
+export function redisStatus(redis: Redis | null): RedisStatus {
+  if (!redis) return 'disabled';
+  return redis.status === 'ready' ? 'ok' : 'down';
 }

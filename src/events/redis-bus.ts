@@ -1,0 +1,120 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Mode } from '../db/schema.js';
+import { subscriberOf } from '../lib/redis.js';
+import { createIdSource, type EventBus, type Listener, type LiveEvent } from './bus.js';
+
+export interface RedisBusOptions {
+  /** Key prefix (REDIS_PREFIX). */
+  prefix: string;
+  /** Events younger than this stay in the shared replay stream. */
+  replayMs: number;
+  /** At most about this many entries per channel's stream (trimmed with `~`, so Redis may keep a few more). */
+  replayMax: number;
+  now?: () => number;
+}
+
+/**
+ * One atomic step per event: an id from Redis' clock in microseconds (the shape of local ids:
+ * milliseconds * 1000 + a counter), never below the last one given out by any instance; the event
+ * appended to its channel's stream (capped by count and age, for Last-Event-ID replay); and one
+ * PUBLISH to every instance. Being one script, publish order equals id order everywhere.
+ * Numbers go through string.format('%.0f'): Lua's tostring would print 1.7e+15.
+ */
+const PUBLISH_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+local id = now
+if id <= last then id = last + 1 end
+local sid = string.format('%.0f', id)
+redis.call('SET', KEYS[2], sid)
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[7], sid .. '-0', 'o', ARGV[2], 'm', ARGV[3], 't', ARGV[4], 'd', ARGV[5])
+redis.call('XTRIM', KEYS[1], 'MINID', '~', string.format('%.0f', now - tonumber(ARGV[6]) * 1000))
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+redis.call('PUBLISH', KEYS[3], sid .. '\\n' .. ARGV[1] .. '\\n' .. ARGV[2] .. '\\n' .. ARGV[3] .. '\\n' .. ARGV[4] .. '\\n' .. ARGV[5])
+return sid
+`;
+
+type PublishCommand = (stream: string, lastId: string, topic: string, ...args: string[]) => Promise<string>;
+
+/** The wire form: id, channel, org, mode and type on lines of their own, then the data JSON (which holds no raw newline). */
+function parseWire(message: string): LiveEvent | undefined {
+  const parts: string[] = [];
+  let from = 0;
+  for (let i = 0; i < 5; i++) {
+    const end = message.indexOf('\n', from);
+    if (end === -1) return undefined;
+    parts.push(message.slice(from, end));
+    from = end + 1;
+  }
+  const [id, channel, orgId, mode, type] = parts as [string, string, string, string, string];
+  return { id: Number(id), channel, orgId: Number(orgId), mode: mode as Mode, type, payload: undefined, data: message.slice(from) };
+}
+
+/**
+ * The event bus across instances. Publishing serialises the event once and runs the script above;
+ * every instance (this one included) hears it on its subscriber connection and hands it to its hub
+ * with the serialised data, so no instance serialises it again. While Redis is unreachable an event
+ * is delivered to this instance's streams only, with a local id, and delivery across instances
+ * resumes by itself once Redis is back (ioredis reconnects and subscribes again).
+ */
+export function createRedisBus(redis: Redis, log: FastifyBaseLogger, options: RedisBusOptions): EventBus {
+  const listeners = new Set<Listener>();
+  const keys = {
+    stream: (channel: string) => `${options.prefix}events:${channel}`,
+    lastId: `${options.prefix}events:last-id`,
+    topic: `${options.prefix}events`,
+  };
+  const localId = createIdSource(options.now);
+  const now = options.now ?? Date.now;
+  const dispatch = (event: LiveEvent) => {
+    for (const listener of listeners) listener(event);
+  };
+
+  redis.defineCommand('musterPublish', { numberOfKeys: 3, lua: PUBLISH_SCRIPT });
+  const publishCommand = (redis as unknown as { musterPublish: PublishCommand }).musterPublish.bind(redis);
+
+  const sub = subscriberOf(redis, log);
+  sub.on('message', (topic: string, message: string) => {
+    if (topic !== keys.topic) return;
+    const event = parseWire(message);
+    if (event) dispatch(event);
+  });
+  sub.subscribe(keys.topic).catch((err: unknown) => log.warn({ err }, 'redis subscribe failed; ioredis retries on reconnect'));
+
+  return {
+    publish: (event) => {
+      const data = event.data ?? JSON.stringify({ type: event.type, payload: event.payload });
+      const args = [event.channel, String(event.orgId), event.mode, event.type, data, String(options.replayMs), String(options.replayMax)];
+      publishCommand(keys.stream(event.channel), keys.lastId, keys.topic, ...args).catch((err: unknown) => {
+        log.warn({ err: err instanceof Error ? err.message : String(err), type: event.type }, 'redis publish failed: event delivered on this instance only');
+        dispatch({ ...event, id: localId(), data });
+      });
+    },
+    subscribe: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    replay: async (channel, afterId) => {
+      const oldest = (now() - options.replayMs) * 1000;
+      const start = Math.max(afterId + 1, oldest);
+      try {
+        const entries = await redis.xrange(keys.stream(channel), `${start.toFixed(0)}-0`, '+', 'COUNT', options.replayMax);
+        return entries.map(([sid, fields]) => {
+          const f: Record<string, string> = {};
+          for (let i = 0; i + 1 < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
+          return { id: Number(sid.slice(0, sid.indexOf('-'))), channel, orgId: Number(f.o), mode: f.m as Mode, type: f.t ?? '', payload: undefined, data: f.d ?? '' };
+        });
+      } catch (err) {
+        log.warn({ err: err instanceof Error ? err.message : String(err) }, 'redis replay failed: replaying from this instance only');
+        return undefined;
+      }
+    },
+    close: () => {
+      listeners.clear();
+      sub.disconnect();
+      return Promise.resolve();
+    },
+  };
+}
