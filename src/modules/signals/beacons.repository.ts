@@ -67,18 +67,22 @@ export async function recordPing(db: Kysely<DB>, k: DeviceKey, p: Ping): Promise
   return { turnedOn, moved: turnedOn || Number(moved.numUpdatedRows) === 1 };
 }
 
-/** Switches a device off; returns its state when this call did it (so beacon_off is written once). */
-export async function switchOff(db: Kysely<DB>, k: DeviceKey): Promise<BeaconState | undefined> {
+/**
+ * Switches a device off; returns its state when this call did it (so beacon_off is written once).
+ * With `silentBefore`, only a device not seen since then (a ping that came after the sweeper
+ * listed it keeps it on).
+ */
+export async function switchOff(db: Kysely<DB>, k: DeviceKey, silentBefore?: string): Promise<BeaconState | undefined> {
   const key = byKey(k);
-  return db
+  let q = db
     .updateTable('beacon_states')
     .set({ active: 0 })
     .where('livemode', '=', key.livemode)
     .where('user_id', '=', key.user_id)
     .where('device_key', '=', key.device_key)
-    .where('active', '=', 1)
-    .returningAll()
-    .executeTakeFirst();
+    .where('active', '=', 1);
+  if (silentBefore !== undefined) q = q.where('last_seen_at', '<', silentBefore);
+  return q.returningAll().executeTakeFirst();
 }
 
 /** Active devices of the scope with their owner's name: the live map's first paint. */

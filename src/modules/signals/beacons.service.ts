@@ -5,7 +5,7 @@ import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { actorScope } from '../orgs/access.js';
 import { writeAudit } from './audit.repository.js';
-import * as beacons from './beacons.repository.js';
+import { beaconStore } from './beacon-store.js';
 import type { BeaconState, DeviceKey } from './beacons.repository.js';
 
 export const CHANNEL = 'signals';
@@ -18,9 +18,9 @@ const parseMeta = (meta: string) => JSON.parse(meta) as Record<string, unknown>;
  * Switches a device off (on request or after silence): writes `beacon_off` and broadcasts it,
  * once, whichever caller gets there first. False when it was not on.
  */
-export async function turnOff(ctx: AppContext, key: DeviceKey, reason: 'request' | 'silence'): Promise<boolean> {
+export async function turnOff(ctx: AppContext, key: DeviceKey, reason: 'request' | 'silence', silentBefore?: string): Promise<boolean> {
   return ctx.transaction(async (tx) => {
-    const state = await beacons.switchOff(tx.db, key);
+    const state = await beaconStore(ctx).switchOff(tx.db, key, silentBefore);
     if (!state) return false;
     await audit(ctx, tx, state, key.mode, 'beacon_off', { reason });
     ctx.events.publish(tx, {
@@ -59,7 +59,7 @@ export async function stopBeacon(ctx: AppContext, actor: Actor, deviceId: string
 }
 
 export async function listBeacons(ctx: AppContext, actor: Actor) {
-  const rows = await beacons.activeBeacons(ctx.db, await actorScope(ctx, actor));
+  const rows = await beaconStore(ctx).active(ctx.db, await actorScope(ctx, actor));
   return {
     beacons: rows.map((b) => ({
       device_id: b.device_id,
@@ -80,9 +80,8 @@ export async function listBeacons(ctx: AppContext, actor: Actor) {
 export async function sweepSilentBeacons(ctx: AppContext): Promise<number> {
   const before = iso(new Date(ctx.clock.now().getTime() - ctx.config.beaconTimeoutMs));
   let off = 0;
-  for (const s of await beacons.silentBeacons(ctx.db, before, 1000)) {
-    const key = { mode: s.livemode === 1 ? ('live' as const) : ('test' as const), userId: s.user_id, deviceKey: s.device_key };
-    if (await turnOff(ctx, key, 'silence')) off += 1;
+  for (const key of await beaconStore(ctx).silent(ctx.db, before, 1000)) {
+    if (await turnOff(ctx, key, 'silence', before)) off += 1;
   }
   return off;
 }

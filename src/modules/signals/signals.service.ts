@@ -11,7 +11,7 @@ import { actorScope, targetOrg } from '../orgs/access.js';
 import { listMembers } from '../orgs/members.repository.js';
 import { findUserById } from '../users/users.repository.js';
 import { CHANNEL, audit, deviceKeyOf } from './beacons.service.js';
-import { recordPing } from './beacons.repository.js';
+import { beaconStore } from './beacon-store.js';
 import type { CreateSignalBody, ListSignalsQuery, Signal } from './signals.schemas.js';
 import { insertSignal, listSignals as listRows, type SignalRow } from './signals.repository.js';
 
@@ -85,7 +85,7 @@ export async function createSignal(ctx: AppContext, actor: Actor, input: CreateS
       const deviceId = input.meta?.device_id ?? null;
       const key = { mode: actor.mode, userId: actor.userId, deviceKey: deviceKeyOf(deviceId) };
       const ping = { orgId: org.id, deviceId, lat: record.lat, lng: record.lng, accuracy: record.accuracy, meta, positionAt: record.created_at, now };
-      const { turnedOn, moved } = await recordPing(tx.db, key, ping);
+      const { turnedOn, moved } = await beaconStore(ctx).recordPing(tx.db, key, ping);
       if (turnedOn) await audit(ctx, tx, { org_id: org.id, user_id: actor.userId, device_id: deviceId }, actor.mode, 'beacon_on', { lat: record.lat, lng: record.lng });
       if (moved) {
         const { user_id, lat, lng, accuracy, created_at, user_name, org_id } = record;
