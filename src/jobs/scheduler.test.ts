@@ -3,7 +3,8 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { buildTestApp, type TestApp } from '../../test/helpers.js';
-import { startJobs } from './scheduler.js';
+import { createContext, type AppContext } from '../context.js';
+import { TICK_SLACK, claimTick, startJobs } from './scheduler.js';
 
 const until = async (check: () => boolean, ms = 3000) => {
   const end = Date.now() + ms;
@@ -78,5 +79,51 @@ describe('job scheduler', () => {
     await stop();
     const entry = logged.find((l) => l.job === 'flaky');
     assert.equal(entry?.msg, 'job failed');
+  });
+
+  describe('several instances on one database', () => {
+    let other: AppContext;
+    before(async () => {
+      // A second instance: its own context (connections, timers) on the same database.
+      other = await createContext(t.ctx.config, { log: pino({ level: 'silent' }) });
+    });
+    after(() => other.close());
+
+    test('of concurrent claims of one tick on two instances exactly one wins; the next tick comes after the interval', async () => {
+      const now = Date.now();
+      const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => claimTick((i % 2 === 0 ? t.ctx : other).db, 'claimed', 1_000, now)));
+      assert.equal(claims.filter(Boolean).length, 1);
+      assert.equal(await claimTick(other.db, 'claimed', 1_000, now + 1_000 * TICK_SLACK - 1), false, 'too early');
+      const next = await Promise.all([claimTick(t.ctx.db, 'claimed', 1_000, now + 1_000), claimTick(other.db, 'claimed', 1_000, now + 1_000)]);
+      assert.equal(next.filter(Boolean).length, 1);
+      assert.equal(await claimTick(t.ctx.db, 'another job', 1_000, now), true, 'jobs are claimed separately');
+    });
+
+    test('a job scheduled on two instances runs once per tick across both: runs never overlap and are an interval apart', async () => {
+      const intervalMs = 40;
+      const runs: { at: number; by: string }[] = [];
+      let running = 0;
+      let overlapped = false;
+      const job = (by: string) => ({
+        name: 'swept-once',
+        intervalMs,
+        run: async () => {
+          running += 1;
+          if (running > 1) overlapped = true;
+          runs.push({ at: Date.now(), by });
+          await new Promise((r) => setTimeout(r, 5));
+          running -= 1;
+        },
+      });
+      const stops = [startJobs(t.ctx, [job('a')]), startJobs(other, [job('b')])];
+      await until(() => runs.length >= 12, 10_000);
+      await Promise.all(stops.map((stop) => stop()));
+      assert.equal(overlapped, false);
+      for (let i = 1; i < runs.length; i++) {
+        const gap = runs[i]!.at - runs[i - 1]!.at;
+        // The claim is TICK_SLACK * interval apart; the runs' own timestamps may wobble by a query's time.
+        assert.ok(gap >= intervalMs / 2, `run ${i} came ${gap} ms after the previous one (${runs.map((r) => r.by).join('')})`);
+      }
+    });
   });
 });

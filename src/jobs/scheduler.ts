@@ -1,4 +1,7 @@
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
+import type { DB } from '../db/schema.js';
+import { iso } from '../lib/clock.js';
 import { sweepSilentBeacons } from '../modules/signals/beacons.service.js';
 import { sweepSla } from './sla-sweeper.js';
 
@@ -8,8 +11,35 @@ export interface Job {
   run(ctx: AppContext): Promise<unknown>;
 }
 
+/** A tick may be claimed this long after the last one: timers on several instances drift a little. */
+export const TICK_SLACK = 0.9;
+
 /**
- * Runs each job on its interval, never two runs of one job at once; a failing run is logged and
+ * Claims the current tick of a job for this instance, once across every instance on the same
+ * database: one conditional update of the job's row in `settings` (its last run), which only one
+ * of any number of concurrent claimers can win, and only once `intervalMs * TICK_SLACK` has passed
+ * since the last claimed run. Works on both engines and needs no Redis, so sweeps keep running,
+ * once per tick, while Redis is away. Wall-clock time, like the timers that call it.
+ */
+export async function claimTick(db: Kysely<DB>, name: string, intervalMs: number, nowMs = Date.now()): Promise<boolean> {
+  const key = `job:${name}:last_run`;
+  await db
+    .insertInto('settings')
+    .values({ key, value: iso(new Date(0)) })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const claimed = await db
+    .updateTable('settings')
+    .set({ value: iso(new Date(nowMs)) })
+    .where('key', '=', key)
+    .where('value', '<=', iso(new Date(nowMs - intervalMs * TICK_SLACK)))
+    .executeTakeFirst();
+  return Number(claimed.numUpdatedRows) === 1;
+}
+
+/**
+ * Runs each job on its interval, never two runs of one job at once, and with several instances
+ * on one database once per tick across all of them (`claimTick`); a failing run is logged and
  * the next one tries again. Returns the function that stops them (and waits for running ones).
  */
 export function startJobs(ctx: AppContext, jobs: Job[] = defaultJobs(ctx)): () => Promise<void> {
@@ -17,8 +47,8 @@ export function startJobs(ctx: AppContext, jobs: Job[] = defaultJobs(ctx)): () =
   const timers = jobs.map((job) =>
     setInterval(() => {
       if (running.has(job.name)) return;
-      const run = job
-        .run(ctx)
+      const run = claimTick(ctx.db, job.name, job.intervalMs)
+        .then((mine) => (mine ? job.run(ctx) : undefined))
         .catch((err: unknown) => ctx.log.error({ err, job: job.name }, 'job failed'))
         .finally(() => running.delete(job.name));
       running.set(job.name, run);
