@@ -1,0 +1,79 @@
+// The frame of every signed-in view: a sidebar on desktop, a top bar with a collapsible menu on phones.
+import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { useLocation } from './router';
+import { useSession } from './session';
+
+const NAV = [
+  { href: '/app/incidents', label: 'Incidents', icon: '!' },
+  { href: '/app/signals', label: 'Signals', icon: '◎' },
+  { href: '/app/bookings', label: 'Bookings', icon: '▦' },
+  { href: '/app/event-types', label: 'Event types', icon: '◷' },
+  { href: '/app/orgs', label: 'Organizations', icon: '⌂' },
+  { href: '/app/settings', label: 'Settings', icon: '⚙' },
+];
+
+function OrgSwitcher() {
+  const { orgs, orgId, setOrgId } = useSession();
+  if (orgs.length < 2) return null;
+  return (
+    <div class="org-switcher">
+      <label for="org-switcher">Organization</label>
+      <select id="org-switcher" data-testid="org-switcher" value={orgId === null ? '' : String(orgId)} onChange={(e) => setOrgId(e.currentTarget.value ? Number(e.currentTarget.value) : null)}>
+        <option value="">All organizations</option>
+        {orgs.map((o) => (
+          <option key={o.id} value={String(o.id)}>
+            {o.name}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+export function Layout({ children }: { children: ComponentChildren }) {
+  const { me, signOut } = useSession();
+  const { path } = useLocation();
+  const [open, setOpen] = useState(false);
+  useEffect(() => setOpen(false), [path]);
+  return (
+    <div class="shell">
+      <header class="topbar">
+        <a class="app-brand" href="/app/incidents">
+          <img src="/icon.svg" alt="" width="28" height="28" /> Muster
+        </a>
+        <button type="button" class="menu-button secondary" aria-expanded={open} aria-controls="sidebar" onClick={() => setOpen(!open)}>
+          <span aria-hidden="true">{open ? '✕' : '☰'}</span> Menu
+        </button>
+      </header>
+      <aside id="sidebar" class={`sidebar${open ? ' open' : ''}`}>
+        <a class="app-brand desktop-only" href="/app/incidents">
+          <img src="/icon.svg" alt="" width="28" height="28" /> Muster
+        </a>
+        <nav aria-label="Main">
+          {NAV.map((n) => (
+            <a key={n.href} href={n.href} class={`nav-link${path.startsWith(n.href) ? ' active' : ''}`} aria-current={path.startsWith(n.href) ? 'page' : undefined}>
+              <span class="nav-icon" aria-hidden="true">
+                {n.icon}
+              </span>
+              {n.label}
+            </a>
+          ))}
+        </nav>
+        <OrgSwitcher />
+        <div class="account">
+          <div class="account-name" title={me.email}>
+            <strong>{me.name}</strong>
+            <small>{me.email}</small>
+          </div>
+          <button type="button" class="secondary small" data-testid="logout" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </div>
+      </aside>
+      <main class="content" id="main">
+        {children}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,32 @@
+// Which view answers which /app/ address.
+import { match, type Loc } from './router';
+import { Empty } from './ui';
+import { BookingsView } from './views/bookings';
+import { EventTypeEditor } from './views/event-type-editor';
+import { EventTypesView } from './views/event-types';
+import { IncidentDetailView } from './views/incident-detail';
+import { IncidentsView } from './views/incidents';
+import { OrgDetailView } from './views/org-detail';
+import { OrgsView } from './views/orgs';
+import { SettingsView } from './views/settings';
+import { SignalsView } from './views/signals';
+
+export function Routes({ loc }: { loc: Loc }) {
+  const p = loc.path;
+  let m: Record<string, string> | null;
+  if (p === '/app/incidents') return <IncidentsView loc={loc} />;
+  if ((m = match('/app/incidents/:id', p))) return <IncidentDetailView key={m.id} id={Number(m.id)} />;
+  if (p === '/app/signals') return <SignalsView />;
+  if (p === '/app/bookings') return <BookingsView loc={loc} />;
+  if (p === '/app/event-types') return <EventTypesView />;
+  if (p === '/app/event-types/new') return <EventTypeEditor id={null} />;
+  if ((m = match('/app/event-types/:id', p))) return <EventTypeEditor key={m.id} id={Number(m.id)} />;
+  if (p === '/app/orgs') return <OrgsView />;
+  if ((m = match('/app/orgs/:slug', p))) return <OrgDetailView key={m.slug} slug={m.slug!} />;
+  if (p === '/app/settings') return <SettingsView />;
+  return (
+    <Empty title="Page not found">
+      There is nothing at this address. <a href="/app/incidents">Go to incidents</a>
+    </Empty>
+  );
+}

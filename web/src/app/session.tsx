@@ -1,0 +1,37 @@
+// The signed-in user, their orgs and the org the views are narrowed to (null: all of them).
+import { createContext } from 'preact';
+import { useContext } from 'preact/hooks';
+import type { Me, Org } from './types';
+
+export interface Session {
+  me: Me;
+  orgs: Org[];
+  /** The org lists are filtered to, and new records go to; null = all orgs (new records: primary). */
+  orgId: number | null;
+  setOrgId: (id: number | null) => void;
+  reloadOrgs: () => Promise<void>;
+  signOut: () => Promise<void>;
+}
+
+export const SessionContext = createContext<Session | null>(null);
+
+export function useSession(): Session {
+  const s = useContext(SessionContext);
+  if (!s) throw new Error('useSession outside the signed-in app');
+  return s;
+}
+
+const ORG_KEY = 'muster-dashboard-org';
+
+export function storedOrgId(): number | null {
+  const raw = localStorage.getItem(ORG_KEY);
+  const n = raw ? Number(raw) : NaN;
+  return Number.isInteger(n) && n > 0 ? n : null;
+}
+
+export function storeOrgId(id: number | null): void {
+  if (id === null) localStorage.removeItem(ORG_KEY);
+  else localStorage.setItem(ORG_KEY, String(id));
+}
+
+export const orgName = (orgs: Org[], id: number): string => orgs.find((o) => o.id === id)?.name ?? `Org ${id}`;

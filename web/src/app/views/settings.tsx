@@ -1,0 +1,296 @@
+// Settings: profile, API keys (the secret shown once), push notifications on this browser, calendar feed.
+import { useEffect, useState } from 'preact/hooks';
+import { api, del, get, patch, post } from '../../lib/api';
+import { formatDateTime } from '../../lib/format';
+import { useSession } from '../session';
+import type { ApiKey, Me } from '../types';
+import { CopyButton, ErrorAlert, FieldError, Loading, PageHeader, useAsync } from '../ui';
+
+export function SettingsView() {
+  return (
+    <section class="view">
+      <PageHeader title="Settings" />
+      <div class="settings-grid">
+        <Profile />
+        <ApiKeys />
+        <Push />
+        <Calendar />
+      </div>
+    </section>
+  );
+}
+
+function Profile() {
+  const { me } = useSession();
+  const [name, setName] = useState(me.name);
+  const [timezone, setTimezone] = useState(me.timezone);
+  const [phone, setPhone] = useState(me.phone ?? '');
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    setSaved(false);
+    try {
+      const r = await patch<Me>('/v1/auth/me', { name, timezone, phone: phone.trim() ? phone.trim() : null });
+      Object.assign(me, r);
+      setSaved(true);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <form class="card stack" onSubmit={(e) => void submit(e)}>
+      <h2>Profile</h2>
+      <p class="muted">
+        Signed in as {me.email} · plan <strong>{me.plan}</strong>
+      </p>
+      {saved ? <div class="alert success">Saved.</div> : null}
+      <ErrorAlert error={error} />
+      <div class="field">
+        <label for="p-name">Name</label>
+        <input id="p-name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <FieldError error={error} name="name" />
+      </div>
+      <div class="grid-2">
+        <div class="field">
+          <label for="p-tz">Time zone</label>
+          <input id="p-tz" value={timezone} onInput={(e) => setTimezone(e.currentTarget.value)} />
+          <FieldError error={error} name="timezone" />
+        </div>
+        <div class="field">
+          <label for="p-phone">Phone for alerts</label>
+          <input id="p-phone" type="tel" placeholder="+4915112345678" value={phone} onInput={(e) => setPhone(e.currentTarget.value)} />
+          <FieldError error={error} name="phone" />
+        </div>
+      </div>
+      <div class="row">
+        <button type="submit">Save profile</button>
+      </div>
+    </form>
+  );
+}
+
+function ApiKeys() {
+  const keys = useAsync(() => get<{ api_keys: ApiKey[] }>('/v1/api-keys').then((r) => r.api_keys), []);
+  const [name, setName] = useState('');
+  const [mode, setMode] = useState<'live' | 'test'>('test');
+  const [created, setCreated] = useState<ApiKey | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const k = await post<ApiKey>('/v1/api-keys', { name, mode });
+      setCreated(k);
+      setName('');
+      keys.setData((l) => [{ ...k, key: undefined }, ...(l ?? [])]);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const revoke = async (k: ApiKey) => {
+    if (!confirm(`Revoke "${k.name}" (${k.redacted})? Anything using it stops working at once.`)) return;
+    setError(null);
+    try {
+      await del(`/v1/api-keys/${k.id}`);
+      keys.setData((l) => l?.filter((x) => x.id !== k.id));
+      if (created?.id === k.id) setCreated(null);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <div class="card stack span-2" data-testid="api-keys">
+      <h2>API keys</h2>
+      <p class="muted">
+        For servers and scripts: send as <code>x-api-key</code>. Test keys (<code>sk_test_</code>) see only test data. Never put a key in a web page.
+      </p>
+      {created?.key ? (
+        <div class="alert success stack" role="status" data-testid="new-key">
+          <strong>Copy your new key now. It will not be shown again.</strong>
+          <div class="link-box">
+            <code class="secret" data-testid="new-key-secret">
+              {created.key}
+            </code>
+            <CopyButton text={created.key} />
+          </div>
+          <div>
+            <button type="button" class="secondary small" onClick={() => setCreated(null)}>
+              I have saved it
+            </button>
+          </div>
+        </div>
+      ) : null}
+      <ErrorAlert error={error} />
+      <form class="row nowrap-lg" onSubmit={(e) => void create(e)}>
+        <div class="field grow">
+          <label for="k-name">Key name</label>
+          <input id="k-name" required maxLength={100} placeholder="e.g. CI pipeline" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <FieldError error={error} name="name" />
+        </div>
+        <div class="field">
+          <label for="k-mode">Mode</label>
+          <select id="k-mode" value={mode} onChange={(e) => setMode(e.currentTarget.value as 'live' | 'test')}>
+            <option value="test">Test</option>
+            <option value="live">Live</option>
+          </select>
+        </div>
+        <button type="submit" class="align-end" disabled={busy}>
+          Create key
+        </button>
+      </form>
+      {keys.loading && !keys.data ? <Loading label="Loading keys" /> : null}
+      <ErrorAlert error={keys.error} />
+      {keys.data && keys.data.length === 0 ? <p class="muted">No keys yet.</p> : null}
+      {keys.data && keys.data.length > 0 ? (
+        <ul class="people" data-testid="key-list">
+          {keys.data.map((k) => (
+            <li key={k.id} class="person" data-testid="key-row">
+              <div class="person-main">
+                <strong>
+                  {k.name} <span class={`badge ${k.mode === 'live' ? 'ok' : 'warn'}`}>{k.mode}</span>
+                </strong>
+                <small class="muted">
+                  <code>{k.redacted}</code> · created {formatDateTime(k.created_at)}
+                </small>
+              </div>
+              <button type="button" class="secondary small danger-text" onClick={() => void revoke(k)}>
+                Revoke
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
+type PushState = 'checking' | 'unsupported' | 'denied' | 'off' | 'on';
+
+function urlBase64ToUint8Array(base64: string): Uint8Array<ArrayBuffer> {
+  const padded = (base64 + '='.repeat((4 - (base64.length % 4)) % 4)).replace(/-/g, '+').replace(/_/g, '/');
+  const raw = atob(padded);
+  const out = new Uint8Array(new ArrayBuffer(raw.length));
+  for (let i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
+  return out;
+}
+
+function Push() {
+  const [state, setState] = useState<PushState>('checking');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    if (!('serviceWorker' in navigator) || !('PushManager' in window) || !('Notification' in window)) return setState('unsupported');
+    if (Notification.permission === 'denied') return setState('denied');
+    void navigator.serviceWorker
+      .getRegistration('/')
+      .then((reg) => reg?.pushManager.getSubscription())
+      .then((sub) => setState(sub ? 'on' : 'off'))
+      .catch(() => setState('off'));
+  }, []);
+  const enable = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const permission = await Notification.requestPermission();
+      if (permission !== 'granted') {
+        setState(permission === 'denied' ? 'denied' : 'off');
+        return;
+      }
+      const reg = await navigator.serviceWorker.register('/sw.js');
+      await navigator.serviceWorker.ready;
+      const { public_key } = await get<{ public_key: string }>('/v1/push/public-key');
+      const sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: urlBase64ToUint8Array(public_key) });
+      const json = sub.toJSON() as { endpoint: string; keys: { p256dh: string; auth: string } };
+      await post('/v1/push/subscriptions', { endpoint: json.endpoint, keys: { p256dh: json.keys.p256dh, auth: json.keys.auth } });
+      setState('on');
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const disable = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const reg = await navigator.serviceWorker.getRegistration('/');
+      const sub = await reg?.pushManager.getSubscription();
+      if (sub) {
+        await api('DELETE', '/v1/push/subscriptions', { endpoint: sub.endpoint });
+        await sub.unsubscribe();
+      }
+      setState('off');
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="card stack" data-testid="push-settings">
+      <h2>Push notifications</h2>
+      <p class="muted">New incidents you create and alerts from your organizations, on this browser.</p>
+      <ErrorAlert error={error} />
+      {state === 'checking' ? <Loading /> : null}
+      {state === 'unsupported' ? <div class="alert info">This browser cannot receive push notifications. On iPhone, add Muster to the home screen first.</div> : null}
+      {state === 'denied' ? <div class="alert info">Notifications are blocked for this site. Allow them in the browser's site settings, then reload.</div> : null}
+      {state === 'off' ? (
+        <div>
+          <button type="button" onClick={() => void enable()} disabled={busy} data-testid="push-enable">
+            {busy ? 'Turning on…' : 'Turn on notifications'}
+          </button>
+        </div>
+      ) : null}
+      {state === 'on' ? (
+        <div class="row">
+          <span class="badge ok">On for this browser</span>
+          <button type="button" class="secondary small" onClick={() => void disable()} disabled={busy}>
+            Turn off
+          </button>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function Calendar() {
+  const feed = useAsync(() => get<{ url: string }>('/v1/calendar'), []);
+  const [error, setError] = useState<unknown>(null);
+  const rotate = async () => {
+    if (!confirm('Make a new calendar link? The current one stops working at once.')) return;
+    setError(null);
+    try {
+      const r = await post<{ url: string }>('/v1/calendar/rotate');
+      feed.setData(() => r);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <div class="card stack" data-testid="calendar-feed">
+      <h2>Calendar feed</h2>
+      <p class="muted">Subscribe to this private link in your calendar app to see your upcoming bookings. Keep it secret.</p>
+      <ErrorAlert error={feed.error ?? error} />
+      {feed.loading && !feed.data ? <Loading /> : null}
+      {feed.data ? (
+        <>
+          <div class="link-box">
+            <code class="secret">{feed.data.url}</code>
+            <CopyButton text={feed.data.url} />
+          </div>
+          <div>
+            <button type="button" class="secondary small" onClick={() => void rotate()}>
+              Make a new link
+            </button>
+          </div>
+        </>
+      ) : null}
+    </div>
+  );
+}
