@@ -60,8 +60,11 @@ for (const kind of ['database', 'redis'] as const) {
       ...fields,
     });
 
-    test(`is the ${kind} store`, () => {
+    test(`is the ${kind} store; /readyz and /healthz report Redis as ${kind === 'redis' ? 'ok' : 'disabled'}`, async () => {
       assert.equal(store.kind, kind);
+      const redis = kind === 'redis' ? 'ok' : 'disabled';
+      assert.deepEqual(body(await t.app.inject({ url: '/readyz' })), { status: 'ready', database: t.ctx.database.dialect, redis });
+      assert.deepEqual(body(await t.app.inject({ url: '/healthz' })), { status: 'ok', redis });
     });
 
     test('of 25 concurrent pings of a device that is off, exactly one turns it on; all but older ones move it', async () => {
