@@ -1,0 +1,233 @@
+/// <reference lib="dom" />
+// The field terminal at /field, end to end in headless Chromium on a server started from the
+// build: a beacon reaches the dashboard map through the stream and leaves it on stop; a large
+// photo is resized in the browser before upload; an alert written offline is replayed exactly
+// once, even when the answer to a send is lost and it is sent again.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
+import { call, DESKTOP, launchBrowser, PHONE, screenshot, signedInContext, signUp, startServer, watchErrors, type ApiUser, type Server } from './harness.js';
+
+const HERE = { latitude: 52.52, longitude: 13.405, accuracy: 12 };
+
+let server: Server;
+let browser: Browser;
+before(async () => {
+  server = await startServer({ MAP_TILE_URL: '' });
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function fieldContext(user: ApiUser, viewport: { width: number; height: number } = PHONE): Promise<BrowserContext> {
+  return signedInContext(browser, server, user, { viewport, permissions: ['geolocation'], geolocation: HERE });
+}
+
+async function openField(context: BrowserContext): Promise<{ page: Page; errors: string[] }> {
+  const page = await context.newPage();
+  const errors = watchErrors(page);
+  await page.goto(server.url + '/field');
+  await page.waitForSelector('[data-testid="beacon-toggle"]');
+  return { page, errors };
+}
+
+interface StoredSignal {
+  Id: number;
+  type: string;
+  note: string | null;
+  image_url: string | null;
+  lat: number | null;
+  meta: { device_id?: string };
+}
+
+async function signals(user: ApiUser, type: string): Promise<StoredSignal[]> {
+  const res = await call<{ signals: StoredSignal[] }>(server, 'GET', `/v1/signals?type=${type}&limit=100`, undefined, user.cookie);
+  assert.equal(res.status, 200);
+  return res.body.signals;
+}
+
+/** The outbox as IndexedDB holds it (not what the page shows). */
+async function storedQueue(page: Page): Promise<{ id: string; status: string; body: { type: string; note?: string } }[]> {
+  return page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open('muster-field', 1);
+        open.onerror = () => reject(open.error ?? new Error('open failed'));
+        open.onsuccess = () => {
+          const req = open.result.transaction('queue', 'readonly').objectStore('queue').getAll();
+          req.onsuccess = () => {
+            open.result.close();
+            resolve(req.result);
+          };
+          req.onerror = () => reject(req.error ?? new Error('read failed'));
+        };
+      }),
+  );
+}
+
+test('unauthenticated: /field sends the visitor to the dashboard login with next=/field', async () => {
+  const page = await browser.newPage();
+  await page.goto(server.url + '/field');
+  await page.waitForURL((url) => url.pathname.startsWith('/app'));
+  assert.equal(new URL(page.url()).searchParams.get('next'), '/field');
+  await page.close();
+});
+
+test('beacon: started on the field terminal it appears on the dashboard through the stream, and leaves on stop', async () => {
+  const user = await signUp(server, { name: 'Fiona Field' });
+  const context = await fieldContext(user, DESKTOP);
+  const dashboard = await context.newPage();
+  await dashboard.goto(server.url + '/app/signals');
+  // The stream is connected and the first paint had no device: a row can only come from the stream.
+  await dashboard.waitForSelector('[data-testid="live-state"].live-live');
+  assert.equal(await dashboard.locator('[data-testid="beacon-row"]').count(), 0);
+
+  const { page, errors } = await openField(context);
+  const device = await page.evaluate(() => localStorage.getItem('muster-device-id'));
+  assert.match(device ?? '', /^dev-[a-z0-9]{6}-[a-z0-9]{8}$/);
+  assert.equal(await page.textContent('[data-testid="device-id"]'), device);
+  assert.equal(await page.textContent('[data-testid="user-name"]'), 'Fiona Field');
+  await screenshot(page, 'field-idle');
+
+  const beaconSent = page.waitForResponse((r) => r.url().endsWith('/v1/signals') && r.request().method() === 'POST');
+  await page.click('[data-testid="beacon-toggle"]');
+  const first = await beaconSent;
+  assert.equal(first.status(), 201);
+  const sentBody = first.request().postDataJSON() as { type: string; lat: number; lng: number; meta: { device_id: string } };
+  assert.equal(sentBody.type, 'beacon');
+  assert.deepEqual([sentBody.lat, sentBody.lng, sentBody.meta.device_id], [HERE.latitude, HERE.longitude, device]);
+  assert.equal(first.request().headers()['idempotency-key'], undefined, 'beacons are live-only, not queued');
+
+  await dashboard.waitForSelector(`[data-testid="beacon-row"][data-device-id="${device}"]`);
+  await page.waitForSelector('[data-testid="beacon-status"][data-state="on"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="beacon-last-sent"]')?.textContent !== 'not yet');
+  await page.setViewportSize(PHONE);
+  await screenshot(page, 'field-beacon-active');
+  await page.setViewportSize(DESKTOP);
+  await screenshot(page, 'field-beacon-active');
+  await screenshot(dashboard, 'field-dashboard-beacon');
+
+  const stopped = page.waitForRequest((r) => r.url().endsWith('/v1/signals/beacon') && r.method() === 'DELETE');
+  await page.click('[data-testid="beacon-toggle"]');
+  assert.deepEqual((await stopped).postDataJSON(), { device_id: device });
+  await dashboard.waitForSelector(`[data-testid="beacon-row"][data-device-id="${device}"]`, { state: 'detached' });
+  await page.waitForSelector('[data-testid="beacon-status"][data-state="off"]');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('photo: a 4000x3000 picture is resized in the browser to 1280 px on its long side, uploaded, and posted as a capture', async () => {
+  const user = await signUp(server, { name: 'Pia Photo' });
+  const context = await fieldContext(user);
+  const { page, errors } = await openField(context);
+  const big = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: { r: 40, g: 120, b: 200 } } })
+    .composite([{ input: Buffer.from('<svg width="4000" height="3000"><circle cx="2000" cy="1500" r="1200" fill="orange"/></svg>') }])
+    .jpeg({ quality: 95 })
+    .toBuffer();
+
+  const uploaded = page.waitForResponse((r) => r.url().endsWith('/v1/upload'));
+  await page.setInputFiles('[data-testid="photo-input"]', { name: 'scene.jpg', mimeType: 'image/jpeg', buffer: big });
+  await page.waitForSelector('[data-testid="photo-thumb"]');
+  await page.fill('#photo-caption', 'Blocked road');
+  await screenshot(page, 'field-photo-preview');
+  await page.click('[data-testid="photo-send"]');
+  assert.equal((await uploaded).status(), 201);
+  await page.waitForSelector('[data-testid="flash"].success');
+
+  const [capture] = await signals(user, 'capture');
+  assert.ok(capture?.image_url, 'the capture signal carries the uploaded image');
+  assert.equal(capture.note, 'Blocked road');
+  assert.equal(capture.lat, HERE.latitude);
+  const image = await fetch(capture.image_url);
+  assert.equal(image.status, 200);
+  const meta = await sharp(Buffer.from(await image.arrayBuffer())).metadata();
+  assert.deepEqual([meta.width, meta.height], [1280, 960]);
+  assert.deepEqual(await storedQueue(page), []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('offline: an alert needs a note, is queued in IndexedDB while offline and replayed exactly once, also when an answer is lost', async () => {
+  const user = await signUp(server, { name: 'Otto Offline' });
+  const context = await fieldContext(user);
+  const { page } = await openField(context);
+  // The service worker has cached the terminal's shell and controls the page.
+  await page.waitForFunction(() => !!navigator.serviceWorker.controller);
+
+  // Client-side validation: no note, no alert.
+  await page.click('[data-testid="alert-open"]');
+  await page.click('[data-testid="alert-submit"]');
+  await page.waitForSelector('#alert-error');
+
+  await context.setOffline(true);
+  await page.waitForSelector('[data-testid="connection"].offline');
+  const note = `Fire at the north gate ${Date.now()}`;
+  await page.fill('[data-testid="alert-note"]', note);
+  await page.click('[data-testid="alert-submit"]');
+  await page.waitForSelector('[data-testid="alert-confirm"]');
+  await screenshot(page, 'field-alert-confirm');
+  await page.click('[data-testid="alert-confirm"]');
+  await page.waitForSelector('[data-testid="queue-count"][data-count="1"]');
+  await page.waitForSelector('[data-testid="queue-item"][data-type="alert"][data-status="waiting"]');
+  const queued = await storedQueue(page);
+  assert.equal(queued.length, 1);
+  assert.deepEqual([queued[0]!.body.type, queued[0]!.body.note], ['alert', note]);
+  await screenshot(page, 'field-queued');
+  await page.setViewportSize(DESKTOP);
+  await screenshot(page, 'field-queued');
+  await page.setViewportSize(PHONE);
+
+  // The outbox survives a reload (the shell comes from the service worker's cache offline).
+  await page.reload();
+  await page.waitForSelector('[data-testid="queue-item"][data-type="alert"]');
+  assert.equal(await page.textContent('[data-testid="queue-count"]'), '1 waiting to send');
+  assert.deepEqual(await signals(user, 'alert'), []);
+
+  // Back online, the first send reaches the server but its answer is lost: the item must stay.
+  let lost = 0;
+  let answerLost!: () => void;
+  const lostOnce = new Promise<void>((resolve) => (answerLost = resolve));
+  const keys: string[] = [];
+  await page.route('**/v1/signals', async (route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    keys.push(route.request().headers()['idempotency-key'] ?? '');
+    const res = await route.fetch();
+    assert.equal(res.status(), 201);
+    lost += 1;
+    await route.abort('connectionreset');
+    answerLost();
+  });
+  await context.setOffline(false);
+  await page.waitForFunction(() => document.querySelector('[data-testid="connection"]')?.classList.contains('online'));
+  await lostOnce;
+  await page.waitForSelector('[data-testid="queue-blocked"]');
+  await page.waitForSelector('[data-testid="queue-item"][data-status="waiting"]');
+  assert.equal(lost, 1, 'the replay sent the alert once and lost the answer');
+  assert.equal((await signals(user, 'alert')).length, 1, 'the server has the alert');
+  assert.equal((await storedQueue(page)).length, 1, 'without an answer the item stays queued');
+
+  // The next replay sends it again with the same key: the server answers its stored 201.
+  await page.unroute('**/v1/signals');
+  const replayed = page.waitForResponse((r) => r.url().endsWith('/v1/signals') && r.request().method() === 'POST');
+  await page.click('[data-testid="queue-send-now"]');
+  const second = await replayed;
+  assert.equal(second.status(), 201);
+  assert.equal(second.headers()['idempotent-replayed'], 'true');
+  assert.equal(second.request().headers()['idempotency-key'], keys[0]);
+  await page.waitForSelector('[data-testid="outbox"]', { state: 'detached' });
+  assert.deepEqual(await storedQueue(page), []);
+
+  const alerts = (await signals(user, 'alert')).filter((s) => s.note === note);
+  assert.equal(alerts.length, 1, 'exactly one alert, though it was sent twice');
+  const cached = await page.evaluate(async () => {
+    const urls: string[] = [];
+    for (const name of await caches.keys()) for (const req of await (await caches.open(name)).keys()) urls.push(new URL(req.url).pathname);
+    return urls;
+  });
+  assert.ok(cached.includes('/field'), 'the shell is cached');
+  assert.deepEqual(cached.filter((u) => u.startsWith('/v1/') || u.startsWith('/uploads/')), [], 'API answers are never cached');
+  await context.close();
+});
