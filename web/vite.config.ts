@@ -25,9 +25,11 @@ export default defineConfig({
         book: page('book'),
         manage: page('manage'),
         embed: resolve(root, 'src/embed/embed.ts'),
+        status: resolve(root, 'src/status/status.ts'),
       },
       output: {
-        entryFileNames: (chunk) => (chunk.name === 'embed' ? 'embed.js' : 'assets/[name]-[hash].js'),
+        // Stable names for the scripts other pages load by address: /embed.js (other sites), /status.js (the status page).
+        entryFileNames: (chunk) => (chunk.name === 'embed' || chunk.name === 'status' ? `${chunk.name}.js` : 'assets/[name]-[hash].js'),
       },
     },
   },

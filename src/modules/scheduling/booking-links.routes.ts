@@ -5,17 +5,35 @@ import type { AppContext } from '../../context.js';
 import { AppError } from '../../lib/errors.js';
 import * as bookings from './bookings.service.js';
 import { PAGES_CSS_PATH } from '../pages-assets/pages-css.js';
+import { findUserById } from '../users/users.repository.js';
+import { findEventType } from './event-types.repository.js';
 import { Booking, CancelBody, RescheduleBody, TokenParams } from './scheduling.schemas.js';
 
 const tags = ['Bookings'];
 const pub = { public: true };
 
 
-function page(title: string, body: string): string {
+function page(title: string, body: string, mark = ''): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${escapeHtml(title)} · Muster</title>
-<link rel="stylesheet" href="${PAGES_CSS_PATH}"></head>
-<body class="decision"><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
+<link rel="icon" href="/icon.svg" type="image/svg+xml"><link rel="stylesheet" href="${PAGES_CSS_PATH}"></head>
+<body class="decision"><main>${mark}<p class="eyebrow">Booking request</p><h1>${escapeHtml(title)}</h1>${body}</main><footer>Scheduling by Muster</footer></body></html>`;
+}
+
+/** The booking as its host reads it on the decision pages: times in the host's own zone. */
+async function details(ctx: AppContext, b: bookings.Booking): Promise<string> {
+  const [et, host] = await Promise.all([
+    b.event_type_id === null ? undefined : findEventType(ctx.db, b.event_type_id),
+    findUserById(ctx.db, b.host_id),
+  ]);
+  const zone = host?.timezone ?? 'UTC';
+  const day = new Intl.DateTimeFormat('en-US', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: zone }).format(new Date(b.start_time));
+  const time = (iso: string) => new Intl.DateTimeFormat('en-US', { hour: 'numeric', minute: '2-digit', timeZone: zone }).format(new Date(iso));
+  const row = (label: string, value: string) => `<dt>${label}</dt><dd>${value}</dd>`;
+  return `<dl>${et ? row('What', escapeHtml(et.name)) : ''}${row('When', `${escapeHtml(day)}<br>${escapeHtml(time(b.start_time))} – ${escapeHtml(time(b.end_time))} <small>${escapeHtml(zone)}</small>`)}${row(
+    'Attendee',
+    `${escapeHtml(b.attendee_name)}<br><small>${escapeHtml(b.attendee_email)}</small>`,
+  )}${b.notes ? row('Notes', escapeHtml(b.notes)) : ''}${row('Status', `<span class="pill ${b.status}">${b.status}</span>`)}</dl>`;
 }
 
 const wantsJson = (request: FastifyRequest) => (request.headers.accept ?? '').includes('application/json');
@@ -31,20 +49,27 @@ async function decide(ctx: AppContext, token: string, json: boolean, reply: Fast
     const b = await bookings.manageViewByConfirmToken(ctx, token).catch(htmlError(reply));
     if (!b) return reply;
     const verb = decision === 'confirm' ? 'Confirm' : 'Decline';
+    const note =
+      b.status === 'pending'
+        ? `<p class="hint">${decision === 'confirm' ? 'The attendee gets a confirmation by email.' : 'The attendee is told by email that the time is not available.'}</p>`
+        : `<p class="hint">This booking is already ${b.status}.</p>`;
     return reply
       .type('text/html; charset=utf-8')
-      .send(
-        page(
-          `${verb} this booking?`,
-          `<p>${escapeHtml(b.attendee_name)} &lt;${escapeHtml(b.attendee_email)}&gt;<br>${escapeHtml(b.start_time.replace('T', ' ').slice(0, 16))} UTC · currently <b>${b.status}</b></p>
-<form method="post"><button class="${decision}" type="submit">${verb}</button></form>`,
-        ),
-      );
+      .send(page(`${verb} this booking?`, `${await details(ctx, b)}<form method="post"><button class="${decision}" type="submit">${verb} booking</button></form>${note}`));
   }
   if (json) return bookings.confirmByToken(ctx, token, decision);
   const b = await bookings.confirmByToken(ctx, token, decision).catch(htmlError(reply));
   if (!b) return reply;
-  return reply.type('text/html; charset=utf-8').send(page(b.status === 'confirmed' ? 'Booking confirmed' : 'Booking declined', `<p>The attendee has been emailed.</p>`));
+  const confirmed = b.status === 'confirmed';
+  return reply
+    .type('text/html; charset=utf-8')
+    .send(
+      page(
+        confirmed ? 'Booking confirmed' : 'Booking declined',
+        `${await details(ctx, b)}<p class="hint">The attendee has been emailed.</p>`,
+        `<div class="mark ${confirmed ? 'ok' : 'no'}" aria-hidden="true">${confirmed ? '✓' : '✕'}</div>`,
+      ),
+    );
 }
 
 /** Errors of the HTML forms as pages (JSON clients get the usual bodies). */
