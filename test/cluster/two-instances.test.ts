@@ -169,7 +169,7 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     assert.equal(statuses.filter((s) => s === 201).length, 1, `one 201 (${[...new Set(statuses)].join(', ')})`);
     assert.equal(statuses.filter((s) => s === 409).length, 99, 'the rest are refused as taken');
     const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from "${schema}".bookings where event_type_id = $1 and status <> 'cancelled'`, [et.id]);
-    assert.equal(rows[0].n, 1);
+    assert.equal(rows[0]?.n, 1);
   });
 
   test('200 queued deliveries with both workers running arrive exactly once each', async () => {
@@ -222,7 +222,7 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     const shown = await ok<{ beacons: { device_id: string }[] }>(200, a, 'GET', '/v1/signals/beacons', ann.live);
     assert.ok(shown.beacons.some((x) => x.device_id === 'alternating'), 'A lists the device that B turned on');
     const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from "${schema}".beacon_states`);
-    assert.equal(rows[0].n, 0, 'the device state lives in Redis, not in the database');
+    assert.equal(rows[0]?.n, 0, 'the device state lives in Redis, not in the database');
   });
 
   test('Redis stopped and restarted mid-test: requests keep succeeding and streams resume', async () => {
