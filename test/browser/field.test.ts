@@ -14,7 +14,7 @@ const HERE = { latitude: 52.52, longitude: 13.405, accuracy: 12 };
 let server: Server;
 let browser: Browser;
 before(async () => {
-  server = await startServer({ MAP_TILE_URL: '' });
+  server = await startServer({ MAP_TILE_URL: '', RATE_LIMIT_AUTH: '100000', RATE_LIMIT_API: '100000' });
   browser = await launchBrowser();
 });
 after(async () => {
@@ -68,11 +68,17 @@ async function storedQueue(page: Page): Promise<{ id: string; status: string; bo
   );
 }
 
-test('unauthenticated: /field sends the visitor to the dashboard login with next=/field', async () => {
+test('unauthenticated: /field sends the visitor to the dashboard login, which comes back to /field', async () => {
+  const user = await signUp(server, { name: 'Lena Login' });
   const page = await browser.newPage();
   await page.goto(server.url + '/field');
   await page.waitForURL((url) => url.pathname.startsWith('/app'));
   assert.equal(new URL(page.url()).searchParams.get('next'), '/field');
+  await page.fill('#login-email', user.email);
+  await page.fill('#login-password', user.password);
+  await page.click('[data-testid="login-form"] button[type="submit"]');
+  await page.waitForURL((url) => url.pathname === '/field');
+  assert.equal(await page.textContent('[data-testid="user-name"]'), 'Lena Login');
   await page.close();
 });
 
@@ -147,6 +153,106 @@ test('photo: a 4000x3000 picture is resized in the browser to 1280 px on its lon
   assert.deepEqual([meta.width, meta.height], [1280, 960]);
   assert.deepEqual(await storedQueue(page), []);
   assert.deepEqual(errors, []);
+
+  // Offline (the failed upload is logged by the browser), the resized JPEG itself waits in IndexedDB and is uploaded on reconnect.
+  await context.setOffline(true);
+  await page.setInputFiles('[data-testid="photo-input"]', { name: 'later.jpg', mimeType: 'image/jpeg', buffer: big });
+  await page.click('[data-testid="photo-send"]');
+  await page.waitForSelector('[data-testid="queue-item"][data-type="capture"][data-status="waiting"]');
+  const held = await page.evaluate(
+    () =>
+      new Promise<number>((resolve, reject) => {
+        const open = indexedDB.open('muster-field', 1);
+        open.onerror = () => reject(open.error ?? new Error('open failed'));
+        open.onsuccess = () => {
+          const req = open.result.transaction('queue', 'readonly').objectStore('queue').getAll();
+          req.onsuccess = () => resolve((req.result as { photo?: Blob }[])[0]?.photo?.size ?? 0);
+        };
+      }),
+  );
+  assert.ok(held > 0, 'the photo is stored with the queued capture');
+  await context.setOffline(false);
+  await page.waitForSelector('[data-testid="outbox"]', { state: 'detached' });
+  const captures = await signals(user, 'capture');
+  assert.equal(captures.length, 2);
+  const later = await sharp(Buffer.from(await (await fetch(captures[0]!.image_url!)).arrayBuffer())).metadata();
+  assert.equal(Math.max(later.width ?? 0, later.height ?? 0), 1280);
+  await context.close();
+});
+
+test('wake lock: requested when the beacon starts, again each time the page becomes visible, released on stop', async () => {
+  const user = await signUp(server);
+  const context = await fieldContext(user);
+  // Headless Chromium refuses screen wake locks, so the browser's API is stood in for here (the
+  // page's own code runs unchanged): it counts requests and releases the lock when the page hides,
+  // as browsers do.
+  // (A string, so the test runner's transpiler adds nothing to it.)
+  await context.addInitScript(`
+    let visibility = 'visible';
+    Object.defineProperty(document, 'visibilityState', { get: () => visibility });
+    window.wakeRequests = 0;
+    window.wakeHeld = 0;
+    const held = new Set();
+    window.setVisibility = (v) => {
+      visibility = v;
+      if (v === 'hidden') for (const s of [...held]) s.fire();
+      document.dispatchEvent(new Event('visibilitychange'));
+    };
+    Object.defineProperty(navigator, 'wakeLock', {
+      value: {
+        request: () => {
+          window.wakeRequests += 1;
+          window.wakeHeld += 1;
+          const listeners = [];
+          const sentinel = {
+            released: false,
+            fire: () => {
+              if (sentinel.released) return;
+              sentinel.released = true;
+              held.delete(sentinel);
+              window.wakeHeld -= 1;
+              listeners.forEach((fn) => fn());
+            },
+            release: () => Promise.resolve(sentinel.fire()),
+            addEventListener: (_type, fn) => listeners.push(fn),
+          };
+          held.add(sentinel);
+          return Promise.resolve(sentinel);
+        },
+      },
+    });
+  `);
+  const { page } = await openField(context);
+  const wake = () => page.evaluate(() => ({ requests: (window as unknown as { wakeRequests: number }).wakeRequests, held: (window as unknown as { wakeHeld: number }).wakeHeld }));
+  const visibility = (v: 'hidden' | 'visible') => page.evaluate((state) => (window as unknown as { setVisibility(s: string): void }).setVisibility(state), v);
+
+  await page.click('[data-testid="beacon-toggle"]');
+  await page.waitForFunction(() => (window as unknown as { wakeHeld: number }).wakeHeld === 1);
+  await page.waitForSelector('text=kept awake');
+  await visibility('hidden');
+  assert.deepEqual(await wake(), { requests: 1, held: 0 });
+  await visibility('visible');
+  await page.waitForFunction(() => (window as unknown as { wakeHeld: number }).wakeHeld === 1);
+  assert.equal((await wake()).requests, 2);
+
+  await page.click('[data-testid="beacon-toggle"]');
+  await page.waitForSelector('[data-testid="beacon-status"][data-state="off"]');
+  assert.equal((await wake()).held, 0, 'released on stop');
+  await visibility('hidden');
+  await visibility('visible');
+  assert.equal((await wake()).requests, 2, 'not requested again once the beacon is off');
+  await context.close();
+});
+
+test('location refused: the beacon does not start and the page explains how to allow it', async () => {
+  const user = await signUp(server);
+  const context = await signedInContext(browser, server, user, { viewport: PHONE });
+  await context.grantPermissions([]);
+  const { page } = await openField(context);
+  await page.click('[data-testid="beacon-toggle"]');
+  await page.waitForSelector('.help');
+  await page.waitForSelector('[data-testid="beacon-status"][data-state="off"]');
+  await screenshot(page, 'field-location-denied');
   await context.close();
 });
 

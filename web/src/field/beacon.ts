@@ -41,8 +41,9 @@ export class Beacon {
     /** Every position seen, for the other signals to use. */
     private onFix: (fix: Fix) => void,
   ) {
-    this.wake = new WakeLock((held, error) => {
-      this.set({ wakeLock: !this.wake.supported ? 'unsupported' : held ? 'held' : 'released', ...(error && this.state.active ? { error: `Screen lock: ${error}` } : {}) });
+    // A refused wake lock is not an error: the panel says the screen may sleep.
+    this.wake = new WakeLock((held) => {
+      this.set({ wakeLock: !this.wake.supported ? 'unsupported' : held ? 'held' : 'released' });
     });
     this.state = { active: false, since: null, lastSent: null, sent: 0, fix: null, error: null, denied: false, wakeLock: this.wake.supported ? 'released' : 'unsupported', stopping: false };
   }

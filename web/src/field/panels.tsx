@@ -74,7 +74,7 @@ export function BeaconPanel({ beacon, state }: { beacon: Beacon; state: BeaconSt
           </div>
           <div>
             <dt>Screen</dt>
-            <dd>{state.wakeLock === 'held' ? 'kept awake' : state.wakeLock === 'unsupported' ? 'may sleep' : 'may sleep'}</dd>
+            <dd>{state.wakeLock === 'held' ? 'kept awake' : 'may sleep'}</dd>
           </div>
         </dl>
       )}

@@ -8,7 +8,7 @@ export class WakeLock {
   private wanted = false;
   readonly supported = typeof navigator !== 'undefined' && 'wakeLock' in navigator;
 
-  constructor(private onChange: (held: boolean, error?: string) => void) {
+  constructor(private onChange: (held: boolean) => void) {
     document.addEventListener('visibilitychange', () => {
       if (this.wanted && document.visibilityState === 'visible') void this.acquire();
     });
@@ -35,8 +35,8 @@ export class WakeLock {
       this.sentinel = s;
       s.addEventListener('release', () => this.onChange(false));
       this.onChange(true);
-    } catch (err) {
-      this.onChange(false, err instanceof Error ? err.message : String(err));
+    } catch {
+      this.onChange(false); // refused (battery saver, permissions policy) or hidden meanwhile
     }
   }
 }
