@@ -177,3 +177,32 @@ test('the signals map: a beacon that starts appears as a marker and a device row
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('API keys: a new key is shown once with its secret, listed redacted, and revoked', async () => {
+  const context = await signedInContext(browser, server, owner, { viewport: DESKTOP });
+  const page = await context.newPage();
+  page.on('dialog', (d) => void d.accept());
+  await page.goto(`${server.url}/app/settings`);
+  await page.waitForSelector('[data-testid="key-row"]');
+  const before = await page.locator('[data-testid="key-row"]').count();
+  await page.fill('#k-name', 'Billing sync');
+  await page.selectOption('#k-mode', 'live');
+  await page.click('[data-testid="api-keys"] form button[type="submit"]');
+  const secret = (await page.textContent('[data-testid="new-key-secret"]'))?.trim() ?? '';
+  assert.match(secret, /^sk_live_[A-Za-z0-9_-]{43}$/);
+  const me = await call<{ id: number }>(server, 'GET', '/v1/auth/me', undefined, undefined);
+  assert.equal(me.status, 401);
+  const withKey = await fetch(`${server.url}/v1/auth/me`, { headers: { 'x-api-key': secret } });
+  assert.equal(withKey.status, 200, 'the shown secret works');
+  await page.click('text=I have saved it');
+  await page.waitForSelector('[data-testid="new-key-secret"]', { state: 'detached' });
+  const row = page.locator('[data-testid="key-row"]', { hasText: 'Billing sync' });
+  assert.equal(await page.locator('[data-testid="key-row"]').count(), before + 1);
+  assert.equal((await row.textContent())?.includes(secret), false, 'the list never shows the secret');
+  assert.ok((await row.textContent())?.includes(`sk_live_...${secret.slice(-4)}`));
+  await row.locator('button', { hasText: 'Revoke' }).click();
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="key-row"]').length === n, before);
+  const revoked = await fetch(`${server.url}/v1/auth/me`, { headers: { 'x-api-key': secret } });
+  assert.equal(revoked.status, 401, 'the revoked key no longer works');
+  await context.close();
+});

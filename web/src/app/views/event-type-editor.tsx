@@ -109,6 +109,7 @@ export function EventTypeEditor({ id }: { id: number | null }) {
   const [saved, setSaved] = useState<EventType | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const [justSaved, setJustSaved] = useState(false);
   useEffect(() => {
     if (existing.data) {
       setForm(fromType(existing.data));
@@ -120,7 +121,10 @@ export function EventTypeEditor({ id }: { id: number | null }) {
   if (existing.error) return <ErrorAlert error={existing.error} />;
   if (!form) return <Loading label="Loading event type" />;
 
-  const set = <K extends keyof Form>(k: K, v: Form[K]) => setForm({ ...form, [k]: v });
+  const set = <K extends keyof Form>(k: K, v: Form[K]) => {
+    setJustSaved(false);
+    setForm({ ...form, [k]: v });
+  };
   const setWindow = (i: number, w: WeeklyWindow | null) => set('weekly', w === null ? form.weekly.filter((_, j) => j !== i) : form.weekly.map((x, j) => (j === i ? w : x)));
 
   const submit = async (e: Event) => {
@@ -134,6 +138,7 @@ export function EventTypeEditor({ id }: { id: number | null }) {
       else {
         setSaved(result);
         setForm(fromType(result));
+        setJustSaved(true);
       }
       setError(null);
     } catch (err) {
@@ -297,7 +302,7 @@ export function EventTypeEditor({ id }: { id: number | null }) {
           <a class="button secondary" href="/app/event-types">
             Cancel
           </a>
-          {saved && !busy && !error && id !== null ? <span class="muted" role="status">All changes saved</span> : null}
+          {justSaved ? <span class="muted" role="status">All changes saved</span> : null}
         </div>
       </form>
     </section>
