@@ -45,7 +45,6 @@ interface Row {
   then?: (res: LightMyRequestResponse, a: Actor, w: World) => void | Promise<void>;
 }
 
-const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'outsider', 'otherMode', 'anonymous'];
 const REFUSAL_CODES: Partial<Record<number, string>> = { 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' };
 
 const all = (s: number): Expect => ({ owner: s, admin: s, member: s, outsider: s, otherMode: s, anonymous: s });
@@ -117,7 +116,7 @@ const ROWS: Record<string, Row> = {
     expect: all(200),
     isPublic: true,
     // A session of its own, so the actor's cookie keeps working for the other rows.
-    req: async (_w, a) => ({ url: '/v1/auth/logout', ...(a.via === 'cookie' ? { headers: { cookie: await login(_w.t.app, a.user!.email, a.user!.password) } } : {}) }),
+    req: async (w, a) => ({ url: '/v1/auth/logout', ...(a.via === 'cookie' ? { headers: { cookie: await login(w.t.app, a.user!.email, a.user!.password) } } : {}) }),
   },
   'GET /v1/auth/me': {
     expect: anyUser(200),
@@ -126,7 +125,7 @@ const ROWS: Record<string, Row> = {
   },
   'PATCH /v1/auth/me': { expect: anyUser(200), req: () => ({ url: '/v1/auth/me', payload: { timezone: 'UTC' } }) },
   'POST /v1/auth/magic-link': { expect: all(200), isPublic: true, req: (w) => ({ url: '/v1/auth/magic-link', payload: { email: w.root.email } }) },
-  'POST /v1/auth/magic-link/verify': { expect: all(401), isPublic: true, req: (w) => ({ url: '/v1/auth/magic-link/verify', payload: { email: uniqueEmail('nobody'), code: '000000' } }) },
+  'POST /v1/auth/magic-link/verify': { expect: all(401), isPublic: true, req: () => ({ url: '/v1/auth/magic-link/verify', payload: { email: uniqueEmail('nobody'), code: '000000' } }) },
 
   // API keys: a test key may not mint a live one (docs/api.md)
   'POST /v1/api-keys': { expect: anyUser(201, 403), req: () => ({ url: '/v1/api-keys', payload: { name: neutral, mode: 'live' } }) },
@@ -283,6 +282,13 @@ const ROWS: Record<string, Row> = {
     req: (w) => ({ url: `/v1/bookings/manage/${w.manageToken}/reschedule`, payload: { start_time: w.nextSlot() } }),
   },
 
+  // The public pages' read endpoints (booking page, attendee's management page, dashboard configuration)
+  'GET /v1/book/{username}/{event_slug}': { expect: all(200), isPublic: true, req: (w) => ({ url: `/v1/book/${w.owner.slug}/${w.et.slug}` }) },
+  'GET /v1/book/{org_slug}/{team_slug}/{event_slug}': { expect: all(200), isPublic: true, req: (w) => ({ url: `/v1/book/${w.orgA.slug}/${w.teamA}/${w.teamEt.slug}` }) },
+  'GET /v1/bookings/manage/{token}/event': { expect: all(200), isPublic: true, req: (w) => ({ url: `/v1/bookings/manage/${w.manageToken}/event` }) },
+  'GET /v1/bookings/manage/{token}/slots': { expect: all(200), isPublic: true, req: (w) => ({ url: `/v1/bookings/manage/${w.manageToken}/slots?date=2026-01-21` }) },
+  'GET /v1/web/config': { expect: all(200), isPublic: true, req: () => ({ url: '/v1/web/config' }) },
+
   // Uploads
   'POST /v1/upload': { expect: anyUser(201), req: (w) => ({ url: '/v1/upload', raw: multipart(w.pngBytes) }) },
 };
@@ -410,6 +416,37 @@ describe('access matrix generated from the OpenAPI document', () => {
         if (failures.length > 0) assert.fail(`${failures.length} cell(s) disagree:\n${failures.join('\n')}`);
       });
     }
+  });
+
+  test("test-mode records answer 404 to the same owner's live credentials, on every route that names them", async () => {
+    const tk = { 'x-api-key': w.owner.testKey };
+    const inc = await w.ok<{ Id: number }>(tk, 'POST', '/v1/tickets', { title: 'test-mode incident', org_id: w.orgA.id });
+    const et = await w.ok<{ id: number }>(tk, 'POST', '/v1/event-types', eventTypeBody('Test Mode Call'));
+    const bk = await w.ok<{ id: string }>(tk, 'POST', '/v1/bookings', { event_type_id: et.id, ...guest(), start_time: w.nextSlot() });
+    const calls: [string, string, unknown?][] = [
+      ['GET', `/v1/tickets/${inc.Id}`],
+      ['PATCH', `/v1/incidents/${inc.Id}`, { status: 'closed' }],
+      ['GET', `/v1/tickets/${inc.Id}/replies`],
+      ['POST', `/v1/incidents/${inc.Id}/replies`, { body: 'x' }],
+      ['DELETE', `/v1/tickets/${inc.Id}`],
+      ['GET', `/v1/event-types/${et.id}`],
+      ['PATCH', `/v1/event-types/${et.id}`, { name: 'x' }],
+      ['DELETE', `/v1/event-types/${et.id}`],
+      ['GET', `/v1/availability?event_type_id=${et.id}&date=2026-01-20`],
+      ['POST', '/v1/bookings', { event_type_id: et.id, ...guest(), start_time: w.nextSlot() }],
+      ['POST', `/v1/bookings/${bk.id}/reschedule`, { start_time: w.nextSlot() }],
+      ['DELETE', `/v1/bookings/${bk.id}`],
+    ];
+    const failures: string[] = [];
+    for (const headers of [{ cookie: w.owner.cookie }, { 'x-api-key': w.owner.liveKey }] as Headers[])
+      for (const [method, url, payload] of calls) {
+        const res = await w.call(headers, method, url, payload);
+        if (res.statusCode !== 404 || res.json<{ code: string }>().code !== 'not_found') failures.push(`${method} ${url} via ${Object.keys(headers)[0]}: ${res.statusCode} ${res.body.slice(0, 120)}`);
+      }
+    assert.deepEqual(failures, []);
+    // The test key still reaches them all.
+    assert.equal((await w.call(tk, 'GET', `/v1/tickets/${inc.Id}`)).statusCode, 200);
+    assert.equal((await w.call(tk, 'DELETE', `/v1/bookings/${bk.id}`)).statusCode, 200);
   });
 
   describe('outside the document', () => {

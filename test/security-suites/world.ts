@@ -4,7 +4,7 @@
 // starts with a marker, so a response can be scanned for records it must never show.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
 import { createKey, login, register, setPlan, signUp, uniqueEmail, type TestUser } from '../factories.js';
 import type { TestApp } from '../helpers.js';
@@ -56,7 +56,7 @@ export interface World {
   pngBytes: Buffer;
   /** A fresh 15-minute slot start (UTC) that no booking holds yet. */
   nextSlot(): string;
-  call(headers: Headers, method: string, url: string, payload?: unknown): ReturnType<FastifyInstance['inject']>;
+  call(headers: Headers, method: string, url: string, payload?: unknown): Promise<LightMyRequestResponse>;
   ok<T = Record<string, unknown>>(headers: Headers, method: string, url: string, payload?: unknown): Promise<T>;
   confirmToken(bookingId: string): string;
   manage(bookingId: string): string;
@@ -80,7 +80,7 @@ export async function buildWorld(t: TestApp): Promise<World> {
   const hex = randomBytes(4).toString('hex');
   const markers: Markers = { orgA: `zoa${hex}`, liveA: `zla${hex}`, orgB: `zob${hex}`, testA: `zta${hex}` };
   const app = t.app;
-  const call = (headers: Headers, method: string, url: string, payload?: unknown) =>
+  const call = (headers: Headers, method: string, url: string, payload?: unknown): Promise<LightMyRequestResponse> =>
     app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload: payload as object } : {}) });
   async function ok<T = Record<string, unknown>>(headers: Headers, method: string, url: string, payload?: unknown): Promise<T> {
     const res = await call(headers, method, url, payload);
