@@ -82,6 +82,21 @@ test('unauthenticated: /field sends the visitor to the dashboard login, which co
   await page.close();
 });
 
+test('installable: the page links a manifest that starts at /field, with icons, and /sw.js is a worker allowed to fetch this origin', async () => {
+  const html = await (await fetch(server.url + '/field')).text();
+  assert.match(html, /<link rel="manifest" href="\/field.webmanifest"/);
+  const res = await fetch(server.url + '/field.webmanifest');
+  assert.equal(res.status, 200);
+  const manifest = (await res.json()) as { name: string; short_name: string; start_url: string; scope: string; display: string; icons: { src: string; sizes: string }[] };
+  assert.deepEqual([manifest.name, manifest.short_name, manifest.start_url, manifest.scope, manifest.display], ['Muster field terminal', 'Muster', '/field', '/', 'standalone']);
+  for (const size of ['192x192', '512x512']) assert.ok(manifest.icons.some((i) => i.sizes === size), size);
+  for (const icon of manifest.icons) assert.equal((await fetch(server.url + icon.src)).status, 200, icon.src);
+  const sw = await fetch(server.url + '/sw.js');
+  assert.equal(sw.status, 200);
+  assert.match(sw.headers.get('content-type') ?? '', /javascript/);
+  assert.match(sw.headers.get('content-security-policy') ?? '', /default-src 'self'/);
+});
+
 test('beacon: started on the field terminal it appears on the dashboard through the stream, and leaves on stop', async () => {
   const user = await signUp(server, { name: 'Fiona Field' });
   const context = await fieldContext(user, DESKTOP);
