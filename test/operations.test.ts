@@ -19,7 +19,8 @@ const freePort = () =>
   });
 
 async function waitReady(url: string, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+  // Up to 30 s: a loaded CI machine can take 10 s or more to start tsx and migrate.
+  for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
     try {
       const res = await fetch(`${url}/readyz`);

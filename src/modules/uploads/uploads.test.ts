@@ -343,7 +343,7 @@ describe('Uploads', () => {
       '/uploads/..%2F..%2Fetc%2Fpasswd',
       '/uploads/%2E%2E%2F%2E%2E%2Fetc%2Fpasswd',
       '/uploads/..%2F..%2Fmuster.db',
-      '/uploads/..',
+      // ('/uploads/..' is not here: the URL parser resolves it to '/', the dashboard's redirect.)
       '/uploads/',
       `/uploads/${'A'.repeat(32)}.jpg`,
       `/uploads/${'A'.repeat(32)}.svg`,
