@@ -64,7 +64,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
     } catch {
       /* not listening yet */
     }
-    if (i > 200) throw new Error(`server did not become ready:\n${out}`);
+    if (i > 600) throw new Error(`server did not become ready:\n${out}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
