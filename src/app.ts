@@ -20,6 +20,8 @@ import { healthRoutes } from './modules/system/health.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { webRoutes } from './modules/web/web.routes.js';
 import { webConfigRoutes } from './modules/web/web-config.routes.js';
+import { invalidField } from './lib/errors.js';
+import { fieldWithNul } from './lib/nul.js';
 import authPlugin from './plugins/auth.js';
 import csrfPlugin from './plugins/csrf.js';
 import errorsPlugin from './plugins/errors.js';
@@ -63,6 +65,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // (cancel, stop beacon) accept it, and required fields are named one by one instead of "body".
   app.addHook('preValidation', (request, _reply, done) => {
     if (request.body === undefined && request.headers['content-type'] === undefined && request.routeOptions.schema?.body) request.body = {};
+    // U+0000 in any text (path, query, JSON body) is a 422 on both engines; PostgreSQL would fail with a 500.
+    const nul = fieldWithNul({ params: request.params, query: request.query, body: request.body });
+    if (nul) return done(invalidField(nul.replace(/^(params|query|body)\./, ''), 'must not contain the NUL character'));
     done();
   });
   app.addHook('onSend', (request, reply, payload, done) => {
