@@ -24,7 +24,7 @@ export const PagingQuery = Type.Object({
 });
 export type PagingQuery = Static<typeof PagingQuery>;
 
-export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
 
 export const OkResponse = Type.Object({ ok: Type.Boolean() });
 

@@ -17,7 +17,7 @@ export const CreateIncidentBody = Type.Object({
   lat: Type.Optional(Lat),
   lng: Type.Optional(Lng),
   location_name: Type.Optional(Type.String({ maxLength: 200 })),
-  org_id: Type.Optional(Type.Integer({ minimum: 1, description: "default: the caller's primary org" })),
+  org_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "default: the caller's primary org" })),
 });
 export type CreateIncidentBody = Static<typeof CreateIncidentBody>;
 
@@ -26,7 +26,7 @@ export const UpdateIncidentBody = Type.Object(
     status: Type.Optional(StatusSchema),
     priority: Type.Optional(PrioritySchema),
     description: Type.Optional(Nullable(Type.String({ maxLength: 20_000 }))),
-    assignee_id: Type.Optional(Nullable(Type.Integer({ minimum: 1, description: 'a member of the org; null unassigns' }))),
+    assignee_id: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'a member of the org; null unassigns' }))),
   },
   { minProperties: 1 },
 );
@@ -61,7 +61,7 @@ export const ListIncidentsQuery = Type.Object({
   ...PagingQuery.properties,
   status: Type.Optional(StatusSchema),
   priority: Type.Optional(PrioritySchema),
-  org_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  org_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
 });
 export type ListIncidentsQuery = Static<typeof ListIncidentsQuery>;
 
@@ -72,7 +72,7 @@ export const IncidentList = Type.Object({
   limit: Type.Integer(),
 });
 
-export const IncidentParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+export const IncidentParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
 export const DeletedIncident = Type.Object({ Id: Type.Integer(), deleted: Type.Boolean() });
 
 export const CreateReplyBody = Type.Object({

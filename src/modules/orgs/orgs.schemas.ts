@@ -9,9 +9,9 @@ export const RoleSchema = StringEnum(['owner', 'admin', 'member']);
 export const RoutingSchema = StringEnum(['round_robin', 'random']);
 
 export const OrgParams = Type.Object({ org_slug: Type.String({ minLength: 1, maxLength: 100 }) });
-export const MemberParams = Type.Object({ ...OrgParams.properties, user_id: Type.Integer({ minimum: 1 }) });
+export const MemberParams = Type.Object({ ...OrgParams.properties, user_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
 export const TeamParams = Type.Object({ ...OrgParams.properties, team_slug: Type.String({ minLength: 1, maxLength: 100 }) });
-export const TeamMemberParams = Type.Object({ ...TeamParams.properties, user_id: Type.Integer({ minimum: 1 }) });
+export const TeamMemberParams = Type.Object({ ...TeamParams.properties, user_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
 
 export const CreateOrgBody = Type.Object({
   name: Name,
@@ -84,5 +84,5 @@ export const TeamMember = Type.Object({
   locked: Type.Boolean({ description: 'over the plan limit: kept, but not routed to' }),
 });
 export const TeamMemberList = Type.Object({ members: Type.Array(TeamMember) });
-export const AddTeamMemberBody = Type.Object({ user_id: Type.Integer({ minimum: 1 }), active: Type.Optional(Type.Boolean()) });
+export const AddTeamMemberBody = Type.Object({ user_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), active: Type.Optional(Type.Boolean()) });
 export const UpdateTeamMemberBody = Type.Object({ active: Type.Boolean() });

@@ -84,4 +84,4 @@ export const EventType = Type.Object({
 });
 export type EventType = Static<typeof EventType>;
 export const EventTypeList = Type.Object({ event_types: Type.Array(EventType) });
-export const EventTypeParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+export const EventTypeParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });

@@ -4,7 +4,7 @@ import { Email, Nullable, PagingQuery, PersonName, StringEnum, TimeZone } from '
 export const BookingStatusSchema = StringEnum(['confirmed', 'pending', 'cancelled', 'declined']);
 
 export const AvailabilityQuery = Type.Object({
-  event_type_id: Type.Integer({ minimum: 1 }),
+  event_type_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
   date: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'a day in `timezone`, YYYY-MM-DD' }),
   timezone: Type.Optional(Type.String({ maxLength: 64, description: 'IANA; default UTC' })),
 });
@@ -23,7 +23,7 @@ export const PublicBookingBody = Type.Object({
   timezone: Type.Optional(TimeZone),
   notes: Type.Optional(Type.String({ maxLength: 5000 })),
 });
-export const CreateBookingBody = Type.Object({ event_type_id: Type.Integer({ minimum: 1 }), ...PublicBookingBody.properties });
+export const CreateBookingBody = Type.Object({ event_type_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), ...PublicBookingBody.properties });
 
 export const Booking = Type.Object({
   id: Type.String(),
@@ -45,7 +45,7 @@ export const Booking = Type.Object({
 export const BookingList = Type.Object({ bookings: Type.Array(Booking), page: Type.Integer(), limit: Type.Integer(), has_more: Type.Boolean() });
 export const ListBookingsQuery = Type.Object({
   ...PagingQuery.properties,
-  event_type_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  event_type_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
   status: Type.Optional(BookingStatusSchema),
   from: Type.Optional(Type.String({ format: 'date-time' })),
   to: Type.Optional(Type.String({ format: 'date-time' })),

@@ -14,8 +14,8 @@ export const CreateSignalBody = Type.Object({
   accuracy: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000, description: 'metres' })),
   note: Type.Optional(Type.String({ maxLength: 5000 })),
   image_url: Type.Optional(Type.String({ maxLength: 2048, format: 'uri' })),
-  ticket_id: Type.Optional(Type.Integer({ minimum: 1, description: 'an incident of the same org and mode' })),
-  org_id: Type.Optional(Type.Integer({ minimum: 1, description: "default: the caller's primary org" })),
+  ticket_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'an incident of the same org and mode' })),
+  org_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "default: the caller's primary org" })),
   meta: Type.Optional(Type.Object({ device_id: Type.Optional(DeviceId) }, { additionalProperties: true, description: 'free-form, at most 4 KB as JSON' })),
   recorded_at: Type.Optional(Type.String({ format: 'date-time', description: 'when the device took the reading (an offline replay); default now' })),
 });
@@ -42,7 +42,7 @@ export type Signal = Static<typeof Signal>;
 export const ListSignalsQuery = Type.Object({
   ...PagingQuery.properties,
   type: Type.Optional(StoredTypeSchema),
-  org_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  org_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
 });
 export type ListSignalsQuery = Static<typeof ListSignalsQuery>;
 export const SignalList = Type.Object({ signals: Type.Array(Signal), page: Type.Integer(), limit: Type.Integer(), has_more: Type.Boolean() });
@@ -63,7 +63,7 @@ export const Beacon = Type.Object({
 });
 export const BeaconList = Type.Object({ beacons: Type.Array(Beacon) });
 
-export const AuditQuery = Type.Object({ ...PagingQuery.properties, org_id: Type.Integer({ minimum: 1 }) });
+export const AuditQuery = Type.Object({ ...PagingQuery.properties, org_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
 export const AuditEntry = Type.Object({
   id: Type.Integer(),
   action: Type.String(),
