@@ -305,6 +305,37 @@ export function fuzzSuite(title: string, pick: (op: Operation, index: number) =>
     });
     after(() => t.close());
 
+    test('regression: U+0000 in a path, a query or a body is a 422, not a 500 from PostgreSQL', async () => {
+      const h = { 'x-api-key': w.owner.liveKey };
+      const cases: [string, string, unknown?][] = [
+        ['GET', '/v1/orgs/%00'],
+        ['GET', '/v1/u/a%00b'],
+        ['GET', `/v1/slots/${w.owner.slug}/x%00?date=2026-01-20`],
+        ['GET', `/v1/availability?event_type_id=${w.et.id}&date=2026-01-20&timezone=%00`],
+        ['POST', '/v1/tickets', { title: 'nul \u0000 title', org_id: w.orgA.id }],
+        ['POST', '/v1/signals', { type: 'note', note: 'x', meta: { 'k\u0000': 1 } }],
+      ];
+      for (const [method, url, payload] of cases) {
+        const res = await w.call(h, method, url, payload);
+        assert.equal(res.statusCode, 422, `${method} ${url}: ${res.statusCode} ${res.body}`);
+        assert.equal(res.json<{ code: string }>().code, 'validation_failed');
+      }
+    });
+
+    test('regression: an id beyond a 32-bit integer is a 422, not a 500 from PostgreSQL', async () => {
+      const h = { 'x-api-key': w.owner.liveKey };
+      const cases: [string, string, unknown?][] = [
+        ['GET', '/v1/event-types/6197219374952215'],
+        ['DELETE', '/v1/api-keys/1e300'],
+        ['POST', '/v1/tickets', { title: 'big org', org_id: 1e308 }],
+        ['GET', '/v1/tickets?org_id=4294967296'],
+      ];
+      for (const [method, url, payload] of cases) {
+        const res = await w.call(h, method, url, payload);
+        assert.equal(res.statusCode, 422, `${method} ${url}: ${res.statusCode} ${res.body}`);
+      }
+    });
+
     test('every operation of the document, valid and invalid inputs: no 5xx, JSON errors', async () => {
       const chosen = ops.filter((op, i) => !STREAMS.has(op.key) && pick(op, i));
       // Mutating operations run after the reads, and deleting an org last of all.
