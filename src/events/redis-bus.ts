@@ -57,7 +57,8 @@ function parseWire(message: string): LiveEvent | undefined {
  * every instance (this one included) hears it on its subscriber connection and hands it to its hub
  * with the serialised data, so no instance serialises it again. While Redis is unreachable an event
  * is delivered to this instance's streams only, with a local id, and delivery across instances
- * resumes by itself once Redis is back (ioredis reconnects and subscribes again).
+ * resumes by itself once Redis is back (the connections reconnect, and the subscriber subscribes
+ * again on each new connection).
  */
 export function createRedisBus(redis: Redis, log: FastifyBaseLogger, options: RedisBusOptions): EventBus {
   const listeners = new Set<Listener>();
@@ -81,7 +82,10 @@ export function createRedisBus(redis: Redis, log: FastifyBaseLogger, options: Re
     const event = parseWire(message);
     if (event) dispatch(event);
   });
-  sub.subscribe(keys.topic).catch((err: unknown) => log.warn({ err }, 'redis subscribe failed; ioredis retries on reconnect'));
+  const subscribe = () => {
+    sub.subscribe(keys.topic).catch((err: unknown) => log.warn({ err: err instanceof Error ? err.message : String(err) }, 'redis subscribe failed; retried on the next connection'));
+  };
+  sub.on('ready', subscribe);
 
   return {
     publish: (event) => {

@@ -20,9 +20,13 @@ export function connectRedis(url: string, log: FastifyBaseLogger): Redis {
   return redis;
 }
 
-/** A second connection for SUBSCRIBE (a subscribed connection takes no other commands); ioredis resubscribes after a reconnect. */
+/**
+ * A second connection for SUBSCRIBE (a subscribed connection takes no other commands). The caller
+ * subscribes on every `ready`: ioredis' own resubscription leaves its promise unhandled, so a
+ * connection lost again mid-resubscribe (Redis flapping) would crash the process.
+ */
 export function subscriberOf(redis: Redis, log: FastifyBaseLogger): Redis {
-  const sub = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, retryStrategy, autoResubscribe: true });
+  const sub = redis.duplicate({ enableOfflineQueue: false, maxRetriesPerRequest: null, retryStrategy, autoResubscribe: false });
   watch(sub, log, 'subscriber');
   return sub;
 }
