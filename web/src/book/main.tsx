@@ -147,7 +147,7 @@ function Confirmation({ et, booking, zone }: { et: PublicEventType; booking: Boo
   return (
     <section class="confirmation" data-testid="confirmation" data-status={booking.status} aria-live="polite">
       <div class={`mark ${pending ? 'pending' : 'ok'}`} aria-hidden="true">
-        {pending ? '…' : '✓'}
+        {pending ? '◷' : '✓'}
       </div>
       <h1 data-testid="confirmation-title">{pending ? 'Pending: the host will confirm' : 'Confirmed'}</h1>
       <p class="muted">
@@ -201,7 +201,9 @@ function Page() {
         setEt(e);
         document.title = `${e.name} · ${e.team_name ?? e.host_name}`;
       })
-      .catch((err: unknown) => setLoadError({ status: err instanceof ApiError ? err.status : 0, message: messageOf(err) }));
+      .catch((err: unknown) =>
+        setLoadError({ status: err instanceof ApiError ? err.status : 0, message: err instanceof ApiError && err.status === 429 ? 'Too many requests right now. Please wait a minute and try again.' : messageOf(err) }),
+      );
   }, []);
 
   useEffect(() => {

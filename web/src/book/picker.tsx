@@ -164,7 +164,7 @@ export function Picker({ zone, onZone, from, until, load, onPick, initialDate, s
             ›
           </button>
         </div>
-        <div class="cal-grid" role="grid">
+        <div class="cal-grid">
           {weekdays.map((w) => (
             <span key={w} class="cal-wd" aria-hidden="true">
               {w}

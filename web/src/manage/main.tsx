@@ -160,7 +160,7 @@ function Page() {
           </div>
         )}
 
-        <dl class={`summary ${active ? '' : 'inactive'}`}>
+        <dl class={`summary ${active ? '' : 'inactive'}`} hidden={mode.name === 'confirm-move'}>
           <dt>When</dt>
           <dd data-testid="booking-time">
             <When b={b} zone={zone} />
