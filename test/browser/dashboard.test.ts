@@ -145,6 +145,30 @@ test('sign in with an emailed six-digit code', async () => {
   await context.close();
 });
 
+test('the link in the sign-in email opens the code form prefilled; one click signs in', async () => {
+  const user = await signUp(server);
+  const asked = await fetch(`${server.url}/v1/auth/magic-link`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: user.email }) });
+  assert.equal(asked.status, 200);
+  const pattern = new RegExp(`(/login/magic\\?email=${encodeURIComponent(user.email).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}&code=\\d{6})`);
+  let link: string | undefined;
+  for (let i = 0; i < 100 && !link; i++) {
+    link = pattern.exec(server.output())?.[1];
+    if (!link) await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.ok(link, 'the emailed link was logged');
+  const context = await browser.newContext({ viewport: DESKTOP });
+  const page = await context.newPage();
+  await page.goto(server.url + link);
+  assert.equal(new URL(page.url()).pathname, '/app/login');
+  await page.waitForSelector('#code-input');
+  assert.equal(await page.inputValue('#code-input'), /code=(\d{6})/.exec(link)![1]);
+  // Opening the link alone does not sign in (mail scanners open links).
+  assert.equal(await page.evaluate(() => fetch('/v1/auth/me').then((r) => r.status)), 401);
+  await page.click('[data-testid="code-verify-form"] button[type="submit"]');
+  await page.waitForSelector('[data-testid="new-incident"]');
+  await context.close();
+});
+
 test('create an account through the form, then land signed in', async () => {
   const context = await browser.newContext({ viewport: DESKTOP });
   const page = await context.newPage();

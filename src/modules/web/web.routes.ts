@@ -51,6 +51,12 @@ export const webRoutes: FastifyPluginAsync<{ webDir?: string }> = async (app, op
     for (const url of paths) app.get(url, { schema: { hide: true } }, page(file));
   }
   app.get('/', { schema: { hide: true } }, (_req, reply) => reply.redirect('/app/'));
+  // The sign-in link in a magic-code email: the dashboard's sign-in page, prefilled. Signing in
+  // takes a click (a POST), so a mail scanner that opens the link spends nothing.
+  app.get('/login/magic', { schema: { hide: true } }, (request, reply) => {
+    const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+    return reply.header('referrer-policy', 'no-referrer').redirect(`/app/login${query}`);
+  });
 
   if (!built) return;
   await app.register(fastifyStatic, {

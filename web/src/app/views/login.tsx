@@ -6,13 +6,22 @@ import { ErrorAlert, FieldError } from '../ui';
 
 type Mode = 'password' | 'code' | 'register';
 
+/** The emailed link (/login/magic, redirected to /app/login) carries the email and code: prefilled, one click to sign in. */
+function emailedLink(): { email: string; code: string } | null {
+  const q = new URLSearchParams(location.search);
+  const email = q.get('email') ?? '';
+  const code = q.get('code') ?? '';
+  return email && /^\d{6}$/.test(code) ? { email, code } : null;
+}
+
 export function LoginView({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
-  const [mode, setMode] = useState<Mode>('password');
-  const [email, setEmail] = useState('');
+  const [link] = useState(emailedLink);
+  const [mode, setMode] = useState<Mode>(link ? 'code' : 'password');
+  const [email, setEmail] = useState(link?.email ?? '');
   const [password, setPassword] = useState('');
   const [name, setName] = useState('');
-  const [code, setCode] = useState('');
-  const [codeSent, setCodeSent] = useState(false);
+  const [code, setCode] = useState(link?.code ?? '');
+  const [codeSent, setCodeSent] = useState(link !== null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState('');
