@@ -352,3 +352,28 @@ test('offline: an alert needs a note, is queued in IndexedDB while offline and r
   assert.deepEqual(cached.filter((u) => u.startsWith('/v1/') || u.startsWith('/uploads/')), [], 'API answers are never cached');
   await context.close();
 });
+
+test("an outbox item is never sent under another account's session", async () => {
+  const anna = await signUp(server, { name: 'Anna First' });
+  const bert = await signUp(server, { name: 'Bert Second' });
+  const context = await fieldContext(anna);
+  const { page } = await openField(context);
+  await context.setOffline(true);
+  await page.fill('[data-testid="note-text"]', 'Written by Anna');
+  await page.click('[data-testid="note-send"]');
+  await page.waitForSelector('[data-testid="queue-item"][data-type="note"][data-status="waiting"]');
+
+  // Bert signs in on the same phone (say, in another tab) while this page still shows Anna. Back
+  // online, the replay finds Bert's session: the page switches to him and keeps Anna's note.
+  await context.clearCookies();
+  const [name, value] = bert.cookie.split('=') as [string, string];
+  await context.addCookies([{ name, value, url: server.url, httpOnly: true, sameSite: 'Lax' }]);
+  await context.setOffline(false);
+  await page.waitForSelector('[data-testid="user-name"]:text("Bert Second")');
+  await page.waitForSelector('[data-testid="queue-item"][data-type="note"][data-status="failed"]');
+  assert.match((await page.textContent('[data-testid="queue-item"] .field-error')) ?? '', /another account/);
+  await screenshot(page, 'field-failed-item');
+  assert.deepEqual(await signals(bert, 'note'), []);
+  assert.deepEqual(await signals(anna, 'note'), []);
+  await context.close();
+});

@@ -253,7 +253,9 @@ function Boot() {
       .then((s) => {
         if (s === 'signed_out') return location.assign(LOGIN);
         setSession(s);
-        void queue.start();
+        // Another account signed in meanwhile (e.g. in another tab): show it, with its orgs.
+        queue.onAccountChange = () => location.reload();
+        void queue.start(s.me.id);
       })
       .catch(() => setError('Cannot reach Muster. Check your connection and reload.'));
   }, []);

@@ -18,10 +18,14 @@ export function targetSize(width: number, height: number, max = MAX_SIDE): { wid
 
 async function decode(file: Blob): Promise<{ source: CanvasImageSource; width: number; height: number; close(): void }> {
   if ('createImageBitmap' in window) {
-    const bitmap = await createImageBitmap(file, { imageOrientation: 'from-image' });
-    return { source: bitmap, width: bitmap.width, height: bitmap.height, close: () => bitmap.close() };
+    try {
+      const bitmap = await createImageBitmap(file, { imageOrientation: 'from-image' });
+      return { source: bitmap, width: bitmap.width, height: bitmap.height, close: () => bitmap.close() };
+    } catch {
+      /* an engine without the options argument, or a format it only decodes in <img> */
+    }
   }
-  // Older browsers: an <img> (which also honours EXIF orientation in current engines).
+  // Otherwise an <img> (which also honours EXIF orientation in current engines).
   const url = URL.createObjectURL(file);
   const img = new Image();
   img.src = url;

@@ -10,6 +10,8 @@ import type { SignalBody } from './types';
 export interface QueuedSignal {
   /** Client id: the Idempotency-Key of every attempt. */
   id: string;
+  /** Who wrote it: it is only ever sent with that user's session. */
+  user_id: number;
   body: SignalBody;
   /** A capture's resized JPEG, until it is uploaded (then `body.image_url` is set). */
   photo?: Blob;
@@ -93,6 +95,9 @@ export class Queue {
   private listeners = new Set<(s: QueueState) => void>();
   private running: Promise<void> | null = null;
   private again = false;
+  private userId = 0;
+  /** Called when the session now belongs to another user than the page was opened with. */
+  onAccountChange?: (userId: number) => void;
   state: QueueState = { items: [], sending: null, progress: null, blocked: null, signedOut: false };
 
   subscribe(fn: (s: QueueState) => void): () => void {
@@ -113,7 +118,8 @@ export class Queue {
   }
 
   /** Loads the stored queue, replays it, and keeps replaying on `online` and every 20 s. */
-  async start() {
+  async start(userId: number) {
+    this.userId = userId;
     await this.reload();
     window.addEventListener('online', () => void this.flush());
     setInterval(() => {
@@ -126,6 +132,7 @@ export class Queue {
   async add(body: SignalBody, photo?: Blob): Promise<QueuedSignal> {
     const item: QueuedSignal = {
       id: crypto.randomUUID ? crypto.randomUUID() : `sig-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+      user_id: this.userId,
       body: { ...body, recorded_at: new Date().toISOString() },
       status: 'waiting',
       created_at: new Date().toISOString(),
@@ -177,11 +184,35 @@ export class Queue {
   private async pass(): Promise<void> {
     const items = await this.reload();
     this.set({ blocked: null });
+    if (!items.some((i) => i.status === 'waiting')) return;
+    // Whose session will the sends carry? Another account may have signed in meanwhile (in
+    // another tab): its session must never send this account's signals.
+    let me: Answer;
+    try {
+      const res = await fetch('/v1/auth/me', { credentials: 'same-origin', headers: { accept: 'application/json' } });
+      me = { status: res.status, body: parse(await res.text()) };
+    } catch {
+      this.set({ blocked: navigator.onLine ? 'Cannot reach the server; retrying shortly.' : 'Offline: will send when the connection is back.' });
+      return;
+    }
+    if (me.status === 401) return this.set({ signedOut: true, blocked: 'Signed out: sign in again to send.' });
+    if (me.status !== 200) return this.set({ blocked: `The server answered ${me.status}; retrying shortly.` });
+    const current = (me.body as { id: number }).id;
+    if (current !== this.userId) {
+      this.userId = current;
+      this.onAccountChange?.(current);
+    }
     for (const stale of items) {
       if (stale.status !== 'waiting') continue;
       // Another tab may have sent it meanwhile.
       const item = await this.store.get(stale.id);
       if (!item || item.status !== 'waiting') continue;
+      if (item.user_id !== this.userId) {
+        // Another account is signed in now: never send someone else's signal under it.
+        await this.store.put({ ...item, status: 'failed', error: 'Saved while another account was signed in on this phone: sign in as that account to send it, or discard it.' });
+        await this.reload();
+        continue;
+      }
       this.set({ sending: item.id, progress: item.photo ? 0 : null });
       let outcome: Outcome;
       try {
