@@ -144,6 +144,7 @@ test('photo: a 4000x3000 picture is resized in the browser to 1280 px on its lon
   const user = await signUp(server, { name: 'Pia Photo' });
   const context = await fieldContext(user);
   const { page, errors } = await openField(context);
+  await screenshot(page, 'field-idle');
   const big = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: { r: 40, g: 120, b: 200 } } })
     .composite([{ input: Buffer.from('<svg width="4000" height="3000"><circle cx="2000" cy="1500" r="1200" fill="orange"/></svg>') }])
     .jpeg({ quality: 95 })
