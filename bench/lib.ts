@@ -52,11 +52,11 @@ export interface MusterServer extends Server {
 }
 
 /** A real Muster, as `npm start` builds it, on a fresh SQLite database in a temp dir. */
-export async function startMuster(): Promise<MusterServer> {
+export async function startMuster(env: Record<string, string> = {}): Promise<MusterServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-bench-'));
   const removeDir = () => fs.rmSync(dataDir, { recursive: true, force: true });
   try {
-    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '3000' });
+    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '3000', ...env });
     const ctx = await createContext(config);
     const app = await buildApp(ctx);
     const url = await app.listen({ port: 0, host: '127.0.0.1' });

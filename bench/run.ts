@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as authMe from './auth-me.bench.js';
 import * as beacons from './beacons.bench.js';
+import * as beaconsRedis from './beacons-redis.bench.js';
 import * as fanout from './fanout.bench.js';
 import * as incidents from './incidents.bench.js';
 import * as scheduling from './scheduling.bench.js';
@@ -16,6 +17,7 @@ const BENCHMARKS: { name: string; run: () => Promise<BenchResult> }[] = [
   { name: 'auth-me', run: authMe.run },
   { name: 'incidents', run: incidents.run },
   { name: 'beacons', run: beacons.run },
+  { name: 'beacons-redis', run: beaconsRedis.run },
   { name: 'fanout', run: fanout.run },
   { name: 'scheduling', run: scheduling.run },
 ];
