@@ -21,6 +21,12 @@ export type NewEvent = Omit<LiveEvent, 'id'> & { id?: number };
 
 export type Listener = (event: LiveEvent) => void;
 
+export interface ReplayScope {
+  channel: string;
+  orgIds: Iterable<number>;
+  mode: Mode;
+}
+
 /**
  * Fan-out between publishers and the SSE hubs. In-process by default; the Redis implementation
  * (`redis-bus.ts`) lets an event published on one instance reach streams held on every other and
@@ -30,10 +36,10 @@ export interface EventBus {
   publish(event: NewEvent): void;
   subscribe(listener: Listener): () => void;
   /**
-   * Events of `channel` after `afterId` from a store shared by every instance, oldest first;
-   * absent on the local bus, and undefined when the shared store cannot be reached.
+   * Events of a channel for some orgs in one mode after `afterId`, from a store shared by every
+   * instance, oldest first; absent on the local bus, undefined when the store cannot be reached.
    */
-  replay?(channel: string, afterId: number): Promise<LiveEvent[] | undefined>;
+  replay?(where: ReplayScope, afterId: number): Promise<LiveEvent[] | undefined>;
   close(): Promise<void>;
 }
 

@@ -138,7 +138,7 @@ export class Hub {
    * only locally while Redis was away. Merged by id, so nothing is sent twice.
    */
   private async replayShared(s: Subscriber, lastEventId: number): Promise<void> {
-    const shared = (await this.bus.replay!(s.channel, lastEventId)) ?? [];
+    const shared = (await this.bus.replay!(s, lastEventId)) ?? [];
     if (!this.subscribers.has(s)) return; // gone while reading
     const texts = new Map<number, string>();
     for (const e of shared) if (this.reaches(s, e)) texts.set(e.id, frameOf(e));

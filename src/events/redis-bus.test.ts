@@ -160,7 +160,7 @@ describe('Redis event bus (two instances on one Redis)', () => {
     const late = new Collect();
     b.hub.subscribe(audience([5], 'live', 'capped'), late, 0);
     await new Promise((r) => setTimeout(r, 300));
-    const len = await a.redis.xlen(`${server.prefix}events:capped`);
+    const len = await a.redis.xlen(`${server.prefix}events:capped:live:5`);
     assert.ok(len >= 10 && len < 200, `the stream was trimmed (${len} entries)`);
     assert.ok(late.ids.length >= 10 && late.ids.length < 200, `replay returns the capped stream (${late.ids.length})`);
   });

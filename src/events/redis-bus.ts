@@ -17,8 +17,8 @@ export interface RedisBusOptions {
 /**
  * One atomic step per event: an id from Redis' clock in microseconds (the shape of local ids:
  * milliseconds * 1000 + a counter), never below the last one given out by any instance; the event
- * appended to its channel's stream (capped by count and age, for Last-Event-ID replay); and one
- * PUBLISH to every instance. Being one script, publish order equals id order everywhere.
+ * appended to the stream of its channel, mode and org (capped by count and age, for Last-Event-ID
+ * replay); and one PUBLISH to every instance. Being one script, publish order equals id order everywhere.
  * Numbers go through string.format('%.0f'): Lua's tostring would print 1.7e+15.
  */
 const PUBLISH_SCRIPT = `
@@ -29,7 +29,7 @@ local id = now
 if id <= last then id = last + 1 end
 local sid = string.format('%.0f', id)
 redis.call('SET', KEYS[2], sid)
-redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[7], sid .. '-0', 'o', ARGV[2], 'm', ARGV[3], 't', ARGV[4], 'd', ARGV[5])
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[7], sid .. '-0', 't', ARGV[4], 'd', ARGV[5])
 redis.call('XTRIM', KEYS[1], 'MINID', '~', string.format('%.0f', now - tonumber(ARGV[6]) * 1000))
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 redis.call('PUBLISH', KEYS[3], sid .. '\\n' .. ARGV[1] .. '\\n' .. ARGV[2] .. '\\n' .. ARGV[3] .. '\\n' .. ARGV[4] .. '\\n' .. ARGV[5])
@@ -63,7 +63,8 @@ function parseWire(message: string): LiveEvent | undefined {
 export function createRedisBus(redis: Redis, log: FastifyBaseLogger, options: RedisBusOptions): EventBus {
   const listeners = new Set<Listener>();
   const keys = {
-    stream: (channel: string) => `${options.prefix}events:${channel}`,
+    /** One stream per channel, mode and org: a replay reads exactly the events its client may see. */
+    stream: (channel: string, mode: Mode, orgId: number) => `${options.prefix}events:${channel}:${mode}:${orgId}`,
     lastId: `${options.prefix}events:last-id`,
     topic: `${options.prefix}events`,
   };
@@ -91,7 +92,7 @@ export function createRedisBus(redis: Redis, log: FastifyBaseLogger, options: Re
     publish: (event) => {
       const data = event.data ?? JSON.stringify({ type: event.type, payload: event.payload });
       const args = [event.channel, String(event.orgId), event.mode, event.type, data, String(options.replayMs), String(options.replayMax)];
-      publishCommand(keys.stream(event.channel), keys.lastId, keys.topic, ...args).catch((err: unknown) => {
+      publishCommand(keys.stream(event.channel, event.mode, event.orgId), keys.lastId, keys.topic, ...args).catch((err: unknown) => {
         log.warn({ err: err instanceof Error ? err.message : String(err), type: event.type }, 'redis publish failed: event delivered on this instance only');
         dispatch({ ...event, id: localId(), data });
       });
@@ -100,16 +101,23 @@ export function createRedisBus(redis: Redis, log: FastifyBaseLogger, options: Re
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    replay: async (channel, afterId) => {
+    replay: async ({ channel, orgIds, mode }, afterId) => {
       const oldest = (now() - options.replayMs) * 1000;
-      const start = Math.max(afterId + 1, oldest);
+      const start = `${Math.max(afterId + 1, oldest).toFixed(0)}-0`;
+      const orgs = [...orgIds];
       try {
-        const entries = await redis.xrange(keys.stream(channel), `${start.toFixed(0)}-0`, '+', 'COUNT', options.replayMax);
-        return entries.map(([sid, fields]) => {
-          const f: Record<string, string> = {};
-          for (let i = 0; i + 1 < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
-          return { id: Number(sid.slice(0, sid.indexOf('-'))), channel, orgId: Number(f.o), mode: f.m as Mode, type: f.t ?? '', payload: undefined, data: f.d ?? '' };
+        const read = redis.pipeline(orgs.map((org) => ['xrange', keys.stream(channel, mode, org), start, '+', 'COUNT', String(options.replayMax)]));
+        const results = (await read.exec()) ?? [];
+        const events: LiveEvent[] = [];
+        results.forEach(([err, entries], i) => {
+          if (err) throw err;
+          for (const [sid, fields] of entries as [string, string[]][]) {
+            const f: Record<string, string> = {};
+            for (let j = 0; j + 1 < fields.length; j += 2) f[fields[j]!] = fields[j + 1]!;
+            events.push({ id: Number(sid.slice(0, sid.indexOf('-'))), channel, orgId: orgs[i]!, mode, type: f.t ?? '', payload: undefined, data: f.d ?? '' });
+          }
         });
+        return events.sort((x, y) => x.id - y.id);
       } catch (err) {
         log.warn({ err: err instanceof Error ? err.message : String(err) }, 'redis replay failed: replaying from this instance only');
         return undefined;
