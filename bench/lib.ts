@@ -56,7 +56,9 @@ export async function startMuster(env: Record<string, string> = {}): Promise<Mus
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-bench-'));
   const removeDir = () => fs.rmSync(dataDir, { recursive: true, force: true });
   try {
-    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '3000', ...env });
+    // Benchmarks measure throughput, not the rate limiter: its limits are lifted (env can set them).
+    const unlimited = { RATE_LIMIT_API: '100000000', RATE_LIMIT_AUTH: '100000000', RATE_LIMIT_BOOKING: '100000000', RATE_LIMIT_PUBLIC: '100000000' };
+    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '3000', ...unlimited, ...env });
     const ctx = await createContext(config);
     const app = await buildApp(ctx);
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
