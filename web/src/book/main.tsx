@@ -8,6 +8,7 @@ import { browserZone, formatDate, formatTime } from '../lib/format';
 import '../styles/base.css';
 import './book.css';
 import { embedded, embedMode, postToParent, reportHeight } from './frame';
+import { LoadErrorPanel } from './load-error';
 import { Picker, zoneLabel } from './picker';
 import { durationLabel, LOCATION_LABEL, type Booking, type PublicEventType, type Slot, type SlotsAnswer } from './types';
 
@@ -224,21 +225,7 @@ function Page() {
     });
   }, [step]);
 
-  if (loadError) {
-    return (
-      <main class="book-page">
-        <section class="panel state" data-testid="load-error">
-          <h1>{loadError.status === 404 ? 'Page not found' : 'Something went wrong'}</h1>
-          <p class="muted">{loadError.status === 404 ? 'This booking page does not exist or is not open for bookings. Check the link you were given.' : loadError.message}</p>
-          {loadError.status !== 404 && (
-            <button type="button" onClick={() => location.reload()}>
-              Try again
-            </button>
-          )}
-        </section>
-      </main>
-    );
-  }
+  if (loadError) return <LoadErrorPanel failure={loadError} notFoundTitle="Page not found" notFoundText="This booking page does not exist or is not open for bookings. Check the link you were given." />;
   if (!et || !address) {
     return (
       <main class="book-page">

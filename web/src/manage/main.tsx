@@ -8,6 +8,7 @@ import { browserZone, formatDate, formatTime } from '../lib/format';
 import '../styles/base.css';
 import '../book/book.css';
 import './manage.css';
+import { LoadErrorPanel } from '../book/load-error';
 import { Picker, zoneLabel } from '../book/picker';
 import { durationLabel, LOCATION_LABEL, type Booking, type PublicEventType, type Slot, type SlotsAnswer } from '../book/types';
 
@@ -61,21 +62,7 @@ function Page() {
       .catch((err: unknown) => setLoadError({ status: err instanceof ApiError ? err.status : 0, message: messageOf(err) }));
   }, []);
 
-  if (loadError) {
-    return (
-      <main class="book-page">
-        <section class="panel state" data-testid="load-error">
-          <h1>{loadError.status === 404 ? 'Link not valid' : 'Something went wrong'}</h1>
-          <p class="muted">{loadError.status === 404 ? 'This booking link is not valid. Use the link from your most recent booking email.' : loadError.message}</p>
-          {loadError.status !== 404 && (
-            <button type="button" onClick={() => location.reload()}>
-              Try again
-            </button>
-          )}
-        </section>
-      </main>
-    );
-  }
+  if (loadError) return <LoadErrorPanel failure={loadError} notFoundTitle="Link not valid" notFoundText="This booking link is not valid. Use the link from your most recent booking email." />;
   if (!booking) {
     return (
       <main class="book-page">
