@@ -98,4 +98,3 @@ export async function hostBookings(server: Server, host: ApiUser): Promise<Booki
  * These tests send many public requests from one address within a minute (every page load reads
  * the event and a few days of slots): limits high enough never to be met.
  */
-export const GENEROUS_LIMITS = { RATE_LIMIT_BOOKING: '100000', RATE_LIMIT_PUBLIC: '100000', RATE_LIMIT_AUTH: '100000', RATE_LIMIT_API: '100000' };

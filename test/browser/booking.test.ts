@@ -7,13 +7,13 @@ import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { DESKTOP, launchBrowser, PHONE, screenshot, startServer, watchErrors, type Server } from './harness.js';
 import { call } from './harness.js';
-import { GENEROUS_LIMITS, dayIn, fillForm, hostBookings, pickSlot, setUpWorld, timeIn, type World } from './booking-setup.js';
+import { dayIn, fillForm, hostBookings, pickSlot, setUpWorld, timeIn, type World } from './booking-setup.js';
 
 let server: Server;
 let browser: Browser;
 let world: World;
 before(async () => {
-  server = await startServer(GENEROUS_LIMITS);
+  server = await startServer();
   browser = await launchBrowser();
   world = await setUpWorld(server);
 });

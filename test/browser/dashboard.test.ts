@@ -8,12 +8,11 @@ import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { DESKTOP, launchBrowser, signUp, startServer, uniqueEmail, watchErrors, type Server } from './harness.js';
 
-const GENEROUS = { RATE_LIMIT_API: '100000', RATE_LIMIT_AUTH: '100000', RATE_LIMIT_BOOKING: '100000', RATE_LIMIT_PUBLIC: '100000' };
 
 let server: Server;
 let browser: Browser;
 before(async () => {
-  server = await startServer({ MAP_TILE_URL: '', ...GENEROUS });
+  server = await startServer();
   browser = await launchBrowser();
 });
 after(async () => {

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { DESKTOP, launchBrowser, PHONE, screenshot, startServer, watchErrors, type Server } from './harness.js';
-import { GENEROUS_LIMITS, dayIn, fillForm, hostBookings, pickSlot, setUpWorld, type World } from './booking-setup.js';
+import { dayIn, fillForm, hostBookings, pickSlot, setUpWorld, type World } from './booking-setup.js';
 
 let server: Server;
 let browser: Browser;
@@ -40,7 +40,7 @@ const sitePage = (muster: string, path: string) => `<!doctype html>
 </main></body></html>`;
 
 before(async () => {
-  server = await startServer(GENEROUS_LIMITS);
+  server = await startServer();
   browser = await launchBrowser();
   world = await setUpWorld(server);
   site = http.createServer((req, res) => {

@@ -14,7 +14,7 @@ const HERE = { latitude: 52.52, longitude: 13.405, accuracy: 12 };
 let server: Server;
 let browser: Browser;
 before(async () => {
-  server = await startServer({ MAP_TILE_URL: '', RATE_LIMIT_AUTH: '100000', RATE_LIMIT_API: '100000' });
+  server = await startServer();
   browser = await launchBrowser();
 });
 after(async () => {

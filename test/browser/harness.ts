@@ -6,6 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { GENEROUS_RATE_LIMITS } from '../helpers.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = path.resolve(process.env.SCREENSHOT_DIR ?? 'test/browser/screenshots');
@@ -30,7 +31,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Starts `node dist/server.js` on a free port with its own DATA_DIR; resolves once /readyz answers. */
+/** Starts `node dist/server.js` on a free port with its own DATA_DIR (rate limits lifted, no map tiles); resolves once /readyz answers. */
 export async function startServer(env: Record<string, string> = {}): Promise<Server> {
   if (!fs.existsSync(path.join(ROOT, 'dist/server.js')) || !fs.existsSync(path.join(ROOT, 'dist/web/app.html'))) {
     throw new Error('dist/ is not built: run `npm run test:browser` (it builds first) or `npm run build`');
@@ -48,6 +49,10 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
       PUBLIC_URL: url,
       DATA_DIR: dataDir,
       LOG_LEVEL: 'info',
+      // Like buildTestApp: browser tests sign up many users from one address, and this machine has no
+      // network for map tiles. A test that checks a limit or tiles sets its own values.
+      ...GENEROUS_RATE_LIMITS,
+      MAP_TILE_URL: '',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,13 +5,13 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { call, DESKTOP, launchBrowser, PHONE, screenshot, startServer, watchErrors, type Server } from './harness.js';
-import { GENEROUS_LIMITS, dayIn, pickSlot, setUpWorld, timeIn, type Booking, type World } from './booking-setup.js';
+import { dayIn, pickSlot, setUpWorld, timeIn, type Booking, type World } from './booking-setup.js';
 
 let server: Server;
 let browser: Browser;
 let world: World;
 before(async () => {
-  server = await startServer(GENEROUS_LIMITS);
+  server = await startServer();
   browser = await launchBrowser();
   world = await setUpWorld(server);
 });

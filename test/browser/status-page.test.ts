@@ -10,7 +10,7 @@ let server: Server;
 let browser: Browser;
 let user: ApiUser;
 before(async () => {
-  server = await startServer({ RATE_LIMIT_PUBLIC: '100000', RATE_LIMIT_AUTH: '100000' });
+  server = await startServer();
   browser = await launchBrowser();
   user = await signUp(server, { name: 'Dana Dispatcher' });
 });
