@@ -6,6 +6,7 @@ import type { AppContext } from './context.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { deliveriesRoutes } from './modules/deliveries/deliveries.routes.js';
+import { dispatchRoutes } from './modules/dispatch/dispatch.routes.js';
 import { incidentsRoutes } from './modules/incidents/incidents.routes.js';
 import { orgsRoutes } from './modules/orgs/orgs.routes.js';
 import { pagesAssetsRoutes } from './modules/pages-assets/pages-assets.routes.js';
@@ -99,6 +100,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(orgsRoutes, { ctx });
   await app.register(teamsRoutes, { ctx });
   await app.register(incidentsRoutes, { ctx });
+  await app.register(dispatchRoutes, { ctx });
   await app.register(signalsRoutes, { ctx });
   await app.register(eventTypesRoutes, { ctx });
   await app.register(deliveriesRoutes, { ctx });

@@ -124,7 +124,8 @@ describe('GET /v1/incidents/stream', () => {
     assert.equal(new Set(ids).size, 4);
     assert.deepEqual(
       client.events.map((e) => e.type),
-      ['connected', 'incident.created', 'incident.updated', 'incident.updated', 'incident.reply'],
+      // Each change is followed by its timeline event (src/modules/dispatch/timeline.test.ts).
+      ['connected', 'incident.created', 'incident.timeline', 'incident.updated', 'incident.timeline', 'incident.updated', 'incident.timeline', 'incident.reply', 'incident.timeline'],
     );
   });
 
@@ -159,7 +160,10 @@ describe('GET /v1/incidents/stream', () => {
     const laterA = await createIncident(t, { cookie: a.cookie }, { title: 'A later' });
     await streamA.waitForEvent('incident.created', createdWith(laterA.Id));
 
-    const seen = (c: SseClient) => c.events.flatMap((e) => (e.type === 'connected' ? [] : [(e.payload as IncidentView).Id]));
+    // Every event but `connected` names its incident: `Id` on the incident, `incident_id` on a timeline event.
+    const seen = (c: SseClient) => [
+      ...new Set(c.events.flatMap((e) => (e.type === 'connected' ? [] : [(e.payload as { Id?: number; incident_id?: number }).Id ?? (e.payload as { incident_id: number }).incident_id]))),
+    ];
     assert.deepEqual(seen(streamB), [marker.Id], "B's stream carried only B's event");
     assert.deepEqual(seen(streamA), [secret.Id, laterA.Id], "A's stream carried only A's events");
     assert.ok(!streamB.events[0]!.org_ids!.includes(secret.org_id));
@@ -210,7 +214,8 @@ describe('GET /v1/incidents/stream', () => {
     const x4 = await createIncident(t, headers, { title: 'after reconnecting' });
     await second.waitForEvent('incident.created', createdWith(x4.Id));
 
-    const summary = (c: SseClient) => c.frames.filter((f) => f.data !== undefined).map((f) => [eventOf(f)!.type, (eventOf(f)!.payload as IncidentView | undefined)?.Id]);
+    const summary = (c: SseClient) =>
+      c.frames.filter((f) => f.data !== undefined && eventOf(f)!.type !== 'incident.timeline').map((f) => [eventOf(f)!.type, (eventOf(f)!.payload as IncidentView | undefined)?.Id]);
     assert.deepEqual(summary(second), [
       ['connected', undefined],
       ['incident.created', x2.Id],

@@ -159,6 +159,34 @@ export interface IncidentsTable {
   updated_at: string;
 }
 
+export type TimelineType =
+  | 'created'
+  | 'status_changed'
+  | 'priority_changed'
+  | 'assigned'
+  | 'unassigned'
+  | 'acknowledged'
+  | 'en_route'
+  | 'on_scene'
+  | 'reply'
+  | 'signal'
+  | 'escalated'
+  | 'sla_warning'
+  | 'sla_breached'
+  | 'alert_repeated';
+
+export interface IncidentEventsTable {
+  id: Generated<number>;
+  incident_id: number;
+  org_id: number;
+  livemode: Flag;
+  type: TimelineType;
+  actor_id: number | null;
+  /** JSON object; its shape depends on `type` (docs/api.md, Timeline). */
+  data: string;
+  created_at: string;
+}
+
 export interface IncidentCountsTable {
   org_id: number;
   livemode: Flag;
@@ -328,6 +356,7 @@ export interface DB {
   outbox: OutboxTable;
   incidents: IncidentsTable;
   incident_counts: IncidentCountsTable;
+  incident_events: IncidentEventsTable;
   replies: RepliesTable;
   signals: SignalsTable;
   beacon_states: BeaconStatesTable;

@@ -92,6 +92,7 @@ const INCIDENT_ROWS = (base: '/v1/tickets' | '/v1/incidents'): Record<string, Ro
     },
   },
   [`GET ${base}/{id}/replies`]: { expect: orgRecord(200, 200, 200), req: (w) => ({ url: `${base}/${w.incident.Id}/replies` }) },
+  [`GET ${base}/{id}/timeline`]: { expect: orgRecord(200, 200, 200), req: (w) => ({ url: `${base}/${w.incident.Id}/timeline` }) },
   [`POST ${base}/{id}/replies`]: { expect: orgRecord(201, 201, 201), req: (w) => ({ url: `${base}/${w.incident.Id}/replies`, payload: { body: neutral } }) },
   [`GET ${base}/status/{token}`]: { expect: all(200), isPublic: true, req: (w) => ({ url: `${base}/status/${w.incident.customer_token}` }) },
 });
@@ -427,6 +428,7 @@ describe('access matrix generated from the OpenAPI document', () => {
       ['GET', `/v1/tickets/${inc.Id}`],
       ['PATCH', `/v1/incidents/${inc.Id}`, { status: 'closed' }],
       ['GET', `/v1/tickets/${inc.Id}/replies`],
+      ['GET', `/v1/incidents/${inc.Id}/timeline`],
       ['POST', `/v1/incidents/${inc.Id}/replies`, { body: 'x' }],
       ['DELETE', `/v1/tickets/${inc.Id}`],
       ['GET', `/v1/event-types/${et.id}`],

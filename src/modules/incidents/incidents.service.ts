@@ -7,6 +7,7 @@ import { randomToken } from '../../lib/crypto.js';
 import { invalidField, notFound } from '../../lib/errors.js';
 import { recorded, type EffectRecorder } from '../../lib/idempotency.js';
 import { queueDelivery, queuePhoneAlert } from '../deliveries/outbox.js';
+import { recordTimeline } from '../dispatch/timeline.js';
 import { actorScope, orgAccess, targetOrg } from '../orgs/access.js';
 import { findMember } from '../orgs/members.repository.js';
 import { findUserById } from '../users/users.repository.js';
@@ -83,6 +84,7 @@ export async function createIncident(ctx: AppContext, actor: Actor, input: Creat
     await queueDelivery(ctx, tx, { ...base, kind: 'push', recipient: `user:${actor.userId}`, payload: note });
     await queuePhoneAlert(ctx, tx, { ...base, userId: actor.userId, phone: creator?.phone ?? null, payload: note });
     publish(ctx, tx, 'incident.created', incident, view);
+    await recordTimeline(ctx, tx, incident, 'created', actor.userId, { title: incident.title, priority, source: incident.source });
     return recorded(tx, idem, view);
   });
 }
@@ -135,8 +137,18 @@ export async function updateIncident(ctx: AppContext, actor: Actor, id: number, 
     const view = toIncident(ctx, after);
     const changed = (['status', 'priority', 'description', 'assignee_id'] as const).some((k) => after[k] !== before[k]);
     if (changed) publish(ctx, tx, 'incident.updated', after, view);
+    await recordChanges(ctx, tx, actor, before, after);
     return view;
   });
+}
+
+/** One timeline event per changed field (status, priority, assignee), in the update's transaction. */
+async function recordChanges(ctx: AppContext, tx: Tx, actor: Actor, before: IncidentRow, after: IncidentRow): Promise<void> {
+  if (after.status !== before.status) await recordTimeline(ctx, tx, after, 'status_changed', actor.userId, { from: before.status, to: after.status });
+  if (after.priority !== before.priority) await recordTimeline(ctx, tx, after, 'priority_changed', actor.userId, { from: before.priority, to: after.priority });
+  if (after.assignee_id === before.assignee_id) return;
+  if (after.assignee_id === null) await recordTimeline(ctx, tx, after, 'unassigned', actor.userId, { previous_assignee_id: before.assignee_id });
+  else await recordTimeline(ctx, tx, after, 'assigned', actor.userId, { assignee_id: after.assignee_id, previous_assignee_id: before.assignee_id });
 }
 
 /** Org admins and owners only; the replies go with it. */

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { notFound } from '../../lib/errors.js';
+import { recordTimeline } from '../dispatch/timeline.js';
 import { orgAccess } from '../orgs/access.js';
 import { findByToken, touchIncident } from './incidents.repository.js';
 import type { Reply, StatusPage } from './incidents.schemas.js';
@@ -33,6 +34,7 @@ export async function addReply(ctx: AppContext, actor: Actor, incidentId: number
     await touchIncident(tx.db, incident.id, now);
     const reply = toReply(await findReply(tx.db, id));
     ctx.events.publish(tx, { channel: CHANNEL, orgId: incident.org_id, mode: actor.mode, type: 'incident.reply', payload: reply });
+    await recordTimeline(ctx, tx, incident, 'reply', actor.userId, { reply_id: reply.id, public: reply.public, body: reply.body });
     return reply;
   });
 }

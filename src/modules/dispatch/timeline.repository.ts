@@ -1,0 +1,49 @@
+import type { Kysely } from 'kysely';
+import type { DB, Flag, TimelineType } from '../../db/schema.js';
+
+export interface TimelineRow {
+  id: number;
+  incident_id: number;
+  type: TimelineType;
+  actor_id: number | null;
+  actor_name: string | null;
+  data: string;
+  created_at: string;
+}
+
+export interface NewTimelineEvent {
+  incident_id: number;
+  org_id: number;
+  livemode: Flag;
+  type: TimelineType;
+  actor_id: number | null;
+  data: string;
+  created_at: string;
+}
+
+function withActor(db: Kysely<DB>) {
+  return db
+    .selectFrom('incident_events')
+    .leftJoin('users', 'users.id', 'incident_events.actor_id')
+    .select([
+      'incident_events.id',
+      'incident_events.incident_id',
+      'incident_events.type',
+      'incident_events.actor_id',
+      'users.name as actor_name',
+      'incident_events.data',
+      'incident_events.created_at',
+    ]);
+}
+
+export async function insertEvent(db: Kysely<DB>, e: NewTimelineEvent): Promise<TimelineRow> {
+  const { id } = await db.insertInto('incident_events').values(e).returning('id').executeTakeFirstOrThrow();
+  return withActor(db).where('incident_events.id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** Oldest first; `types` narrows it (the public status page reads only what it may show). */
+export async function listEvents(db: Kysely<DB>, incidentId: number, types?: readonly TimelineType[]): Promise<TimelineRow[]> {
+  let q = withActor(db).where('incident_events.incident_id', '=', incidentId);
+  if (types) q = q.where('incident_events.type', 'in', [...types]);
+  return q.orderBy('incident_events.id').execute();
+}

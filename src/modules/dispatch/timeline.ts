@@ -1,0 +1,56 @@
+import type { AppContext } from '../../context.js';
+import type { Flag, TimelineType } from '../../db/schema.js';
+import type { Tx } from '../../db/transaction.js';
+import { iso } from '../../lib/clock.js';
+import { insertEvent, listEvents, type TimelineRow } from './timeline.repository.js';
+import type { TimelineEvent } from './timeline.schemas.js';
+
+/** The incident stream's channel (the same one incidents.service publishes on). */
+const CHANNEL = 'incidents';
+
+export interface TimelineIncident {
+  id: number;
+  org_id: number;
+  livemode: Flag;
+}
+
+export function toTimelineEvent(r: TimelineRow): TimelineEvent {
+  return {
+    id: r.id,
+    incident_id: r.incident_id,
+    type: r.type,
+    at: r.created_at,
+    actor: r.actor_id === null ? null : { user_id: r.actor_id, user_name: r.actor_name ?? '' },
+    data: JSON.parse(r.data) as Record<string, unknown>,
+  };
+}
+
+/**
+ * Appends one event to an incident's timeline inside the caller's transaction (so it exists
+ * exactly when its cause does) and broadcasts it as `incident.timeline` once that commits.
+ */
+export async function recordTimeline(
+  ctx: AppContext,
+  tx: Tx,
+  incident: TimelineIncident,
+  type: TimelineType,
+  actorId: number | null,
+  data: Record<string, unknown> = {},
+): Promise<TimelineEvent> {
+  const row = await insertEvent(tx.db, {
+    incident_id: incident.id,
+    org_id: incident.org_id,
+    livemode: incident.livemode,
+    type,
+    actor_id: actorId,
+    data: JSON.stringify(data),
+    created_at: iso(ctx.clock.now()),
+  });
+  const event = toTimelineEvent(row);
+  ctx.events.publish(tx, { channel: CHANNEL, orgId: incident.org_id, mode: incident.livemode === 1 ? 'live' : 'test', type: 'incident.timeline', payload: event });
+  return event;
+}
+
+export async function timelineOf(ctx: AppContext, incidentId: number, types?: readonly TimelineType[]): Promise<TimelineEvent[]> {
+  return (await listEvents(ctx.db, incidentId, types)).map(toTimelineEvent);
+}
