@@ -4,6 +4,7 @@ import { buildApp } from './app.js';
 import { createContext } from './context.js';
 import { startJobs } from './jobs/scheduler.js';
 import { startOutboxWorker } from './modules/deliveries/worker.js';
+import { claimDataDir } from './ops/instance-lock.js';
 
 let config;
 try {
@@ -15,6 +16,8 @@ try {
 }
 
 const ctx = await createContext(config);
+// `npm run db:restore` refuses while this file names a live process.
+const releaseDataDir = claimDataDir(config.dataDir);
 const app = await buildApp(ctx);
 const stopJobs = startJobs(ctx);
 const stopWorker = startOutboxWorker(ctx);
@@ -35,6 +38,7 @@ async function stop(signal: string): Promise<void> {
     await stopWorker();
     await app.close();
     await ctx.close();
+    releaseDataDir();
     ctx.log.info('stopped');
     process.exit(0);
   } catch (err) {
