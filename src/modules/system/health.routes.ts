@@ -12,7 +12,8 @@ const Health = Type.Object({ status: Type.String(), redis: RedisState });
 const Ready = Type.Object({ status: Type.String(), database: Type.String(), redis: RedisState });
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
-  app.get('/healthz', { config: { public: true }, schema: { tags, summary: 'Liveness: the process answers', response: { 200: Health } } }, () => ({
+  // Probes arrive every few seconds from load balancers and orchestrators: logged only when they fail.
+  app.get('/healthz', { logLevel: 'warn', config: { public: true }, schema: { tags, summary: 'Liveness: the process answers', response: { 200: Health } } }, () => ({
     status: 'ok',
     redis: redisStatus(ctx.redis),
   }));
@@ -20,6 +21,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
   app.get(
     '/readyz',
     {
+      logLevel: 'warn',
       config: { public: true },
       schema: { tags, summary: 'Readiness: the database answers (Redis being down is reported, not fatal)', response: { 200: Ready } },
     },
