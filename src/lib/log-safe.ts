@@ -21,11 +21,11 @@ export function safeUrl(req: LoggedRequest): string {
   const path = at === -1 ? req.url : req.url.slice(0, at);
   const query = at === -1 ? '' : req.url.slice(at + 1);
   const pattern = req.routeOptions?.url;
-  const params = (req.params ?? {}) as Record<string, unknown>;
+  const params = (req.params ?? {}) as Record<string, string | undefined>;
   const shown =
     pattern && !pattern.includes('*')
       ? pattern.replace(/:([A-Za-z0-9_]+)/g, (whole, name: string) =>
-          SECRET_PARAM.test(name) || params[name] === undefined ? whole : encodeURIComponent(String(params[name])),
+          SECRET_PARAM.test(name) || params[name] === undefined ? whole : encodeURIComponent(params[name]),
         )
       : path
           .split('/')
