@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { checkRegistry, parseArgs, runBenchmarks, type Benchmark, type RunOptions } from '../../bench/runner.js';
+import { checkRegistry, loadLine, parseArgs, runBenchmarks, type Benchmark, type RunOptions } from '../../bench/runner.js';
 
 // The rules of `npm run bench`: quick mode checks every benchmark and writes nothing; a full run
 // writes docs only when every benchmark passed; any failure is a non-zero exit.
@@ -26,7 +26,16 @@ describe('benchmark runner', () => {
     ran.length = 0;
     const printed: string[] = [];
     const logged: string[] = [];
-    const code = runBenchmarks({ benchmarks, quick: false, timeoutMs: 60_000, print: (m) => printed.push(m), log: (l) => logged.push(l), ...o });
+    let load = 1.5;
+    const code = runBenchmarks({
+      benchmarks,
+      quick: false,
+      timeoutMs: 60_000,
+      print: (m) => printed.push(m.split('\n\nLoad average')[0]!),
+      log: (l) => logged.push(l),
+      load: () => ({ average: (load += 1), cores: 2 }),
+      ...o,
+    });
     return code.then((c) => ({ code: c, printed, logged: logged.join('\n') }));
   };
 
@@ -56,7 +65,17 @@ describe('benchmark runner', () => {
     assert.equal(r.code, 0);
     const text = fs.readFileSync(output, 'utf8');
     assert.match(text, /^# Benchmarks\n/);
-    assert.ok(text.includes('<!-- bench:a -->\n## a figures\n<!-- /bench:a -->\n\n<!-- bench:b -->\n## b figures\n<!-- /bench:b -->'));
+    const section = (name: string, start: string, end: string, busy: boolean) =>
+      `<!-- bench:${name} -->\n## ${name} figures\n\nLoad average (1 min) of the machine: ${start} when this benchmark started, ${end} when it ended, on 2 cores` +
+      `${busy ? ': other work competed' : '.\n'}`;
+    assert.ok(text.includes(section('a', '2.5', '3.5', true)), text);
+    assert.ok(text.includes(section('b', '4.5', '5.5', true)), text);
+    assert.ok(text.indexOf('bench:a') < text.indexOf('bench:b'));
+  });
+
+  test('the load line says when the machine was busy', () => {
+    assert.equal(loadLine(0.4, 1.2, 2), 'Load average (1 min) of the machine: 0.4 when this benchmark started, 1.2 when it ended, on 2 cores.');
+    assert.match(loadLine(0.4, 2.6, 2), /2\.6 when it ended, on 2 cores: other work competed with the benchmark/);
   });
 
   test('a full run with a failed benchmark exits 1 and writes nothing', async () => {
