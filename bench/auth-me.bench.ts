@@ -1,9 +1,8 @@
 // GET /v1/auth/me with an API key, against a bare node:http server answering the same bytes.
 import os from 'node:os';
-import { compare, liveKey, machine, startBaseline, startMuster, type BenchResult, type LoadFigures, type Server } from './lib.js';
+import { compare, liveKey, machine, ROUNDS_TEXT, RUN_SECONDS, startBaseline, startMuster, type BenchResult, type LoadFigures, type Server } from './lib.js';
 
 const NAME = 'auth-me';
-const SECONDS = 3;
 
 const ms = (n: number) => n.toFixed(2);
 const rps = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -22,7 +21,7 @@ export async function run(): Promise<BenchResult> {
     if (me.statusCode !== 200) throw new Error(`GET /v1/auth/me: ${me.statusCode} ${me.body}`);
     baseline = await startBaseline(me.json<object>());
 
-    const c = await compare({ url: baseline.url, seconds: SECONDS }, { url: `${muster.url}/v1/auth/me`, headers, seconds: SECONDS });
+    const c = await compare({ url: baseline.url, seconds: RUN_SECONDS }, { url: `${muster.url}/v1/auth/me`, headers, seconds: RUN_SECONDS });
     const rounds = c.rounds.map((r) => `${rps(r.subject)} / ${rps(r.baseline)}`).join(', ');
 
     const markdown = [
@@ -31,7 +30,7 @@ export async function run(): Promise<BenchResult> {
       'Measured: one authenticated read. Per request Muster looks the `x-api-key` up by its SHA-256 in SQLite,',
       'reads the user row, and serialises the answer through the route schema (request logging off, as with',
       '`LOG_LEVEL=warn`). The baseline is a bare `node:http` server sending the same JSON body. 10 connections;',
-      `three rounds alternating baseline and Muster, each run a 1 s warm-up then ${SECONDS} s; medians; latencies in ms.`,
+      `${ROUNDS_TEXT} alternating baseline and Muster, each run a 1 s warm-up then ${RUN_SECONDS} s; medians; latencies in ms.`,
       '',
       '| Server | req/s | p50 | p95 | p99 | Throughput vs baseline |',
       '| --- | ---: | ---: | ---: | ---: | ---: |',

@@ -6,11 +6,10 @@ import os from 'node:os';
 import { sql } from 'kysely';
 import { startRedisServer, type RedisServer } from '../test/cluster/redis-server.js';
 import { forkTs, type Child } from './ipc.js';
-import { compare, liveKey, machine, startMuster, type BenchResult, type LoadFigures, type MusterServer } from './lib.js';
+import { compare, liveKey, machine, ROUNDS_TEXT, RUN_SECONDS, startMuster, type BenchResult, type LoadFigures, type MusterServer } from './lib.js';
 import { SUBSCRIBERS_SCRIPT, type GroupStats } from './sse.js';
 
 const NAME = 'beacons-redis';
-const SECONDS = 3;
 const SUBSCRIBERS = 10;
 const CONN = '[conn]';
 const beacon = { type: 'beacon', lat: 52.3702, lng: 4.8952, accuracy: 12, meta: { device_id: `bench-device-${CONN}` } };
@@ -34,11 +33,8 @@ interface Side {
   published(): number;
 }
 
-/** Rate limits (600 requests a minute per user by default) are not what this measures. */
-const UNLIMITED = { RATE_LIMIT_API: '1000000' };
-
 async function side(receiver: Child, group: string, env: Record<string, string>): Promise<Side> {
-  const muster = await startMuster({ ...UNLIMITED, ...env });
+  const muster = await startMuster(env);
   const headers = { 'x-api-key': await liveKey(muster.app) };
   let published = 0;
   muster.ctx.events.bus.subscribe((e) => {
@@ -74,7 +70,7 @@ export async function run(): Promise<BenchResult> {
     const rd = await side(receiver, 'redis', { REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix });
     sides.push(rd);
 
-    const post = { method: 'POST' as const, body: beacon, connectionPlaceholder: CONN, seconds: SECONDS };
+    const post = { method: 'POST' as const, body: beacon, connectionPlaceholder: CONN, seconds: RUN_SECONDS };
     process.stderr.write('  POST /v1/signals (beacons), database state vs Redis state...\n');
     const c = await compare({ ...post, url: `${db.muster.url}/v1/signals`, headers: db.headers }, { ...post, url: `${rd.muster.url}/v1/signals`, headers: rd.headers });
 
@@ -96,7 +92,7 @@ export async function run(): Promise<BenchResult> {
       'with `REDIS_URL` pointing at a local `redis-server` (no persistence): the device state goes through one Lua script on a Redis',
       'hash, the beacon transaction writes nothing (SQLite commits nothing to disk), and the event goes through the Redis bus',
       '(one script: id, replay stream, PUBLISH) and comes back on the subscriber connection before it reaches the streams.',
-      `Three rounds alternating the two, each a 1 s warm-up then ${SECONDS} s; medians; latencies in ms. The "baseline" column here is the`,
+      `${ROUNDS_TEXT} alternating the two, each a 1 s warm-up then ${RUN_SECONDS} s; medians; latencies in ms. The "baseline" column here is the`,
       'database-state Muster, not a bare server.',
       '',
       '| Server | req/s | p50 | p95 | p99 | Throughput vs database state |',

@@ -8,11 +8,10 @@ import os from 'node:os';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { forkTs, type Child } from './ipc.js';
-import { compare, load, machine, startMuster, type BenchResult, type Comparison, type LoadFigures, type LoadOptions, type MusterServer, fsyncMedianMs, liveKey } from './lib.js';
+import { compare, load, machine, ROUNDS_TEXT, RUN_SECONDS, startMuster, type BenchResult, type Comparison, type LoadFigures, type LoadOptions, type MusterServer, fsyncMedianMs, liveKey } from './lib.js';
 import { BareHub, SUBSCRIBERS_SCRIPT, connectedFrame, type GroupStats } from './sse.js';
 
 const NAME = 'beacons';
-const SECONDS = 3;
 const SUBSCRIBERS = 10;
 /** The issue's goal: at least this share of the baseline's throughput. */
 const GOAL_RATIO = 0.5;
@@ -172,7 +171,7 @@ export async function run(): Promise<BenchResult> {
     await streams('baseline', baseline.url, {});
 
     const fsyncMs = fsyncMedianMs(muster.dataDir);
-    const post = { method: 'POST' as const, body: beacon, connectionPlaceholder: CONN, seconds: SECONDS };
+    const post = { method: 'POST' as const, body: beacon, connectionPlaceholder: CONN, seconds: RUN_SECONDS };
     const baseOpts: LoadOptions = { ...post, url: `${baseline.url}/v1/signals` };
     const musterOpts: LoadOptions = { ...post, url: `${muster.url}/v1/signals`, headers };
     process.stderr.write('  POST /v1/signals (beacons)...\n');
@@ -227,7 +226,7 @@ export async function run(): Promise<BenchResult> {
       'baseline is a bare `node:http` server that answers 201 with the same JSON and writes the same SSE frame (a beacon frame',
       'Muster sent, byte for byte) to 10 subscribers of its own: the broadcast without auth or a database. The server runs alone',
       "on the benchmark's main thread, autocannon in a worker thread, the 20 subscribers in a child process (plain `net` sockets",
-      `counting \`data:\` lines). 10 connections; three rounds alternating baseline and Muster, each run a 1 s warm-up then ${SECONDS} s;`,
+      `counting \`data:\` lines). 10 connections; ${ROUNDS_TEXT} alternating baseline and Muster, each run a 1 s warm-up then ${RUN_SECONDS} s;`,
       'medians; latencies in ms.',
       '',
       '| Server | req/s | p50 | p95 | p99 | Throughput vs baseline |',

@@ -8,20 +8,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { Memory, Posted, ServerKind, ServerStats, Started } from './fanout-server.js';
 import { forkTs, type Child } from './ipc.js';
-import { machine, type BenchResult } from './lib.js';
+import { machine, sized, type BenchResult } from './lib.js';
 import { SUBSCRIBERS_SCRIPT, clockOffset, distribution, median, tcpSockstat, type Distribution, type GroupStats, type OpenResult } from './sse.js';
 
 const NAME = 'fanout';
-const SUBSCRIBERS = 5_000;
-const EVENTS = 10;
+const SUBSCRIBERS = sized(5_000, 200);
+const EVENTS = sized(10, 3);
 const SPACING_MS = 200;
 /** Seqs of the events posted while the subscriber process is stopped (server-side timings only). */
 const PAUSED_SEQ = 100;
-const ROUNDS = 3;
+const ROUNDS = sized(3, 1);
 /** Streams whose `connected` event is awaited at any one time while opening. */
 const OPEN_CONCURRENCY = 200;
 /** Opened and closed before the first memory reading, so first-use allocations are not charged to the 5,000. */
-const WARMUP_STREAMS = 200;
+const WARMUP_STREAMS = sized(200, 20);
 const IDLE_MS = 1000;
 /** The issue's goals. */
 const GOAL_P99_MS = 200;

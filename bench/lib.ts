@@ -11,6 +11,26 @@ import { loadConfig } from '../src/config.js';
 import { createContext, type AppContext } from '../src/context.js';
 import type { LoadJob, LoadSummary } from './load-worker.js';
 
+/**
+ * Quick mode (`npm run bench -- --quick`, run by CI): every benchmark, with short runs and small
+ * data, to prove that it still runs and that its answers check out; its figures are not for docs.
+ * Read it through `sized(full, quick)` for any size a benchmark picks (rows, subscribers, events).
+ * Parsed from this process's arguments so that module-level constants can use it too.
+ */
+export const QUICK = process.argv.slice(2).includes('--quick');
+
+/** `full` in a full run, `quick` in quick mode. */
+export function sized<T>(full: T, quick: T): T {
+  return QUICK ? quick : full;
+}
+
+/** Measured seconds of one load, after its 1 s warm-up (load()'s default). */
+export const RUN_SECONDS = sized(3, 1);
+/** Rounds of compare() (baseline and subject alternating; compare()'s default). */
+export const ROUNDS = sized(3, 1);
+/** "3 rounds" or "1 round", for the sections' prose. */
+export const ROUNDS_TEXT = `${ROUNDS} round${ROUNDS === 1 ? '' : 's'}`;
+
 /** One benchmark's section of docs/benchmarks.md. */
 export interface BenchResult {
   name: string;
@@ -51,14 +71,34 @@ export interface MusterServer extends Server {
   dataDir: string;
 }
 
-/** A real Muster, as `npm start` builds it, on a fresh SQLite database in a temp dir. */
+/**
+ * The rate limiter stays on (every request still counts, as in production, in memory or in Redis),
+ * but no benchmark's load can meet its limits: the highest the configuration accepts, per 1 s window.
+ * Set here once and only here: a benchmark that built its own configuration got the defaults (300
+ * public requests a minute) and failed its warm-up with 429s.
+ */
+export const BENCH_RATE_LIMITS = {
+  RATE_LIMIT_WINDOW_MS: '1000',
+  RATE_LIMIT_API: '1000000',
+  RATE_LIMIT_AUTH: '1000000',
+  RATE_LIMIT_BOOKING: '1000000',
+  RATE_LIMIT_PUBLIC: '1000000',
+};
+
+/** The environment of every benchmarked Muster: quiet, limits out of reach; `env` on top (DATABASE_URL, REDIS_URL...). */
+export function benchEnv(dataDir: string, env: Record<string, string> = {}): Record<string, string> {
+  return { DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '3000', ...BENCH_RATE_LIMITS, ...env };
+}
+
+/**
+ * A real Muster, as `npm start` builds it, with its data dir in a temp dir: a fresh SQLite database
+ * there, unless `env` names another (DATABASE_URL and a DATABASE_SCHEMA that the caller drops).
+ */
 export async function startMuster(env: Record<string, string> = {}): Promise<MusterServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-bench-'));
   const removeDir = () => fs.rmSync(dataDir, { recursive: true, force: true });
   try {
-    // Benchmarks measure throughput, not the rate limiter: its limits are lifted (env can set them).
-    const unlimited = { RATE_LIMIT_API: '100000000', RATE_LIMIT_AUTH: '100000000', RATE_LIMIT_BOOKING: '100000000', RATE_LIMIT_PUBLIC: '100000000' };
-    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '3000', ...unlimited, ...env });
+    const config = loadConfig(benchEnv(dataDir, env));
     const ctx = await createContext(config);
     const app = await buildApp(ctx);
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -90,7 +130,7 @@ export interface LoadOptions {
   /** Sent as JSON with every request (content-type application/json unless the headers name one). */
   body?: object;
   headers?: Record<string, string>;
-  /** Measured seconds, after a 1 s warm-up that is discarded. */
+  /** Measured seconds, after a 1 s warm-up that is discarded; RUN_SECONDS unless told. */
   seconds?: number;
   /** Each connection replaces this string in the body with its index (0-9): one body per connection. */
   connectionPlaceholder?: string;
@@ -125,14 +165,17 @@ function runInWorker(job: LoadJob): Promise<{ warmup: LoadSummary; run: LoadSumm
 /** Throws unless every request of the run got a 2xx answer, so a broken setup never yields a figure. */
 function assertClean(url: string, phase: string, s: LoadSummary): void {
   if (s.errors > 0 || s.non2xx > 0 || s.total === 0) {
-    throw new Error(`${phase} of ${url}: ${s.errors} errors, ${s.non2xx} non-2xx answers out of ${s.total} requests`);
+    const statuses = Object.entries(s.statuses)
+      .map(([status, n]) => `${n} x ${status}`)
+      .join(', ');
+    throw new Error(`${phase} of ${url}: ${s.errors} errors, ${s.non2xx} non-2xx answers out of ${s.total} requests (statuses: ${statuses || 'none'})`);
   }
 }
 
 /** Loads a URL with 10 connections: a 1 s warm-up (discarded), then the measured run. */
 export async function load(opts: LoadOptions): Promise<LoadRun> {
   const headers = { ...opts.headers };
-  const job: LoadJob = { url: opts.url, headers, connections: 10, warmupSeconds: 1, seconds: opts.seconds ?? 5 };
+  const job: LoadJob = { url: opts.url, headers, connections: 10, warmupSeconds: 1, seconds: opts.seconds ?? RUN_SECONDS };
   if (opts.method) job.method = opts.method;
   if (opts.connectionPlaceholder !== undefined) job.connectionPlaceholder = opts.connectionPlaceholder;
   if (opts.body !== undefined) {
@@ -177,7 +220,7 @@ function medianFigures(runs: LoadFigures[]): LoadFigures {
  * 2-core machine hits both; each figure is the median of its runs, the ratio the median of the
  * per-round ratios against the baseline runs on either side.
  */
-export async function compare(baseline: LoadOptions, subject: LoadOptions, rounds = 3): Promise<Comparison> {
+export async function compare(baseline: LoadOptions, subject: LoadOptions, rounds = ROUNDS): Promise<Comparison> {
   const base: LoadRun[] = [await load(baseline)];
   const subj: LoadRun[] = [];
   for (let i = 0; i < rounds; i++) {

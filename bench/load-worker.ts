@@ -30,6 +30,8 @@ export interface LoadSummary {
   errors: number;
   non2xx: number;
   total: number;
+  /** Answers by status code, so that a failed check can say what came back instead. */
+  statuses: Record<string, number>;
 }
 
 /** Nearest-rank percentile of sorted values. */
@@ -54,6 +56,7 @@ function runOnce(job: LoadJob, seconds: number): Promise<LoadSummary> {
   // autocannon's own latency histogram has 1 ms resolution and no p95, too coarse for sub-millisecond
   // answers, so every response time (a float in ms, from process.hrtime) is kept and sorted here.
   const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
   const options: autocannon.Options = {
     url: job.url,
     method: job.method ?? 'GET',
@@ -85,10 +88,14 @@ function runOnce(job: LoadJob, seconds: number): Promise<LoadSummary> {
           errors: raw.errors,
           non2xx: raw.non2xx,
           total: raw.totalCompletedRequests,
+          statuses,
         });
       },
     );
-    instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
+    instance.on('response', (_client, status, _bytes, responseTime) => {
+      latencies.push(responseTime);
+      statuses[status] = (statuses[status] ?? 0) + 1;
+    });
   });
 }
 

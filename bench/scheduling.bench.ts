@@ -1,20 +1,19 @@
-// Scheduling: availability of a host with 10,000 bookings and of a team of 25, and 200
+// Scheduling: availability of a host with 10,000 bookings and of a team of 25, and 200 (quick mode: fewer)
 // concurrent bookings of one slot on SQLite and PostgreSQL, each against a bare node:http baseline.
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { createContext } from '../src/context.js';
-import { compare, machine, startBaseline, type BenchResult, type Comparison, type Server } from './lib.js';
+import { compare, machine, QUICK, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type Comparison, type Server } from './lib.js';
 
 const NAME = 'scheduling';
-const SECONDS = 3;
 const DAY = 86_400_000;
+/** Bookings seeded for the host, and for the team; members of the team; concurrent bookings of one slot. */
+const BOOKINGS = sized(10_000, 1_000);
+const MEMBERS = sized(25, 5);
+const RACERS = sized(200, 50);
 const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 interface Instance extends Server {
@@ -22,29 +21,25 @@ interface Instance extends Server {
   file: string | undefined;
 }
 
-/** A real Muster on a fresh database: a temp SQLite file, or a new PostgreSQL schema (dropped at close). */
+/**
+ * A real Muster through lib's startMuster (so with the benchmarks' configuration, rate limits out of
+ * reach) on a fresh database: a temp SQLite file, or a new PostgreSQL schema (dropped at close).
+ */
 async function start(engine: 'sqlite' | 'postgres'): Promise<Instance> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-bench-'));
   const schema = `bench_${randomBytes(4).toString('hex')}`;
-  const env: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '3000' };
-  if (engine === 'postgres') Object.assign(env, { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema });
-  const ctx = await createContext(loadConfig(env));
-  const app = await buildApp(ctx);
-  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const m = await startMuster(engine === 'postgres' ? { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema } : {});
   return {
-    url,
-    app,
-    file: engine === 'sqlite' ? path.join(dataDir, 'muster.db') : undefined,
+    url: m.url,
+    app: m.app,
+    file: engine === 'sqlite' ? path.join(m.dataDir, 'muster.db') : undefined,
     close: async () => {
-      await app.close();
-      await ctx.close();
+      await m.close();
       if (engine === 'postgres') {
         const c = new pg.Client({ connectionString: PG_URL });
         await c.connect();
         await c.query(`drop schema if exists ${schema} cascade`);
         await c.end();
       }
-      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -98,16 +93,21 @@ function seedBookings(file: string, eventTypeId: number, orgId: number, teamId: 
 /** Loads GET `path` on Muster against a baseline answering the same JSON. */
 async function measure(m: Instance, urlPath: string): Promise<Comparison> {
   const sample = await m.app.inject({ url: urlPath });
+  const slots = sample.statusCode === 200 ? sample.json<{ slots?: unknown[] }>().slots : undefined;
+  if (!slots?.length) throw new Error(`GET ${urlPath}: ${sample.statusCode} ${sample.body.slice(0, 200)} (expected slots)`);
   const baseline = await startBaseline(sample.json<object>());
   try {
-    return await compare({ url: baseline.url, seconds: SECONDS }, { url: `${m.url}${urlPath}`, seconds: SECONDS });
+    return await compare({ url: baseline.url, seconds: RUN_SECONDS }, { url: `${m.url}${urlPath}`, seconds: RUN_SECONDS });
   } finally {
     await baseline.close();
   }
 }
 
-/** 200 concurrent bookings of one slot: how many won, and how long until every answer was in. */
-async function race(m: Instance, urlPath: string, startTime: string, n = 200) {
+/**
+ * RACERS concurrent bookings of one slot: how many won, and how long until every answer was in.
+ * Throws unless exactly one won and every other got 409: anything else is a broken setup or a bug.
+ */
+async function race(m: Instance, urlPath: string, startTime: string, n = RACERS) {
   const t0 = performance.now();
   const answers = await Promise.all(
     Array.from({ length: n }, (_, i) =>
@@ -118,14 +118,20 @@ async function race(m: Instance, urlPath: string, startTime: string, n = 200) {
       }).then((r) => r.status),
     ),
   );
-  return { ms: performance.now() - t0, won: answers.filter((s) => s === 201).length, refused: answers.filter((s) => s === 409).length, other: answers.filter((s) => s !== 201 && s !== 409).length };
+  const r = { ms: performance.now() - t0, won: answers.filter((s) => s === 201).length, refused: answers.filter((s) => s === 409).length };
+  if (r.won !== 1 || r.refused !== n - 1) {
+    const other = answers.filter((s) => s !== 201 && s !== 409);
+    throw new Error(`${n} concurrent POST ${urlPath}: ${r.won} x 201, ${r.refused} x 409, others: ${other.join(', ') || 'none'}`);
+  }
+  return r;
 }
 
-async function baselineRace(n = 200) {
+async function baselineRace(n = RACERS) {
   const baseline = await startBaseline({ id: 'bk_x', status: 'confirmed' }, 201);
   try {
     const t0 = performance.now();
-    await Promise.all(Array.from({ length: n }, () => fetch(baseline.url, { method: 'POST', body: '{}' }).then((r) => r.arrayBuffer())));
+    const answers = await Promise.all(Array.from({ length: n }, () => fetch(baseline.url, { method: 'POST', body: '{}' }).then((r) => (void r.arrayBuffer(), r.status))));
+    if (answers.some((s) => s !== 201)) throw new Error(`baseline race: answers ${answers.filter((s) => s !== 201).join(', ')}`);
     return performance.now() - t0;
   } finally {
     await baseline.close();
@@ -144,6 +150,7 @@ async function pgReachable(): Promise<boolean> {
 }
 
 const ms = (n: number) => n.toFixed(2);
+const int = (n: number) => n.toLocaleString('en-US');
 const rps = (n: number) => Math.round(n).toLocaleString('en-US');
 const goal = (p95: number, limit: number) => (p95 < limit ? `met (${ms(p95)} ms < ${limit} ms)` : `**not met** (${ms(p95)} ms ≥ ${limit} ms)`);
 const table = (c: Comparison) => [
@@ -161,7 +168,7 @@ export async function run(): Promise<BenchResult> {
     const host = await signUp(m.app, 'Solo Host');
     const solo = await call<{ id: number; org_id: number; slug: string }>(m.app, 'POST', '/v1/event-types', { name: 'Visit', ...EVENT }, { cookie: host.cookie });
     const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
-    const soloSeed = seedBookings(m.file!, solo.id, solo.org_id, null, [host.id], 10_000, today - 365 * DAY, 730);
+    const soloSeed = seedBookings(m.file!, solo.id, solo.org_id, null, [host.id], BOOKINGS, today - 365 * DAY, 730);
     const day = new Date(today + 7 * DAY).toISOString().slice(0, 10);
     const soloPath = `/v1/slots/${host.slug}/${solo.slug}?date=${day}&timezone=Europe/Paris`;
     const soloRun = await measure(m, soloPath);
@@ -170,14 +177,14 @@ export async function run(): Promise<BenchResult> {
     const org = await call<{ id: number; slug: string }>(m.app, 'POST', '/v1/orgs', { name: 'Field Crew' }, { cookie: root.cookie });
     const team = await call<{ id: number; slug: string }>(m.app, 'POST', `/v1/orgs/${org.slug}/teams`, { name: 'Day Shift' }, { cookie: root.cookie });
     const members: number[] = [];
-    for (let i = 0; i < 25; i++) {
+    for (let i = 0; i < MEMBERS; i++) {
       const u = await signUp(m.app, `Member ${i}`);
       await call(m.app, 'POST', `/v1/orgs/${org.slug}/members`, { email: u.email }, { cookie: root.cookie });
       await call(m.app, 'POST', `/v1/orgs/${org.slug}/teams/${team.slug}/members`, { user_id: u.id }, { cookie: root.cookie });
       members.push(u.id);
     }
     const teamEt = await call<{ id: number; slug: string }>(m.app, 'POST', `/v1/orgs/${org.slug}/teams/${team.slug}/event-types`, { name: 'Crew visit', ...EVENT }, { cookie: root.cookie });
-    const teamSeed = seedBookings(m.file!, teamEt.id, org.id, team.id, members, 10_000, today - 200 * DAY, 400);
+    const teamSeed = seedBookings(m.file!, teamEt.id, org.id, team.id, members, BOOKINGS, today - 200 * DAY, 400);
     const teamPath = `/v1/slots/${org.slug}/${team.slug}/${teamEt.slug}?date=${day}`;
     const teamRun = await measure(m, teamPath);
 
@@ -191,39 +198,41 @@ export async function run(): Promise<BenchResult> {
         const et = await call<{ slug: string }>(p.app, 'POST', '/v1/event-types', { name: 'Visit', ...EVENT }, { cookie: h.cookie });
         const slot = (await call<{ slots: { start_time: string }[] }>(p.app, 'GET', `/v1/slots/${h.slug}/${et.slug}?date=${day}`)).slots[10]!.start_time;
         const r = await race(p, `/v1/book/${h.slug}/${et.slug}`, slot);
-        pgLine = `PostgreSQL: ${r.won} booking, ${r.refused} × 409, ${r.other} other, all settled in ${ms(r.ms)} ms.`;
+        pgLine = `PostgreSQL: ${r.won} booking, ${r.refused} × 409, all settled in ${ms(r.ms)} ms.`;
       } finally {
         await p.close();
       }
+    } else if (QUICK) {
+      throw new Error(`PostgreSQL is not reachable at ${PG_URL}: the booking race is not checked on it`);
     }
     const baseRace = await baselineRace();
 
     lines.push(
-      `Availability is \`GET /v1/slots/...\` for one day (public, no key) with 10,000 confirmed bookings of the host spread over two years`,
+      `Availability is \`GET /v1/slots/...\` for one day (public, no key) with ${int(BOOKINGS)} confirmed bookings of the host spread over two years`,
       `(seeded in ${(soloSeed / 1000).toFixed(1)} s through a second SQLite connection), a schedule open around the clock, 30-minute slots;`,
-      'the day is asked in Europe/Paris. The baseline is a bare `node:http` server sending the same JSON. 10 connections, three rounds',
-      `alternating baseline and Muster, each a 1 s warm-up then ${SECONDS} s; medians; latencies in ms.`,
+      `the day is asked in Europe/Paris. The baseline is a bare \`node:http\` server sending the same JSON. 10 connections, ${ROUNDS_TEXT}`,
+      `alternating baseline and Muster, each a 1 s warm-up then ${RUN_SECONDS} s; medians; latencies in ms.`,
       '',
-      `### One host, 10,000 bookings (goal p95 < 20 ms: ${goal(soloRun.subject.p95, 20)})`,
+      `### One host, ${int(BOOKINGS)} bookings (goal p95 < 20 ms: ${goal(soloRun.subject.p95, 20)})`,
       '',
       ...table(soloRun),
       '',
-      `### A team of 25, 10,000 bookings among them (goal < 50 ms: ${goal(teamRun.subject.p95, 50)})`,
+      `### A team of ${MEMBERS}, ${int(BOOKINGS)} bookings among them (goal < 50 ms: ${goal(teamRun.subject.p95, 50)})`,
       '',
-      `Seeded in ${(teamSeed / 1000).toFixed(1)} s; each slot needs one of the 25 members free, from one query for all their bookings of the window.`,
+      `Seeded in ${(teamSeed / 1000).toFixed(1)} s; each slot needs one of the ${MEMBERS} members free, from one query for all their bookings of the window.`,
       '',
       ...table(teamRun),
       '',
-      '### 200 concurrent bookings of one slot',
+      `### ${RACERS} concurrent bookings of one slot`,
       '',
-      `SQLite: ${sqliteRace.won} booking, ${sqliteRace.refused} × 409, ${sqliteRace.other} other, all settled in ${ms(sqliteRace.ms)} ms.`,
+      `SQLite: ${sqliteRace.won} booking, ${sqliteRace.refused} × 409, all settled in ${ms(sqliteRace.ms)} ms.`,
       pgLine,
-      `Baseline: a bare \`node:http\` server answers the same 200 concurrent POSTs in ${ms(baseRace)} ms.`,
+      `Baseline: a bare \`node:http\` server answers the same ${RACERS} concurrent POSTs in ${ms(baseRace)} ms.`,
       '',
       'What limits these figures: every request runs on one event loop and, on SQLite, one connection; a day of availability is one',
       'indexed range query for all hosts (`bookings_host_time_idx`) plus the slot grid (48 slots × hosts × their bookings that day).',
       'Concurrent bookings of one host are serialised by design (SQLite: BEGIN IMMEDIATE; PostgreSQL: a row lock on the hosts), and',
-      'each winner pays one fsync (`synchronous = FULL`), so the settle time is the queue of 200 short transactions.',
+      `each winner pays one fsync (\`synchronous = FULL\`), so the settle time is the queue of ${RACERS} short transactions.`,
       '',
       `Machine: ${machine()} (${os.platform()} ${os.arch()}). Date: ${new Date().toISOString().slice(0, 10)}. Command: \`npm run bench -- scheduling\`.`,
     );
