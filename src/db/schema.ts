@@ -354,7 +354,7 @@ export interface CalendarConnectionsTable {
   username: string | null;
   /** The CalDAV password, encrypted with the instance key; never returned. */
   secret: string | null;
-  /** JSON: discovered CalDAV calendars [{url, name, ctag}]. */
+  /** JSON: CalDAV discovery {home, items: [{url, name, ctag}]}. */
   calendars: string;
   /** JSON: URLs of the calendars that count as busy; null = all (until the user picks). */
   busy_calendars: string | null;
@@ -366,6 +366,7 @@ export interface CalendarConnectionsTable {
   failing_since: string | null;
   busy_count: number;
   last_synced_at: string | null;
+  refreshed_at: string | null;
   sync_lease_until: string | null;
   created_at: string;
   updated_at: string;

@@ -15,8 +15,8 @@ export async function up(db: Kysely<unknown>, d: MigrationDialect): Promise<void
     .addColumn('username', 'text')
     // AES-256-GCM of the password under the instance key (iv.tag.ciphertext, base64url).
     .addColumn('secret', 'text')
-    // JSON: the discovered CalDAV calendars [{url, name, ctag}]; the user's picks.
-    .addColumn('calendars', 'text', (c) => c.notNull().defaultTo('[]'))
+    // JSON: CalDAV discovery {home, items: [{url, name, ctag}]}; then the user's picks.
+    .addColumn('calendars', 'text', (c) => c.notNull().defaultTo('{}'))
     .addColumn('busy_calendars', 'text')
     .addColumn('write_calendar', 'text')
     .addColumn('etag', 'text')
@@ -25,6 +25,8 @@ export async function up(db: Kysely<unknown>, d: MigrationDialect): Promise<void
     .addColumn('failing_since', 'text')
     .addColumn('busy_count', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('last_synced_at', 'text')
+    // The last full read (the window moves daily: an unchanged calendar is still read again now and then).
+    .addColumn('refreshed_at', 'text')
     .addColumn('sync_lease_until', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
