@@ -90,5 +90,5 @@ export async function maxAdvanceDays(db: Kysely<DB>, userId: number): Promise<nu
     .select((eb) => eb.fn.max('max_advance_days').as('days'))
     .where((eb) => eb.or([eb('owner_id', '=', userId), eb('team_id', 'in', eb.selectFrom('team_members').select('team_id').where('user_id', '=', userId))]))
     .executeTakeFirst();
-  return row?.days == null ? null : Number(row.days);
+  return row?.days === null || row?.days === undefined ? null : Number(row.days);
 }

@@ -73,7 +73,8 @@ function expandOne(master: ICAL.Component | undefined, overrides: ICAL.Component
   if (!ev.isRecurring()) return push(out, ev, ev.startDate, ev.endDate, o);
   const it = ev.iterator();
   for (let steps = 0, next = it.next(); next && steps < MAX_STEPS; next = it.next(), steps++) {
-    const d = ev.getOccurrenceDetails(next);
+    // ical.js's own typing of the details does not resolve its Time type: name it here.
+    const d = ev.getOccurrenceDetails(next) as { item: ICAL.Event; startDate: ICAL.Time; endDate: ICAL.Time };
     if (d.item !== ev) continue; // replaced by an override, counted above
     if (instant(d.startDate, tzidOf(ev, 'dtstart'), o.hostZone) >= o.to) break;
     push(out, ev, d.startDate, d.endDate, o);
@@ -101,7 +102,7 @@ export function normalise(intervals: Interval[]): Interval[] {
 export function busyIntervals(texts: string[], o: ExpandOptions): Interval[] {
   const out: Interval[] = [];
   for (const text of texts) {
-    const root = new ICAL.Component(ICAL.parse(text));
+    const root = new ICAL.Component(ICAL.parse(text) as unknown[]);
     if (root.name !== 'vcalendar') throw new Error('not an iCalendar (VCALENDAR) document');
     const byUid = new Map<string, { master?: ICAL.Component; overrides: ICAL.Component[] }>();
     for (const c of root.getAllSubcomponents('vevent')) {

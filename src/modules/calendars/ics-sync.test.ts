@@ -134,7 +134,7 @@ describe('ICS feeds as busy time (a feed served over HTTP on 127.0.0.1)', () => 
       [(r: { path: string }) => ({ status: 302, headers: { location: `${r.path}x` } }), /too many redirects/],
       [() => ({ status: 200, body: 'X'.repeat(70_000) }), /too large/],
     ] as const) {
-      feed.respond = respond as Receiver['respond'];
+      feed.respond = respond;
       const c = await sync();
       assert.equal(c.status, 'error');
       assert.match(c.error ?? '', reason);

@@ -62,7 +62,7 @@ async function readCaldav(ctx: AppContext, row: ConnectionRow, window: Window, f
   const old = new Map((before.items ?? []).map((c) => [c.url, c.ctag]));
   const same = wanted.every((u) => {
     const c = found.calendars.find((x) => x.url === u);
-    return c?.ctag != null && old.get(u) === c.ctag;
+    return typeof c?.ctag === 'string' && old.get(u) === c.ctag;
   });
   if (fresh && same) return { changed: false, patch: { calendars: state } };
   const texts: string[] = [];
