@@ -90,6 +90,28 @@ function seedBookings(file: string, eventTypeId: number, orgId: number, teamId: 
   return performance.now() - t0;
 }
 
+/** Gives each host a calendar connection with `perHost` busy intervals (30-60 min) over `days` days from `from` (issue #18). */
+function seedCalendarBusy(file: string, hostIds: number[], perHost: number, from: number, days: number): number {
+  const db = new SQLite(file);
+  db.pragma('busy_timeout = 5000');
+  const t0 = performance.now();
+  const now = new Date().toISOString();
+  const conn = db.prepare(`insert into calendar_connections (user_id, kind, name, url, calendars, status, busy_count, created_at, updated_at) values (?, 'ics', 'Work', 'https://calendar.example/feed.ics', '{}', 'ok', ?, ?, ?)`);
+  const busy = db.prepare('insert into calendar_busy (connection_id, user_id, start_time, end_time) values (?, ?, ?, ?)');
+  db.transaction(() => {
+    for (const host of hostIds) {
+      const id = Number(conn.run(host, perHost, now, now).lastInsertRowid);
+      for (let i = 0; i < perHost; i++) {
+        const start = from + Math.floor(Math.random() * days * 48) * 30 * 60_000;
+        busy.run(id, host, new Date(start).toISOString(), new Date(start + (1 + (i % 2)) * 30 * 60_000).toISOString());
+      }
+    }
+  })();
+  db.exec('analyze');
+  db.close();
+  return performance.now() - t0;
+}
+
 /** Loads GET `path` on Muster against a baseline answering the same JSON. */
 async function measure(m: Instance, urlPath: string): Promise<Comparison> {
   const sample = await m.app.inject({ url: urlPath });
@@ -187,6 +209,8 @@ export async function run(): Promise<BenchResult> {
     const teamSeed = seedBookings(m.file!, teamEt.id, org.id, team.id, members, BOOKINGS, today - 200 * DAY, 400);
     const teamPath = `/v1/slots/${org.slug}/${team.slug}/${teamEt.slug}?date=${day}`;
     const teamRun = await measure(m, teamPath);
+    const calSeed = seedCalendarBusy(m.file!, members, 500, today, 60);
+    const teamCalRun = await measure(m, teamPath);
 
     const slotOf = async (p: string) => (await call<{ slots: { start_time: string }[] }>(m.app, 'GET', p)).slots.at(-1)!.start_time;
     const sqliteRace = await race(m, `/v1/book/${host.slug}/${solo.slug}`, await slotOf(soloPath));
@@ -222,6 +246,13 @@ export async function run(): Promise<BenchResult> {
       `Seeded in ${(teamSeed / 1000).toFixed(1)} s; each slot needs one of the ${MEMBERS} members free, from one query for all their bookings of the window.`,
       '',
       ...table(teamRun),
+      '',
+      `### The same team with 500 external calendar busy intervals per host (goal < 50 ms: ${goal(teamCalRun.subject.p95, 50)})`,
+      '',
+      `${members.length * 500} intervals over the next 60 days (seeded in ${(calSeed / 1000).toFixed(1)} s), read in the same one query as the bookings`,
+      `(\`UNION ALL\` over \`calendar_busy_user_time_idx\`). Against the run above: p95 ${ms(teamRun.subject.p95)} ms without, ${ms(teamCalRun.subject.p95)} ms with.`,
+      '',
+      ...table(teamCalRun),
       '',
       `### ${RACERS} concurrent bookings of one slot`,
       '',

@@ -10,6 +10,7 @@ import { dispatchRoutes } from './modules/dispatch/dispatch.routes.js';
 import { incidentsRoutes } from './modules/incidents/incidents.routes.js';
 import { orgsRoutes } from './modules/orgs/orgs.routes.js';
 import { pagesAssetsRoutes } from './modules/pages-assets/pages-assets.routes.js';
+import { calendarsRoutes } from './modules/calendars/calendars.routes.js';
 import { bookingLinksRoutes } from './modules/scheduling/booking-links.routes.js';
 import { publicPagesRoutes } from './modules/scheduling/public-pages.routes.js';
 import { bookingsRoutes } from './modules/scheduling/bookings.routes.js';
@@ -105,6 +106,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(eventTypesRoutes, { ctx });
   await app.register(deliveriesRoutes, { ctx });
   await app.register(bookingsRoutes, { ctx });
+  await app.register(calendarsRoutes, { ctx });
   // Encapsulated: its form parser stays with the confirm and decline pages.
   await app.register(bookingLinksRoutes, { ctx });
   // Read endpoints of the public booking and management pages.

@@ -68,6 +68,10 @@ export interface Config {
   /** The dashboard map's tile URL template ({z}/{x}/{y}; '' for no tiles) and its attribution (HTML). */
   mapTileUrl: string;
   mapTileAttribution: string;
+  /** Hosts' external calendars: how often they are read, and each exchange's deadline and largest answer. */
+  calendarSyncIntervalMs: number;
+  calendarTimeoutMs: number;
+  calendarMaxBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -226,6 +230,9 @@ export function loadConfig(env: Env = process.env): Config {
     headersTimeoutMs,
     mapTileUrl,
     mapTileAttribution,
+    calendarSyncIntervalMs: int('CALENDAR_SYNC_INTERVAL_MS', 300_000, 1_000, 86_400_000),
+    calendarTimeoutMs: int('CALENDAR_TIMEOUT_MS', 10_000, 100, 120_000),
+    calendarMaxBytes: int('CALENDAR_MAX_BYTES', 5 * 1_048_576, 1_024, 100 * 1_048_576),
   };
 
   if (problems.length > 0) throw new ConfigError(problems);

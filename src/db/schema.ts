@@ -106,7 +106,7 @@ export interface MagicCodesTable {
   created_at: string;
 }
 
-export type OutboxKind = 'email' | 'webhook' | 'push' | 'phone';
+export type OutboxKind = 'email' | 'webhook' | 'push' | 'phone' | 'calendar';
 export type OutboxStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'suppressed' | 'skipped';
 
 export interface OutboxTable {
@@ -367,6 +367,46 @@ export interface DB {
   outbox_attempts: OutboxAttemptsTable;
   push_subscriptions: PushSubscriptionsTable;
   idempotency_keys: IdempotencyKeysTable;
+  calendar_connections: CalendarConnectionsTable;
+  calendar_busy: CalendarBusyTable;
+}
+
+export type CalendarKind = 'ics' | 'caldav';
+export type CalendarStatus = 'pending' | 'ok' | 'error';
+
+export interface CalendarConnectionsTable {
+  id: Generated<number>;
+  user_id: number;
+  kind: CalendarKind;
+  name: string;
+  url: string;
+  username: string | null;
+  /** The CalDAV password, encrypted with the instance key; never returned. */
+  secret: string | null;
+  /** JSON: CalDAV discovery {home, items: [{url, name, ctag}]}. */
+  calendars: string;
+  /** JSON: URLs of the calendars that count as busy; null = all (until the user picks). */
+  busy_calendars: string | null;
+  write_calendar: string | null;
+  /** ICS: the feed's last ETag (If-None-Match). */
+  etag: string | null;
+  status: CalendarStatus;
+  error: string | null;
+  failing_since: string | null;
+  busy_count: number;
+  last_synced_at: string | null;
+  refreshed_at: string | null;
+  sync_lease_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CalendarBusyTable {
+  id: Generated<number>;
+  connection_id: number;
+  user_id: number;
+  start_time: string;
+  end_time: string;
 }
 
 export const flag = (b: boolean): Flag => (b ? 1 : 0);

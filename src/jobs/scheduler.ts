@@ -4,6 +4,7 @@ import type { DB } from '../db/schema.js';
 import { iso } from '../lib/clock.js';
 import { sweepSilentBeacons } from '../modules/signals/beacons.service.js';
 import { sweepSla } from './sla-sweeper.js';
+import { syncDueCalendars } from '../modules/calendars/sync.service.js';
 
 export interface Job {
   name: string;
@@ -63,4 +64,6 @@ export function startJobs(ctx: AppContext, jobs: Job[] = defaultJobs(ctx)): () =
 export const defaultJobs = (ctx: AppContext): Job[] => [
   { name: 'sla-sweeper', intervalMs: ctx.config.slaSweepIntervalMs, run: sweepSla },
   { name: 'beacon-silence', intervalMs: ctx.config.beaconSweepIntervalMs, run: sweepSilentBeacons },
+  // Hosts' external calendars; each connection is also leased, so a manual sync never runs twice with it.
+  { name: 'calendar-sync', intervalMs: Math.min(ctx.config.calendarSyncIntervalMs, 60_000), run: syncDueCalendars },
 ];

@@ -68,6 +68,13 @@ async function freshBooking(w: World): Promise<string> {
   return b.id;
 }
 
+/** The owner's calendar connection (a private address: refused, so created at once with an error status). */
+async function freshCalendar(w: World): Promise<number> {
+  return (await w.ok<{ id: number }>({ 'x-api-key': w.owner.liveKey }, 'POST', '/v1/calendars', { kind: 'ics', url: 'http://127.0.0.1:9/matrix.ics', name: neutral })).id;
+}
+/** A calendar connection belongs to its user in both modes: the owner's test key acts on it too. */
+const ownCalendar = (s: number): Expect => ({ ...ownerRecord(s), otherMode: s });
+
 /** A fresh registered user, a member of org A. */
 async function freshOrgMember(w: World): Promise<number> {
   const u = await register(w.t.app, { name: 'Target User' });
@@ -249,6 +256,15 @@ const ROWS: Record<string, Row> = {
   'DELETE /v1/push/subscriptions': { expect: anyUser(200), req: () => ({ url: '/v1/push/subscriptions', payload: { endpoint: 'https://push.example.com/none' } }) },
   'GET /v1/calendar': { expect: anyUser(200), req: () => ({ url: '/v1/calendar' }) },
   'POST /v1/calendar/rotate': { expect: anyUser(200), req: () => ({ url: '/v1/calendar/rotate' }) },
+
+  // External calendars (issue #18): a user's own connections, shared by both key modes like the user.
+  'POST /v1/calendars': { expect: anyUser(201), req: () => ({ url: '/v1/calendars', payload: { kind: 'ics', url: 'http://127.0.0.1:9/matrix.ics', name: neutral } }) },
+  'GET /v1/calendars': { expect: anyUser(200), req: () => ({ url: '/v1/calendars' }) },
+  'GET /v1/calendars/busy': { expect: anyUser(200), req: () => ({ url: '/v1/calendars/busy?from=2026-01-01T00:00:00Z&to=2026-01-08T00:00:00Z' }) },
+  'GET /v1/calendars/{id}': { expect: ownCalendar(200), req: async (w) => ({ url: `/v1/calendars/${await freshCalendar(w)}` }) },
+  'PATCH /v1/calendars/{id}': { expect: ownCalendar(200), req: async (w) => ({ url: `/v1/calendars/${await freshCalendar(w)}`, payload: { name: neutral } }) },
+  'DELETE /v1/calendars/{id}': { expect: ownCalendar(200), req: async (w) => ({ url: `/v1/calendars/${await freshCalendar(w)}` }) },
+  'POST /v1/calendars/{id}/sync': { expect: ownCalendar(200), req: async (w) => ({ url: `/v1/calendars/${await freshCalendar(w)}/sync` }) },
 
   // Availability and bookings
   'GET /v1/availability': { expect: ownerRecord(200), req: (w) => ({ url: `/v1/availability?event_type_id=${w.et.id}&date=2026-01-20` }) },

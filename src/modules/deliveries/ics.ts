@@ -44,3 +44,11 @@ export function feedIcs(name: string, events: { uid: string; start: string; end:
   }
   return cal.toString();
 }
+
+/**
+ * The same event as the invitation, as a calendar object resource for a CalDAV PUT: RFC 4791
+ * forbids METHOD in stored objects, so the invitation's text is kept and only that line dropped.
+ */
+export function calendarObjectIcs(inv: Omit<Invitation, 'method'>): string {
+  return invitationIcs({ ...inv, method: 'REQUEST' }).replace(/^METHOD:[^\r\n]*\r?\n/m, '');
+}

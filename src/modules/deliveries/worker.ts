@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { OutboxKind } from '../../db/schema.js';
 import { HOUR, MINUTE, iso } from '../../lib/clock.js';
 import { claimDue, recordAttempt, settle, type OutboxRow } from './outbox.repository.js';
+import { calendarSender } from '../calendars/calendar-sender.js';
 import { emailSender } from './senders/email.js';
 import { phoneSender } from './senders/phone.js';
 import { pushSender } from './senders/push.js';
@@ -20,7 +21,7 @@ const BATCH = 50;
 export type Senders = Record<OutboxKind, Sender>;
 
 export function createSenders(ctx: AppContext, pushAgent?: https.Agent): Senders {
-  return { email: emailSender(ctx), webhook: webhookSender(ctx), push: pushSender(ctx, pushAgent), phone: phoneSender(ctx) };
+  return { email: emailSender(ctx), webhook: webhookSender(ctx), push: pushSender(ctx, pushAgent), phone: phoneSender(ctx), calendar: calendarSender(ctx) };
 }
 
 /** ±10% so that deliveries failing together do not all come back in the same second. */

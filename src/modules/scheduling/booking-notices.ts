@@ -6,6 +6,7 @@ import { queueDelivery } from '../deliveries/outbox.js';
 import { findUserById } from '../users/users.repository.js';
 import type { BookingRow } from './bookings.repository.js';
 import type { EventTypeRow } from './event-types.repository.js';
+import { invitationOf, queueCalendarWrite } from '../calendars/writes.js';
 
 export type BookingEvent = 'booking.created' | 'booking.confirmed' | 'booking.declined' | 'booking.cancelled' | 'booking.rescheduled';
 
@@ -29,25 +30,15 @@ const when = (b: BookingRow) => `${b.start_time.replace('T', ' ').slice(0, 16)} 
 /**
  * Queues, in the transaction of the change, the emails and the webhook that a booking event
  * owes: the attendee's notice (with its links and an invitation), the host's notice (with confirm
- * and decline links when the booking waits for them), and `booking.*` to the event type's webhook.
+ * and decline links when the booking waits for them), `booking.*` to the event type's webhook, and
+ * the event in the host's write calendar.
  */
 export async function queueBookingNotices(ctx: AppContext, tx: Tx, event: BookingEvent, b: BookingRow, et: EventTypeRow | undefined, links: Links, data: unknown) {
   const host = await findUserById(tx.db, b.host_id);
   const name = et?.name ?? 'Booking';
   const mode = b.livemode === 1 ? ('live' as const) : ('test' as const);
   const base = { userId: b.host_id, orgId: b.org_id, mode };
-  const ics = {
-    uid: `${b.id}@muster`,
-    method: event === 'booking.cancelled' || event === 'booking.declined' ? 'CANCEL' : 'REQUEST',
-    start: b.start_time,
-    end: b.end_time,
-    summary: `${name} with ${host?.name ?? 'your host'}`,
-    organizer: host?.email ?? null,
-    organizer_name: host?.name ?? null,
-    attendee: b.attendee_email,
-    // RFC 5546: every update of an event raises SEQUENCE; seconds since creation always grow.
-    sequence: Math.max(0, Math.floor((Date.parse(b.updated_at) - Date.parse(b.created_at)) / 1000)),
-  };
+  const ics = { ...invitationOf(b, et?.name, host, event === 'booking.cancelled' || event === 'booking.declined') };
   const manage = `\n\nNeed to change it?\nReschedule: ${links.reschedule_url}\nCancel: ${links.cancel_url}`;
   const attendee: Record<BookingEvent, { subject: string; text: string } | undefined> = {
     'booking.created':
@@ -80,4 +71,7 @@ export async function queueBookingNotices(ctx: AppContext, tx: Tx, event: Bookin
       payload: { event_type_id: et.id, body: { type: event, created_at: iso(ctx.clock.now()), data } },
     });
   }
+
+  // The host's own calendar, when they chose one to receive bookings (CalDAV).
+  await queueCalendarWrite(ctx, tx, event, b);
 }

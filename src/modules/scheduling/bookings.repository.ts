@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { BookingStatus, BookingsTable, DB, Flag } from '../../db/schema.js';
 
 export type BookingRow = BookingsTable;
@@ -15,11 +15,16 @@ export async function findBooking(db: Kysely<DB>, id: string): Promise<BookingRo
 }
 
 /**
- * Confirmed and pending bookings of all the given hosts that touch `[fromIso, toIso)`, in one
- * query (never one per host): the busy time of a whole team for a day.
+ * Confirmed and pending bookings of all the given hosts that touch `[fromIso, toIso)`, and the
+ * busy intervals their external calendars contributed (`event_type_id` null, no buffers of their
+ * own), in one query (never one per host, never one per source): the busy time of a whole team.
  */
 export async function busyBookings(db: Kysely<DB>, hostIds: number[], livemode: Flag, fromIso: string, toIso: string, excludeId?: string) {
   if (hostIds.length === 0) return [];
+  // A booking lasts at most a day (duration_minutes <= 1440), and calendar intervals are stored
+  // cut into pieces of at most a day: one that starts a day before the window cannot reach it.
+  // This lower bound turns each index scan into a range of a few rows.
+  const earliest = new Date(Date.parse(fromIso) - MAX_BOOKING_MS).toISOString();
   let q = db
     .selectFrom('bookings')
     .select(['id', 'host_id', 'event_type_id', 'start_time', 'end_time', 'buffer_before_minutes', 'buffer_after_minutes'])
@@ -27,12 +32,26 @@ export async function busyBookings(db: Kysely<DB>, hostIds: number[], livemode: 
     .where('livemode', '=', livemode)
     .where('status', 'in', ['confirmed', 'pending'])
     .where('start_time', '<', toIso)
-    // A booking lasts at most a day (duration_minutes <= 1440): one that starts a day before the
-    // window cannot reach it. This lower bound turns the index scan into a range of a few rows.
-    .where('start_time', '>=', new Date(Date.parse(fromIso) - MAX_BOOKING_MS).toISOString())
+    .where('start_time', '>=', earliest)
     .where('end_time', '>', fromIso);
   if (excludeId) q = q.where('id', '!=', excludeId);
-  return q.execute();
+  // A host's calendar is busy in both modes: a test-mode booking must not land on a real meeting either.
+  const external = db
+    .selectFrom('calendar_busy')
+    .select([
+      sql<string>`'calendar'`.as('id'),
+      'user_id as host_id',
+      sql<number | null>`null`.as('event_type_id'),
+      'start_time',
+      'end_time',
+      sql<number>`0`.as('buffer_before_minutes'),
+      sql<number>`0`.as('buffer_after_minutes'),
+    ])
+    .where('user_id', 'in', hostIds)
+    .where('start_time', '<', toIso)
+    .where('start_time', '>=', earliest)
+    .where('end_time', '>', fromIso);
+  return q.unionAll(external).execute();
 }
 
 /** When each host of a team was last given a booking of the team (round robin picks the oldest). */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { setPlan, signUp, type TestUser } from '../../../test/factories.js';
+import { insertConnection, replaceBusy } from '../calendars/calendars.repository.js';
 
 // The field notes' lesson from Cal.com: per-host queries made team schedules take 20 s. The busy
 // time of all hosts of a team must come from one query on bookings, whatever the team's size.
@@ -67,5 +68,35 @@ describe('team availability reads all bookings in one query', () => {
     const large = await bookingQueries(await team('five', 5));
     assert.equal(small, 1);
     assert.equal(large, 1);
+  });
+
+  test("hosts' external calendar time is read in that same one query, and routing passes over a host busy there", async () => {
+    const url = await team('cal', 3);
+    const members = await t.ctx.db
+      .selectFrom('team_members')
+      .innerJoin('teams', 'teams.id', 'team_members.team_id')
+      .select('team_members.user_id')
+      .where('teams.slug', '=', 'cal')
+      .orderBy('team_members.id')
+      .execute();
+    const now = '2026-01-05T12:00:00.000Z';
+    // The first two members are busy at 10:00 in their own calendars (and 500 more intervals each).
+    for (const { user_id } of members.slice(0, 2)) {
+      const c = await insertConnection(t.ctx.db, { user_id, kind: 'ics', name: 'Work', url: 'https://calendar.example/x.ics', status: 'ok', calendars: '{}', busy_count: 501, created_at: now, updated_at: now });
+      const busy = [{ start: Date.parse('2026-01-08T10:00:00Z'), end: Date.parse('2026-01-08T11:00:00Z') }];
+      for (let i = 0; i < 500; i++) busy.push({ start: Date.parse('2026-02-01T00:00:00Z') + i * 3_600_000, end: Date.parse('2026-02-01T00:30:00Z') + i * 3_600_000 });
+      await replaceBusy(t.ctx.db, c.id, user_id, busy);
+    }
+    queries.length = 0;
+    const res = await t.app.inject({ url });
+    assert.equal(res.statusCode, 200);
+    const reading = queries.filter((q) => /from "bookings"|from "calendar_busy"/.test(q));
+    assert.equal(reading.length, 1, reading.join('\n'));
+    assert.match(reading[0]!, /from "calendar_busy"/);
+    const booked = await t.app.inject({ method: 'POST', url: '/v1/book/crew/cal/visit', payload: { attendee_name: 'B', attendee_email: 'b@example.com', start_time: '2026-01-08T10:00:00.000Z' } });
+    assert.equal(booked.statusCode, 201, booked.body);
+    assert.equal(body<{ host_id: number }>(booked).host_id, members[2]!.user_id);
+    const again = await t.app.inject({ method: 'POST', url: '/v1/book/crew/cal/visit', payload: { attendee_name: 'C', attendee_email: 'c@example.com', start_time: '2026-01-08T10:00:00.000Z' } });
+    assert.equal(again.statusCode, 409, 'the two others are busy in their calendars');
   });
 });

@@ -5,6 +5,7 @@ import { formatDateTime } from '../../lib/format';
 import { useSession } from '../session';
 import type { ApiKey, Me } from '../types';
 import { CopyButton, ErrorAlert, FieldError, Loading, PageHeader, useAsync } from '../ui';
+import { CalendarsCard } from './calendars';
 
 export function SettingsView() {
   return (
@@ -15,6 +16,7 @@ export function SettingsView() {
         <ApiKeys />
         <Push />
         <Calendar />
+        <CalendarsCard />
       </div>
     </section>
   );

@@ -1,0 +1,39 @@
+import type { AppContext } from '../../context.js';
+import { BlockedAddressError } from '../deliveries/ssrf.js';
+import { calendarObjectIcs } from '../deliveries/ics.js';
+import type { OutboxRow } from '../deliveries/outbox.repository.js';
+import { DeliveryError, type Sender } from '../deliveries/senders/types.js';
+import { findBooking } from '../scheduling/bookings.repository.js';
+import { findEventType } from '../scheduling/event-types.repository.js';
+import { findUserById } from '../users/users.repository.js';
+import { findConnection } from './calendars.repository.js';
+import { DavError, deleteEvent, putEvent } from './dav.js';
+import { davOptions } from './sync.service.js';
+import { invitationOf, type CalendarWrite } from './writes.js';
+
+/**
+ * Writes a booking's event to the host's CalDAV calendar (the delivery's recipient URL): PUT while
+ * the booking stands, DELETE once it is cancelled or declined. A refused address or refused
+ * credentials are permanent; anything else is retried on the outbox's schedule.
+ */
+export function calendarSender(ctx: AppContext): Sender {
+  return async (row: OutboxRow) => {
+    const p = JSON.parse(row.payload) as CalendarWrite;
+    const conn = await findConnection(ctx.db, p.connection_id);
+    if (!conn) return { outcome: 'skipped', note: 'the calendar connection was removed' };
+    const b = await findBooking(ctx.db, p.booking_id);
+    const gone = !b || b.status === 'cancelled' || b.status === 'declined';
+    try {
+      const o = davOptions(ctx, conn);
+      if (gone) return { outcome: 'sent', statusCode: await deleteEvent(row.recipient, o) };
+      const et = b.event_type_id === null ? undefined : await findEventType(ctx.db, b.event_type_id);
+      const host = await findUserById(ctx.db, b.host_id);
+      const { method: _method, ...inv } = invitationOf(b, et?.name, host, false);
+      return { outcome: 'sent', statusCode: await putEvent(row.recipient, calendarObjectIcs(inv), o) };
+    } catch (err) {
+      if (err instanceof BlockedAddressError) throw new DeliveryError(err.message, null, true);
+      if (err instanceof DavError) throw new DeliveryError(err.message, err.status, err.status === 401 || err.status === 403);
+      throw new DeliveryError(err instanceof Error ? err.message : String(err));
+    }
+  };
+}

@@ -1,0 +1,53 @@
+// Bookings written to the host's calendar: a `calendar` delivery per booking change, queued in
+// the change's transaction, so a slow or down CalDAV server never delays or fails a booking.
+import type { AppContext } from '../../context.js';
+import type { UsersTable } from '../../db/schema.js';
+import type { Tx } from '../../db/transaction.js';
+import type { Invitation } from '../deliveries/ics.js';
+import { queueDelivery } from '../deliveries/outbox.js';
+import type { BookingRow } from '../scheduling/bookings.repository.js';
+import { writeConnectionOf } from './calendars.repository.js';
+
+export interface CalendarWrite {
+  connection_id: number;
+  booking_id: string;
+}
+
+/** The invitation of a booking: the emailed `.ics` and the written calendar event share it (UID, summary, sequence). */
+export function invitationOf(b: BookingRow, eventName: string | undefined, host: Pick<UsersTable, 'name' | 'email'> | undefined, cancelled: boolean): Invitation {
+  return {
+    uid: `${b.id}@muster`,
+    method: cancelled ? 'CANCEL' : 'REQUEST',
+    start: b.start_time,
+    end: b.end_time,
+    summary: `${eventName ?? 'Booking'} with ${host?.name ?? 'your host'}`,
+    organizer: host?.email ?? null,
+    organizer_name: host?.name ?? null,
+    attendee: b.attendee_email,
+    // RFC 5546: every update of an event raises SEQUENCE; seconds since creation always grow.
+    sequence: Math.max(0, Math.floor((Date.parse(b.updated_at) - Date.parse(b.created_at)) / 1000)),
+  };
+}
+
+/** Where a booking's event lives in a calendar collection. */
+export const eventUrl = (calendarUrl: string, bookingId: string) => new URL(`${encodeURIComponent(bookingId)}.ics`, calendarUrl.endsWith('/') ? calendarUrl : `${calendarUrl}/`).toString();
+
+/**
+ * Queues the write of a booking's current state to the host's write calendar, if they chose one.
+ * The sender reads the booking when it runs: a PUT for a live booking, a DELETE for a cancelled
+ * or declined one, so retries and late deliveries always leave the calendar as the booking is.
+ */
+export async function queueCalendarWrite(ctx: AppContext, tx: Tx, topic: string, b: BookingRow): Promise<void> {
+  const conn = await writeConnectionOf(tx.db, b.host_id);
+  if (!conn?.write_calendar) return;
+  const payload: CalendarWrite = { connection_id: conn.id, booking_id: b.id };
+  await queueDelivery(ctx, tx, {
+    kind: 'calendar',
+    topic,
+    recipient: eventUrl(conn.write_calendar, b.id),
+    payload,
+    mode: b.livemode === 1 ? 'live' : 'test',
+    userId: b.host_id,
+    orgId: b.org_id,
+  });
+}
