@@ -68,6 +68,8 @@ export interface Config {
   /** The dashboard map's tile URL template ({z}/{x}/{y}; '' for no tiles) and its attribution (HTML). */
   mapTileUrl: string;
   mapTileAttribution: string;
+  /** Concurrent live streams one user may hold (every key and session together; across instances with Redis); 0 = no cap. */
+  streamLimitPerUser: number;
 }
 
 export class ConfigError extends Error {
@@ -226,6 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
     headersTimeoutMs,
     mapTileUrl,
     mapTileAttribution,
+    streamLimitPerUser: int('STREAM_LIMIT_PER_USER', 30, 0, 100_000),
   };
 
   if (problems.length > 0) throw new ConfigError(problems);
