@@ -56,8 +56,9 @@ export async function startMuster(env: Record<string, string> = {}): Promise<Mus
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-bench-'));
   const removeDir = () => fs.rmSync(dataDir, { recursive: true, force: true });
   try {
-    // Benchmarks measure throughput, not the rate limiter: its limits are lifted (env can set them).
-    const unlimited = { RATE_LIMIT_API: '100000000', RATE_LIMIT_AUTH: '100000000', RATE_LIMIT_BOOKING: '100000000', RATE_LIMIT_PUBLIC: '100000000' };
+    // Benchmarks measure throughput, not the rate limiter: its limits are lifted (env can set them),
+    // and the per-user stream cap too (the fan-out benchmark holds 5,000 streams of one key).
+    const unlimited = { RATE_LIMIT_API: '100000000', RATE_LIMIT_AUTH: '100000000', RATE_LIMIT_BOOKING: '100000000', RATE_LIMIT_PUBLIC: '100000000', STREAM_LIMIT_PER_USER: '0' };
     const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '3000', ...unlimited, ...env });
     const ctx = await createContext(config);
     const app = await buildApp(ctx);

@@ -117,7 +117,7 @@ export function createRedisBus(redis: Redis, log: FastifyBaseLogger, options: Re
       // This instance first and without waiting on Redis; the others through one PUBLISH.
       for (const listener of accessListeners) listener(notice);
       redis.publish(keys.accessTopic, `${instanceId}\n${JSON.stringify(notice)}`).catch((err: unknown) => {
-        log.error({ err: err instanceof Error ? err.message : String(err), notice }, 'redis publish of an access notice failed: streams on other instances end at their next credential check');
+        log.error({ err: err instanceof Error ? err.message : String(err), notice }, 'redis publish of an access notice failed: streams it covers on other instances stay open until they reconnect');
       });
     },
     subscribeAccess: (listener) => {
