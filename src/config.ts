@@ -72,6 +72,8 @@ export interface Config {
   calendarSyncIntervalMs: number;
   calendarTimeoutMs: number;
   calendarMaxBytes: number;
+  /** Concurrent live streams one user may hold (every key and session together; across instances with Redis); 0 = no cap. */
+  streamLimitPerUser: number;
 }
 
 export class ConfigError extends Error {
@@ -233,6 +235,7 @@ export function loadConfig(env: Env = process.env): Config {
     calendarSyncIntervalMs: int('CALENDAR_SYNC_INTERVAL_MS', 300_000, 1_000, 86_400_000),
     calendarTimeoutMs: int('CALENDAR_TIMEOUT_MS', 10_000, 100, 120_000),
     calendarMaxBytes: int('CALENDAR_MAX_BYTES', 5 * 1_048_576, 1_024, 100 * 1_048_576),
+    streamLimitPerUser: int('STREAM_LIMIT_PER_USER', 30, 0, 100_000),
   };
 
   if (problems.length > 0) throw new ConfigError(problems);

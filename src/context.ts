@@ -9,6 +9,8 @@ import { createLocalBus, type EventBus, type LiveEvent } from './events/bus.js';
 import { createRedisBus } from './events/redis-bus.js';
 import { Hub } from './events/hub.js';
 import { safeRequest } from './lib/log-safe.js';
+import type { AccessNotice } from './events/access.js';
+import { memoryStreamSlots, redisStreamSlots, type StreamSlots } from './events/stream-slots.js';
 import { withTransaction, type Tx } from './db/transaction.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLocalStorage, type ObjectStorage } from './lib/storage.js';
@@ -42,6 +44,13 @@ export interface Events {
   hub: Hub;
   /** Publishes a live event once the transaction commits (never for a rolled-back change). */
   publish(tx: Tx, event: Omit<LiveEvent, 'id'>): void;
+  /**
+   * Tells every instance that some access ended (events/access.ts): the streams it covers close.
+   * Call it where the key, session or membership ends; with `tx`, once that commits.
+   */
+  endAccess(notice: AccessNotice, tx?: Tx): void;
+  /** The per-user cap on concurrent streams (STREAM_LIMIT_PER_USER). */
+  streamSlots: StreamSlots;
 }
 
 /** Wakes the delivery worker after a commit that queued something (a no-op when none runs). */
@@ -95,6 +104,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   await migrateToLatest(database);
   const secret = await instanceSecret(database.db);
 
+  const clock = overrides.clock ?? systemClock;
   const redis = config.redisUrl ? connectRedis(config.redisUrl, log) : null;
   const replayMax = 50_000;
   const bus = redis ? createRedisBus(redis, log, { prefix: config.redisPrefix, replayMs: config.sseReplayMs, replayMax }) : createLocalBus();
@@ -103,18 +113,25 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     replayMs: config.sseReplayMs,
     replayMax,
     maxBufferedBytes: config.sseMaxBufferBytes,
+    // Local ids are epoch milliseconds * 1000: anything below now was given out before this process.
+    ...(redis ? {} : { resumeFloor: Date.now() * 1000 }),
+    credentialClock: () => clock.now().getTime(),
   });
+  const limit = config.streamLimitPerUser;
+  const streamSlots = redis ? redisStreamSlots(redis, log, { prefix: config.redisPrefix, limit }) : memoryStreamSlots(limit);
   const events: Events = {
     bus,
     hub,
     publish: (tx, event) => tx.onCommit(() => bus.publish(event)),
+    endAccess: (notice, tx) => (tx ? tx.onCommit(() => bus.publishAccess(notice)) : bus.publishAccess(notice)),
+    streamSlots,
   };
 
   return {
     config,
     database,
     db: database.db,
-    clock: overrides.clock ?? systemClock,
+    clock,
     log,
     passwords: createPasswordHasher(),
     events,
@@ -125,6 +142,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     transaction: (fn) => withTransaction(database.db, fn, (err) => log.error({ err }, 'after-commit hook failed')),
     close: async () => {
       hub.close();
+      await streamSlots.close();
       await bus.close();
       redis?.disconnect();
       await database.destroy();

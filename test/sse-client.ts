@@ -10,6 +10,8 @@ export interface SseFrame {
   id?: number;
   data?: unknown;
   comment?: string;
+  /** The reconnection delay the server asked for (`retry:`), in milliseconds. */
+  retry?: number;
   raw: string;
 }
 
@@ -127,6 +129,7 @@ function parseFrame(raw: string): SseFrame {
   for (const line of raw.split(/\r?\n/)) {
     if (line.startsWith(':')) f.comment = line.slice(1).trim();
     else if (line.startsWith('id:')) f.id = Number(line.slice(3).trim());
+    else if (line.startsWith('retry:')) f.retry = Number(line.slice(6).trim());
     else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
   }
   if (data.length > 0) f.data = JSON.parse(data.join('\n'));

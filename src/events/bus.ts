@@ -1,4 +1,5 @@
 import type { Mode } from '../db/schema.js';
+import type { AccessNotice } from './access.js';
 
 /** A live event for the members of one org in one mode. `id` orders events and resumes streams. */
 export interface LiveEvent {
@@ -20,6 +21,12 @@ export interface LiveEvent {
 export type NewEvent = Omit<LiveEvent, 'id'> & { id?: number };
 
 export type Listener = (event: LiveEvent) => void;
+export type AccessListener = (notice: AccessNotice) => void;
+
+export interface SharedReplay {
+  events: LiveEvent[];
+  complete: boolean;
+}
 
 export interface ReplayScope {
   channel: string;
@@ -38,14 +45,29 @@ export interface EventBus {
   /**
    * Events of a channel for some orgs in one mode after `afterId`, from a store shared by every
    * instance, oldest first; absent on the local bus, undefined when the store cannot be reached.
+   * `complete` is false when `afterId` is older than the store keeps (some events may be gone).
    */
-  replay?(where: ReplayScope, afterId: number): Promise<LiveEvent[] | undefined>;
+  replay?(where: ReplayScope, afterId: number): Promise<SharedReplay | undefined>;
+  /**
+   * Tells every instance (this one first, synchronously) that some access ended (access.ts), so
+   * each hub closes the streams it covers.
+   */
+  publishAccess(notice: AccessNotice): void;
+  subscribeAccess(listener: AccessListener): () => void;
   close(): Promise<void>;
 }
 
 export function createLocalBus(nextId: () => number = createIdSource()): EventBus {
   const listeners = new Set<Listener>();
+  const access = new Set<AccessListener>();
   return {
+    publishAccess: (notice) => {
+      for (const listener of access) listener(notice);
+    },
+    subscribeAccess: (listener) => {
+      access.add(listener);
+      return () => access.delete(listener);
+    },
     publish: (event) => {
       const e: LiveEvent = { ...event, id: event.id ?? nextId() };
       for (const listener of listeners) listener(e);
@@ -56,6 +78,7 @@ export function createLocalBus(nextId: () => number = createIdSource()): EventBu
     },
     close: () => {
       listeners.clear();
+      access.clear();
       return Promise.resolve();
     },
   };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import type { Mode } from '../db/schema.js';
 import { createIdSource, createLocalBus, type EventBus, type LiveEvent } from './bus.js';
-import { Hub, frame, type Audience, type HubOptions, type Sink } from './hub.js';
+import { Hub, RESYNC, frame, type Audience, type HubOptions, type Sink } from './hub.js';
 
 /** A sink that keeps what it is given; `writableLength` is set by the test to play a slow client. */
 class FakeSink implements Sink {
@@ -198,23 +198,32 @@ describe('Hub', () => {
 
     now += 2_000; // e1 is 6 s old, e2 4 s, e3 2 s
     const sink = new FakeSink();
-    hub.subscribe(audience([A]), sink, 0);
-    assert.deepEqual(sink.ids, [e2.id, e3.id], 'an expired event is not replayed even before anything trims it');
+    hub.subscribe(audience([A]), sink, e1.id);
+    assert.deepEqual(sink.ids, [e2.id, e3.id], 'everything after e1 is still in the window');
+    const tooOld = new FakeSink();
+    hub.subscribe(audience([A]), tooOld, 0);
+    assert.deepEqual(tooOld.chunks, [frame(e3.id, RESYNC)], 'an expired event after the id means resync, even before anything trims it, instead of a partial window');
 
     const e4 = publish(); // trims what is out of the window
     assert.equal(hub.stats().replayEntries, 3);
 
     now += 3_500; // e2 7.5 s, e3 5.5 s, e4 3.5 s
     const later = new FakeSink();
-    hub.subscribe(audience([A]), later, 0);
+    hub.subscribe(audience([A]), later, e3.id);
     assert.deepEqual(later.ids, [e4.id]);
+    const trimmed = new FakeSink();
+    hub.subscribe(audience([A]), trimmed, 0);
+    assert.deepEqual(trimmed.chunks, [frame(e4.id, RESYNC)], 'e1 was trimmed after 0');
 
     now += 10_000;
     const e5 = publish();
     assert.equal(hub.stats().replayEntries, 1);
     const last = new FakeSink();
     hub.subscribe(audience([A]), last, e1.id);
-    assert.deepEqual(last.ids, [e5.id]);
+    assert.deepEqual(last.chunks, [frame(e5.id, RESYNC)], 'e2..e4 are gone: resync, carrying the newest id');
+    const current = new FakeSink();
+    hub.subscribe(audience([A]), current, e4.id);
+    assert.deepEqual(current.ids, [e5.id]);
   });
 
   test('replay keeps at most replayMax events per channel', () => {
@@ -224,11 +233,14 @@ describe('Hub', () => {
     assert.equal(hub.stats().replayEntries, 3 + 2, 'the cap is per channel');
 
     const sink = new FakeSink();
-    hub.subscribe(audience([A]), sink, 0);
+    hub.subscribe(audience([A]), sink, incidents[1]!.id);
     assert.deepEqual(
       sink.ids,
       incidents.slice(2).map((e) => e.id),
     );
+    const cut = new FakeSink();
+    hub.subscribe(audience([A]), cut, incidents[0]!.id);
+    assert.deepEqual(cut.chunks, [frame(signals[1]!.id, RESYNC)], 'incidents[1] was dropped by the cap: resync, not a partial window');
     const signalSink = new FakeSink();
     hub.subscribe(audience([A], 'live', 'signals'), signalSink, 0);
     assert.deepEqual(
@@ -253,11 +265,14 @@ describe('Hub', () => {
       kept.slice(4).filter((e) => e.orgId === A).map((e) => e.id),
     );
     const everything = new FakeSink();
-    hub.subscribe(audience([A, B]), everything, 0);
+    hub.subscribe(audience([A, B]), everything, all.at(-11)!.id);
     assert.deepEqual(
       everything.ids,
       kept.map((e) => e.id),
     );
+    const beforeKept = new FakeSink();
+    hub.subscribe(audience([A, B]), beforeKept, all.at(-12)!.id);
+    assert.deepEqual(beforeKept.chunks, [frame(last.id, RESYNC)]);
   });
 
   test('a subscriber that stopped draining is destroyed and removed on the next write; the others keep receiving', () => {

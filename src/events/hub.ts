@@ -1,4 +1,5 @@
 import type { Mode } from '../db/schema.js';
+import { noticeCovers, type AccessNotice, type StreamHolder } from './access.js';
 import type { EventBus, LiveEvent } from './bus.js';
 
 /** Where a stream writes: a socket-like sink (ServerResponse in production). */
@@ -23,10 +24,29 @@ export interface HubOptions {
   replayMax: number;
   /** A subscriber whose unflushed bytes pass this is dropped (a client that stopped reading). */
   maxBufferedBytes: number;
+  /**
+   * Without a shared replay store: ids below this were given out before this hub existed, so a
+   * client resuming from one may have missed events this hub never saw (it is told to resync).
+   */
+  resumeFloor?: number;
+  /** The clock credentials expire by (the app's clock); the hub's own clock by default. */
+  credentialClock?: () => number;
+}
+
+/** Who holds a stream and until when its credential is valid (epoch ms; none for a key). */
+export interface StreamAccess extends StreamHolder {
+  expiresAt?: number | undefined;
+}
+
+/** Collects the access notices that arrive while a stream is being opened (see watchAccess). */
+export interface AccessWatch {
+  covers(holder: StreamHolder, orgIds: ReadonlySet<number>): boolean;
+  stop(): void;
 }
 
 interface Subscriber extends Audience {
   sink: Sink;
+  access?: StreamAccess | undefined;
   /** Waiting for its replay from the shared store: live events reach it through that replay instead. */
   replaying?: boolean;
 }
@@ -49,7 +69,12 @@ export interface HubStats {
   replayEntries: number;
   /** The most unflushed bytes any subscriber ever held when written to (memory bound check). */
   maxBufferedSeen: number;
+  /** Streams closed because the access that opened them ended (a notice or an expiry). */
+  revoked: number;
 }
+
+/** The frame that tells a resuming client its Last-Event-ID is older than the replay keeps: refetch, then go on live. */
+export const RESYNC = { type: 'resync' } as const;
 
 /** One SSE frame: `id:` for resume, the JSON on one `data:` line. */
 export function frame(id: number | undefined, data: unknown): string {
@@ -69,7 +94,14 @@ export function frameOf(event: LiveEvent): string {
 export class Hub {
   private readonly subscribers = new Set<Subscriber>();
   private readonly replay = new Map<string, ReplayBuffer>();
+  /** Per channel, the newest id dropped from the replay buffer: a client resuming below it missed something. */
+  private readonly trimmedUpTo = new Map<string, number>();
+  private readonly watchers = new Set<AccessNotice[]>();
   private readonly unsubscribeBus: () => void;
+  private readonly unsubscribeAccess: () => void;
+  /** The newest event id dispatched here: a resync frame carries it, so the next resume starts there. */
+  private lastId = 0;
+  private revoked = 0;
   private readonly heartbeat: NodeJS.Timeout;
   private dropped = 0;
   private maxBufferedSeen = 0;
@@ -80,30 +112,59 @@ export class Hub {
     private readonly now: () => number = Date.now,
   ) {
     this.unsubscribeBus = bus.subscribe((event) => this.dispatch(event));
+    this.unsubscribeAccess = bus.subscribeAccess((notice) => this.endAccess(notice));
     this.heartbeat = setInterval(() => this.beat(), options.heartbeatMs);
     this.heartbeat.unref();
   }
 
   /**
-   * Adds a stream: replays what it missed after `lastEventId` (within the replay window), then
-   * sends it live events. Returns the function that removes it.
+   * Adds a stream: replays what it missed after `lastEventId` (or, when that is older than the
+   * replay keeps, sends a resync frame instead of a partial window), then sends it live events.
+   * `access` names the credential that opened it, so a notice that ends that access closes it.
+   * Returns the function that removes it.
    */
-  subscribe(audience: Audience, sink: Sink, lastEventId?: number): () => void {
-    const subscriber: Subscriber = { ...audience, sink };
+  subscribe(audience: Audience, sink: Sink, lastEventId?: number, access?: StreamAccess): () => void {
+    const subscriber: Subscriber = { ...audience, sink, access };
     if (lastEventId !== undefined && this.bus.replay) {
       subscriber.replaying = true;
-      void this.replayShared(subscriber, lastEventId);
+      void this.replayShared(subscriber, lastEventId, this.lastId);
     } else if (lastEventId !== undefined) {
-      for (const f of this.localSince(subscriber, lastEventId)) sink.write(f.text);
+      const kept = this.localSince(subscriber, lastEventId);
+      if (kept.complete && !(lastEventId < (this.options.resumeFloor ?? 0))) for (const f of kept.frames) sink.write(f.text);
+      else sink.write(this.resyncFrame());
     }
     this.subscribers.add(subscriber);
     return () => this.subscribers.delete(subscriber);
   }
 
+  /**
+   * Closes every stream the notice covers (the client reconnects and authenticates again), and
+   * records it for streams being opened right now (watchAccess).
+   */
+  endAccess(notice: AccessNotice): void {
+    for (const list of this.watchers) list.push(notice);
+    for (const s of this.subscribers) {
+      if (s.access && noticeCovers(notice, s.access, s.orgIds)) this.revoke(s);
+    }
+  }
+
+  /**
+   * Starts collecting notices for a stream about to open: its credential and audience are read
+   * after this, so a notice that lands between those reads and subscribe() is not lost.
+   */
+  watchAccess(): AccessWatch {
+    const seen: AccessNotice[] = [];
+    this.watchers.add(seen);
+    return {
+      covers: (holder, orgIds) => seen.some((n) => noticeCovers(n, holder, orgIds)),
+      stop: () => this.watchers.delete(seen),
+    };
+  }
+
   stats(): HubStats {
     let replayEntries = 0;
     for (const b of this.replay.values()) replayEntries += b.frames.length - b.start;
-    return { subscribers: this.subscribers.size, dropped: this.dropped, replayEntries, maxBufferedSeen: this.maxBufferedSeen };
+    return { subscribers: this.subscribers.size, dropped: this.dropped, replayEntries, maxBufferedSeen: this.maxBufferedSeen, revoked: this.revoked };
   }
 
   /** Ends every open stream (at shutdown, so the server can finish closing); clients reconnect elsewhere. */
@@ -115,20 +176,36 @@ export class Hub {
   close(): void {
     clearInterval(this.heartbeat);
     this.unsubscribeBus();
+    this.unsubscribeAccess();
     this.disconnectAll();
   }
 
-  /** Kept frames of the subscriber's audience after `lastEventId`, within the replay window, oldest first. */
-  private localSince(s: Audience, lastEventId: number): Frame[] {
+  /**
+   * Kept frames of the subscriber's audience after `lastEventId`, within the replay window, oldest
+   * first; not `complete` when a frame after it has already left the window or the buffer.
+   */
+  private localSince(s: Audience, lastEventId: number): { frames: Frame[]; complete: boolean } {
+    let complete = (this.trimmedUpTo.get(s.channel) ?? 0) <= lastEventId;
     const buffer = this.replay.get(s.channel);
-    if (!buffer) return [];
+    if (!buffer) return { frames: [], complete };
     const oldest = this.now() - this.options.replayMs;
-    const found: Frame[] = [];
+    const frames: Frame[] = [];
     for (let i = this.firstAfter(buffer, lastEventId); i < buffer.frames.length; i++) {
       const f = buffer.frames[i]!;
-      if (f.at >= oldest && this.reaches(s, f.event)) found.push(f);
+      if (f.at < oldest) complete = false;
+      else if (this.reaches(s, f.event)) frames.push(f);
     }
-    return found;
+    return { frames, complete };
+  }
+
+  private resyncFrame(): string {
+    return frame(this.lastId > 0 ? this.lastId : undefined, RESYNC);
+  }
+
+  private revoke(s: Subscriber): void {
+    this.subscribers.delete(s);
+    this.revoked += 1;
+    s.sink.destroy();
   }
 
   /**
@@ -137,12 +214,19 @@ export class Hub {
    * shared read was under way (the subscriber skips live events until then) and what was delivered
    * only locally while Redis was away. Merged by id, so nothing is sent twice.
    */
-  private async replayShared(s: Subscriber, lastEventId: number): Promise<void> {
-    const shared = (await this.bus.replay!(s, lastEventId)) ?? [];
+  private async replayShared(s: Subscriber, lastEventId: number, markId: number): Promise<void> {
+    const shared = await this.bus.replay!(s, lastEventId);
     if (!this.subscribers.has(s)) return; // gone while reading
     const texts = new Map<number, string>();
-    for (const e of shared) if (this.reaches(s, e)) texts.set(e.id, frameOf(e));
-    for (const f of this.localSince(s, lastEventId)) texts.set(f.event.id, f.text);
+    if (shared?.complete) {
+      for (const e of shared.events) if (this.reaches(s, e)) texts.set(e.id, frameOf(e));
+      for (const f of this.localSince(s, lastEventId).frames) texts.set(f.event.id, f.text);
+    } else {
+      // Too old for the shared store (or Redis is away): resync from the newest id seen when the
+      // stream opened, then what was dispatched here since.
+      this.send(s, frame(markId > 0 ? markId : undefined, RESYNC));
+      for (const f of this.localSince(s, markId).frames) texts.set(f.event.id, f.text);
+    }
     for (const id of [...texts.keys()].sort((a, b) => a - b)) {
       if (!this.subscribers.has(s)) return; // dropped as a slow client
       this.send(s, texts.get(id)!);
@@ -155,6 +239,7 @@ export class Hub {
   }
 
   private dispatch(event: LiveEvent): void {
+    if (event.id > this.lastId) this.lastId = event.id;
     const text = frameOf(event);
     this.remember(event, text);
     for (const s of this.subscribers) {
@@ -194,6 +279,7 @@ export class Hub {
     frames.push({ event, text, at });
     const oldest = at - this.options.replayMs;
     while (buffer.start < frames.length && (frames[buffer.start]!.at < oldest || frames.length - buffer.start > this.options.replayMax)) {
+      this.trimmedUpTo.set(event.channel, frames[buffer.start]!.event.id);
       buffer.start++;
     }
     // Compact once the dead head outweighs the live part.
@@ -203,7 +289,12 @@ export class Hub {
     }
   }
 
+  /** Keeps idle streams open, and ends those whose credential expired (a session past its lifetime). */
   private beat(): void {
-    for (const s of this.subscribers) this.send(s, ': heartbeat\n\n');
+    const now = (this.options.credentialClock ?? this.now)();
+    for (const s of this.subscribers) {
+      if (s.access?.expiresAt !== undefined && s.access.expiresAt <= now) this.revoke(s);
+      else this.send(s, ': heartbeat\n\n');
+    }
   }
 }

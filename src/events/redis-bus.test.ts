@@ -147,38 +147,59 @@ describe('Redis event bus (two instances on one Redis)', () => {
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(resumed.ids.length, 3, 'nothing twice');
 
+    const fromFirst = new Collect();
+    b.hub.subscribe(audience([3, 4]), fromFirst, first - 1);
+    await until(() => fromFirst.ids.length === 5, 'everything of orgs 3 and 4 in the window');
+    assert.deepEqual([...fromFirst.ids].sort((x, y) => x - y), fromFirst.ids, 'in id order');
+
     const fromZero = new Collect();
     b.hub.subscribe(audience([3, 4]), fromZero, 0);
-    await until(() => fromZero.ids.length === 5, 'everything of orgs 3 and 4 in the window');
-    assert.deepEqual([...fromZero.ids].sort((x, y) => x - y), fromZero.ids, 'in id order');
+    await until(() => fromZero.chunks.length > 0, 'an answer to a resume from before the window');
+    assert.deepEqual(fromZero.datas, [{ type: 'resync' }], 'resync instead of a partial window');
   });
 
-  test('the shared replay stream is capped by count', async () => {
+  test('the shared replay stream is capped by count; a resume from before what it keeps gets resync', async () => {
     const a = await instance(10);
+    const seen = new Collect();
+    a.hub.subscribe(audience([5], 'live', 'capped'), seen);
     for (let i = 0; i < 200; i++) a.bus.publish(event({ orgId: 5, channel: 'capped' }));
+    await until(() => seen.ids.length === 200, 'A streamed them');
+    const key = `${server.prefix}events:capped:live:5`;
+    const len = await a.redis.xlen(key);
+    assert.ok(len >= 10 && len < 200, `the stream was trimmed (${len} entries)`);
+
     const b = await instance(10);
     const late = new Collect();
-    b.hub.subscribe(audience([5], 'live', 'capped'), late, 0);
-    await new Promise((r) => setTimeout(r, 300));
-    const len = await a.redis.xlen(`${server.prefix}events:capped:live:5`);
-    assert.ok(len >= 10 && len < 200, `the stream was trimmed (${len} entries)`);
-    assert.ok(late.ids.length >= 10 && late.ids.length < 200, `replay returns the capped stream (${late.ids.length})`);
+    b.hub.subscribe(audience([5], 'live', 'capped'), late, seen.ids[0]);
+    await until(() => late.chunks.length > 0, 'an answer');
+    assert.deepEqual(late.datas, [{ type: 'resync' }], 'the events after the id were partly trimmed');
+    const kept = new Collect();
+    b.hub.subscribe(audience([5], 'live', 'capped'), kept, seen.ids.at(-6));
+    await until(() => kept.ids.length === 5, 'the kept events after a kept one');
+    assert.deepEqual(kept.ids, seen.ids.slice(-5));
   });
 
   test('the shared replay forgets events older than the replay window', async () => {
     // Published every 600 ms, so the stream itself never goes idle long enough to expire.
     const a = await instance(1_000, 2_000);
+    const seen = new Collect();
+    a.hub.subscribe(audience([6], 'live', 'aged'), seen);
     a.bus.publish(event({ orgId: 6, channel: 'aged', payload: { at: 0 } }));
     for (const at of [600, 1200, 1800, 2400]) {
       await new Promise((r) => setTimeout(r, 600));
       a.bus.publish(event({ orgId: 6, channel: 'aged', payload: { at } }));
     }
+    await until(() => seen.ids.length === 5, 'A streamed them');
     const b = await instance(1_000, 2_000);
     const late = new Collect();
-    b.hub.subscribe(audience([6], 'live', 'aged'), late, 0);
+    b.hub.subscribe(audience([6], 'live', 'aged'), late, seen.ids[2]);
     await until(() => late.datas.some((d) => (d as { payload: { at: number } }).payload.at === 2400), 'the newest event is replayed');
     const replayed = late.datas.map((d) => (d as { payload: { at: number } }).payload.at);
-    assert.ok(!replayed.includes(0), `the event older than the window is gone (replayed: ${replayed.join(', ')})`);
+    assert.deepEqual(replayed, [1800, 2400], 'the events after the id, all still in the window');
+    const tooOld = new Collect();
+    b.hub.subscribe(audience([6], 'live', 'aged'), tooOld, seen.ids[0]);
+    await until(() => tooOld.chunks.length > 0, 'an answer');
+    assert.deepEqual(tooOld.datas, [{ type: 'resync' }], 'the id is older than the window: resync, not the part that is left');
   });
 
   test('without Redis an instance still streams its own events, and delivery across instances returns with Redis', async () => {

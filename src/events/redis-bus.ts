@@ -1,8 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Mode } from '../db/schema.js';
+import { randomUUID } from 'node:crypto';
 import { subscriberOf } from '../lib/redis.js';
-import { createIdSource, type EventBus, type Listener, type LiveEvent } from './bus.js';
+import { parseNotice } from './access.js';
+import { createIdSource, type AccessListener, type EventBus, type Listener, type LiveEvent } from './bus.js';
 
 export interface RedisBusOptions {
   /** Key prefix (REDIS_PREFIX). */
@@ -62,11 +64,15 @@ function parseWire(message: string): LiveEvent | undefined {
  */
 export function createRedisBus(redis: Redis, log: FastifyBaseLogger, options: RedisBusOptions): EventBus {
   const listeners = new Set<Listener>();
+  const accessListeners = new Set<AccessListener>();
+  /** Tags this instance's access notices: it acts on its own at once and skips their echo. */
+  const instanceId = randomUUID();
   const keys = {
     /** One stream per channel, mode and org: a replay reads exactly the events its client may see. */
     stream: (channel: string, mode: Mode, orgId: number) => `${options.prefix}events:${channel}:${mode}:${orgId}`,
     lastId: `${options.prefix}events:last-id`,
     topic: `${options.prefix}events`,
+    accessTopic: `${options.prefix}access`,
   };
   const localId = createIdSource(options.now);
   const now = options.now ?? Date.now;
@@ -79,12 +85,18 @@ export function createRedisBus(redis: Redis, log: FastifyBaseLogger, options: Re
 
   const sub = subscriberOf(redis, log);
   sub.on('message', (topic: string, message: string) => {
+    if (topic === keys.accessTopic) {
+      const newline = message.indexOf('\n');
+      const notice = newline === -1 || message.slice(0, newline) === instanceId ? undefined : parseNotice(message.slice(newline + 1));
+      if (notice) for (const listener of accessListeners) listener(notice);
+      return;
+    }
     if (topic !== keys.topic) return;
     const event = parseWire(message);
     if (event) dispatch(event);
   });
   const subscribe = () => {
-    sub.subscribe(keys.topic).catch((err: unknown) => log.warn({ err: err instanceof Error ? err.message : String(err) }, 'redis subscribe failed; retried on the next connection'));
+    sub.subscribe(keys.topic, keys.accessTopic).catch((err: unknown) => log.warn({ err: err instanceof Error ? err.message : String(err) }, 'redis subscribe failed; retried on the next connection'));
   };
   sub.on('ready', subscribe);
 
@@ -101,23 +113,48 @@ export function createRedisBus(redis: Redis, log: FastifyBaseLogger, options: Re
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    publishAccess: (notice) => {
+      // This instance first and without waiting on Redis; the others through one PUBLISH.
+      for (const listener of accessListeners) listener(notice);
+      redis.publish(keys.accessTopic, `${instanceId}\n${JSON.stringify(notice)}`).catch((err: unknown) => {
+        log.error({ err: err instanceof Error ? err.message : String(err), notice }, 'redis publish of an access notice failed: streams it covers on other instances stay open until they reconnect');
+      });
+    },
+    subscribeAccess: (listener) => {
+      accessListeners.add(listener);
+      return () => accessListeners.delete(listener);
+    },
     replay: async ({ channel, orgIds, mode }, afterId) => {
       const oldest = (now() - options.replayMs) * 1000;
+      // Ids are microseconds of Redis' clock: an id from before the window may have missed events.
+      let complete = afterId + 1 >= oldest;
       const start = `${Math.max(afterId + 1, oldest).toFixed(0)}-0`;
       const orgs = [...orgIds];
       try {
-        const read = redis.pipeline(orgs.map((org) => ['xrange', keys.stream(channel, mode, org), start, '+', 'COUNT', String(options.replayMax)]));
+        // Per org: the events after the id, and the stream's length and oldest entry (a stream at
+        // its count cap whose oldest entry is newer than the id was trimmed past it).
+        const read = redis.pipeline(
+          orgs.flatMap((org) => {
+            const key = keys.stream(channel, mode, org);
+            return [['xrange', key, start, '+', 'COUNT', String(options.replayMax)], ['xlen', key], ['xrange', key, '-', '+', 'COUNT', '1']];
+          }),
+        );
         const results = (await read.exec()) ?? [];
         const events: LiveEvent[] = [];
-        results.forEach(([err, entries], i) => {
-          if (err) throw err;
-          for (const [sid, fields] of entries as [string, string[]][]) {
+        for (let i = 0; i < orgs.length; i++) {
+          const [[e1, entries], [e2, length], [e3, first]] = results.slice(i * 3, i * 3 + 3) as [[Error | null, [string, string[]][]], [Error | null, number], [Error | null, [string, string[]][]]];
+          const failed = e1 ?? e2 ?? e3;
+          if (failed) throw failed;
+          const firstId = first[0] ? Number(first[0][0].slice(0, first[0][0].indexOf('-'))) : undefined;
+          if (length >= options.replayMax && firstId !== undefined && firstId > afterId + 1) complete = false;
+          if (entries.length >= options.replayMax) complete = false; // more than one replay may carry
+          for (const [sid, fields] of entries) {
             const f: Record<string, string> = {};
             for (let j = 0; j + 1 < fields.length; j += 2) f[fields[j]!] = fields[j + 1]!;
             events.push({ id: Number(sid.slice(0, sid.indexOf('-'))), channel, orgId: orgs[i]!, mode, type: f.t ?? '', payload: undefined, data: f.d ?? '' });
           }
-        });
-        return events.sort((x, y) => x.id - y.id);
+        }
+        return { events: events.sort((x, y) => x.id - y.id), complete };
       } catch (err) {
         log.warn({ err: err instanceof Error ? err.message : String(err) }, 'redis replay failed: replaying from this instance only');
         return undefined;
@@ -125,6 +162,7 @@ export function createRedisBus(redis: Redis, log: FastifyBaseLogger, options: Re
     },
     close: () => {
       listeners.clear();
+      accessListeners.clear();
       sub.disconnect();
       return Promise.resolve();
     },

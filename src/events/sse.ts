@@ -1,5 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { frame, type Audience, type Hub } from './hub.js';
+import { frame, type Audience, type Hub, type StreamAccess } from './hub.js';
+
+/**
+ * How long a client waits before reconnecting (the SSE `retry:` field, sent once at connect):
+ * long enough that a fleet reconnecting after a restart or a revocation does not stampede.
+ */
+export const RETRY_MS = 3_000;
 
 /** Last-Event-ID from the header (browsers' EventSource) or the `last_event_id` query (manual reconnects). */
 export function lastEventIdOf(request: FastifyRequest): number | undefined {
@@ -11,9 +17,10 @@ export function lastEventIdOf(request: FastifyRequest): number | undefined {
 
 /**
  * Turns the reply into a Server-Sent Events stream on the hub. Once the headers are out nothing
- * may answer an error status, so every check happens before this is called.
+ * may answer an error status, so every check happens before this is called. `onClose` runs once
+ * the connection is gone, whoever closed it.
  */
-export function openStream(request: FastifyRequest, reply: FastifyReply, hub: Hub, audience: Audience): void {
+export function openStream(request: FastifyRequest, reply: FastifyReply, hub: Hub, audience: Audience, access?: StreamAccess, onClose?: () => void): void {
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
@@ -23,7 +30,10 @@ export function openStream(request: FastifyRequest, reply: FastifyReply, hub: Hu
     connection: 'keep-alive',
     'x-request-id': request.id,
   });
-  res.write(frame(undefined, { type: 'connected', org_ids: [...audience.orgIds].sort((a, b) => a - b) }));
-  const unsubscribe = hub.subscribe(audience, res, lastEventIdOf(request));
-  res.on('close', unsubscribe);
+  res.write(`retry: ${RETRY_MS}\n${frame(undefined, { type: 'connected', org_ids: [...audience.orgIds].sort((a, b) => a - b) })}`);
+  const unsubscribe = hub.subscribe(audience, res, lastEventIdOf(request), access);
+  res.on('close', () => {
+    unsubscribe();
+    onClose?.();
+  });
 }

@@ -43,5 +43,6 @@ export async function listApiKeys(ctx: AppContext, actor: Actor) {
 
 export async function revokeApiKey(ctx: AppContext, actor: Actor, id: number) {
   if (!(await keys.revokeKey(ctx.db, actor.userId, id, visibleModes(actor), iso(ctx.clock.now())))) throw notFound();
+  ctx.events.endAccess({ keyId: id }); // its open streams close, on every instance
   return { id, revoked: true };
 }

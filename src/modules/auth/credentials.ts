@@ -4,7 +4,7 @@ import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { sha256 } from '../../lib/crypto.js';
 import { findActiveKey } from '../api-keys/api-keys.repository.js';
-import { findSessionUser } from './sessions.repository.js';
+import { findLiveSession } from './sessions.repository.js';
 
 export const SESSION_COOKIE = 'muster_session';
 
@@ -19,19 +19,35 @@ function presentedKey(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
+/** An actor plus which credential it came from: live streams end when that credential does. */
+export interface Credential extends Actor {
+  keyId?: number;
+  /** The stored id (hash) of the session. */
+  sessionId?: string;
+  /** When the session expires (epoch ms); a key does not. */
+  expiresAt?: number;
+}
+
 /**
- * Resolves the credential of a request into an actor, or null. A presented key wins over a cookie;
- * a malformed, unknown or revoked key is not silently replaced by the cookie.
+ * Resolves the credential of a request, or null. A presented key wins over a cookie; a
+ * malformed, unknown or revoked key is not silently replaced by the cookie.
  */
-export async function resolveActor(ctx: AppContext, request: FastifyRequest): Promise<Actor | null> {
+export async function resolveCredential(ctx: AppContext, request: FastifyRequest): Promise<Credential | null> {
   const key = presentedKey(request);
   if (key !== undefined) {
     if (!KEY_PATTERN.test(key)) return null;
     const row = await findActiveKey(ctx.db, sha256(key));
-    return row ? { userId: row.user_id, mode: row.mode, via: 'key' } : null;
+    return row ? { userId: row.user_id, mode: row.mode, via: 'key', keyId: row.id } : null;
   }
   const token = request.cookies[SESSION_COOKIE];
   if (!token) return null;
-  const userId = await findSessionUser(ctx.db, sha256(token), iso(ctx.clock.now()));
-  return userId === undefined ? null : { userId, mode: 'live', via: 'session' };
+  const sessionId = sha256(token);
+  const session = await findLiveSession(ctx.db, sessionId, iso(ctx.clock.now()));
+  return session ? { userId: session.user_id, mode: 'live', via: 'session', sessionId, expiresAt: Date.parse(session.expires_at) } : null;
+}
+
+/** The actor of a request's credential, or null. */
+export async function resolveActor(ctx: AppContext, request: FastifyRequest): Promise<Actor | null> {
+  const c = await resolveCredential(ctx, request);
+  return c && { userId: c.userId, mode: c.mode, via: c.via };
 }

@@ -8,17 +8,23 @@ export async function insertSession(db: Kysely<DB>, row: { id: string; userId: n
     .execute();
 }
 
+/** A live (unexpired) session, by the hash of its cookie. */
+export async function findLiveSession(db: Kysely<DB>, idHash: string, nowIso: string): Promise<{ user_id: number; expires_at: string } | undefined> {
+  return db.selectFrom('sessions').select(['user_id', 'expires_at']).where('id', '=', idHash).where('expires_at', '>', nowIso).executeTakeFirst();
+}
+
 /** The user of a live (unexpired) session, by the hash of its cookie. */
 export async function findSessionUser(db: Kysely<DB>, idHash: string, nowIso: string): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('sessions')
-    .select('user_id')
-    .where('id', '=', idHash)
-    .where('expires_at', '>', nowIso)
-    .executeTakeFirst();
-  return row?.user_id;
+  return (await findLiveSession(db, idHash, nowIso))?.user_id;
 }
 
 export async function deleteSession(db: Kysely<DB>, idHash: string): Promise<void> {
   await db.deleteFrom('sessions').where('id', '=', idHash).execute();
+}
+
+/** Deletes every session of a user but `keepIdHash`; answers the ids (hashes) it deleted. */
+export async function deleteSessionsOfUser(db: Kysely<DB>, userId: number, keepIdHash?: string): Promise<string[]> {
+  let query = db.deleteFrom('sessions').where('user_id', '=', userId);
+  if (keepIdHash !== undefined) query = query.where('id', '!=', keepIdHash);
+  return (await query.returning('id').execute()).map((r) => r.id);
 }

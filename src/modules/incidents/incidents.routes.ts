@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { openStream } from '../../events/sse.js';
 import { AppError } from '../../lib/errors.js';
 import { actorOf } from '../../plugins/auth.js';
-import { streamAudience } from '../orgs/access.js';
+import { openLiveStream } from '../streams/live-stream.js';
 import {
   CreateIncidentBody,
   CreateReplyBody,
@@ -40,7 +39,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
       incidents.listIncidents(ctx, actorOf(request), request.query),
     );
     app.get(`${base}/stream`, { schema: { tags, summary: 'Live incident events (Server-Sent Events)' } }, async (request, reply) =>
-      openStream(request, reply, ctx.events.hub, await streamAudience(ctx, actorOf(request), incidents.CHANNEL)),
+      openLiveStream(ctx, request, reply, incidents.CHANNEL),
     );
     app.get(`${base}/:id`, { schema: { tags, summary: 'One incident', params: IncidentParams, response: { 200: Incident } } }, (request) =>
       incidents.getIncident(ctx, actorOf(request), request.params.id),

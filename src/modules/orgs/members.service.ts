@@ -82,9 +82,11 @@ export async function updateMember(ctx: AppContext, actor: Actor, slug: string, 
   if (!target) throw notFound();
   assertMayManage(access, target.role, role);
   const successor = role === 'owner' ? undefined : await assertOwnerMayGo(ctx, access, target);
-  await ctx.transaction(async ({ db }) => {
-    await members.setRole(db, access.org.id, userId, role);
-    await handOverBilling(db, access, userId, successor, iso(ctx.clock.now()));
+  await ctx.transaction(async (tx) => {
+    await members.setRole(tx.db, access.org.id, userId, role);
+    await handOverBilling(tx.db, access, userId, successor, iso(ctx.clock.now()));
+    // Streams that include this org close and reopen with what the new role may see.
+    if (target.role !== role) ctx.events.endAccess({ userId, orgId: access.org.id }, tx);
   });
   return toMember({ ...target, role });
 }
@@ -97,9 +99,10 @@ export async function removeMember(ctx: AppContext, actor: Actor, slug: string, 
   if (!target) throw notFound();
   if (!self) assertMayManage(access, target.role, undefined);
   const successor = await assertOwnerMayGo(ctx, access, target);
-  await ctx.transaction(async ({ db }) => {
-    await members.removeMember(db, access.org.id, userId);
-    await handOverBilling(db, access, userId, successor, iso(ctx.clock.now()));
+  await ctx.transaction(async (tx) => {
+    await members.removeMember(tx.db, access.org.id, userId);
+    await handOverBilling(tx.db, access, userId, successor, iso(ctx.clock.now()));
+    ctx.events.endAccess({ userId, orgId: access.org.id }, tx); // the org's events stop reaching their streams
   });
   return { user_id: userId, removed: true };
 }

@@ -77,5 +77,6 @@ export async function deleteOrg(ctx: AppContext, actor: Actor, slug: string) {
   const { org } = await orgAccess(ctx, actor, { slug }, { role: 'owner' });
   if (org.personal === 1) throw conflict('A personal org cannot be deleted');
   await orgs.deleteOrg(ctx.db, org.id);
+  ctx.events.endAccess({ orgId: org.id }); // every member's streams that include it close
   return { id: org.id, deleted: true };
 }

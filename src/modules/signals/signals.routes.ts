@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { openStream } from '../../events/sse.js';
 import { OkResponse } from '../../lib/schemas.js';
 import { actorOf } from '../../plugins/auth.js';
-import { streamAudience } from '../orgs/access.js';
+import { openLiveStream } from '../streams/live-stream.js';
 import { listAudit } from './audit.service.js';
 import { CHANNEL, listBeacons, stopBeacon } from './beacons.service.js';
 import { AuditList, AuditQuery, BeaconList, BeaconOffBody, CreateSignalBody, ListSignalsQuery, Signal, SignalList } from './signals.schemas.js';
@@ -31,7 +30,7 @@ export const signalsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     (request) => stopBeacon(ctx, actorOf(request), request.body?.device_id),
   );
   app.get('/v1/signals/stream', { schema: { tags, summary: 'Live signals of your orgs (Server-Sent Events)' } }, async (request, reply) =>
-    openStream(request, reply, ctx.events.hub, await streamAudience(ctx, actorOf(request), CHANNEL)),
+    openLiveStream(ctx, request, reply, CHANNEL),
   );
   app.get('/v1/audit', { schema: { tags, summary: 'Audit log of an org (admins and owners)', querystring: AuditQuery, response: { 200: AuditList } } }, (request) =>
     listAudit(ctx, actorOf(request), request.query),

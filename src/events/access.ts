@@ -1,0 +1,52 @@
+/**
+ * "Access changed" notices: published where a credential or a membership ends (after the change
+ * commits), carried to every instance by the event bus, and acted on by each instance's hub, which
+ * closes the streams the notice covers. One shape for every consumer, so a later in-memory
+ * credential cache can drop its entries on the same notices.
+ *
+ * - `{keyId}`: an API key was revoked.
+ * - `{sessionId}`: a session ended (logout, deletion); the id is the stored hash of the cookie.
+ * - `{userId}`: everything of a user ended (the user was deleted).
+ * - `{userId, orgId}`: a user's membership of an org ended or its role changed.
+ * - `{orgId}`: the org was deleted (every member's view of it ends).
+ */
+export interface AccessNotice {
+  keyId?: number;
+  sessionId?: string;
+  userId?: number;
+  orgId?: number;
+}
+
+/** Who holds a stream: the user and the credential that opened it. */
+export interface StreamHolder {
+  userId: number;
+  keyId?: number | undefined;
+  sessionId?: string | undefined;
+}
+
+/** Whether a notice ends (part of) what a stream of `holder` over `orgIds` may receive. */
+export function noticeCovers(notice: AccessNotice, holder: StreamHolder, orgIds: ReadonlySet<number>): boolean {
+  if (notice.keyId !== undefined) return notice.keyId === holder.keyId;
+  if (notice.sessionId !== undefined) return notice.sessionId === holder.sessionId;
+  if (notice.userId !== undefined && notice.userId !== holder.userId) return false;
+  if (notice.orgId !== undefined) return orgIds.has(notice.orgId);
+  return notice.userId !== undefined;
+}
+
+/** A notice from the wire (another instance), or undefined when it is not one. */
+export function parseNotice(text: string): AccessNotice | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!raw || typeof raw !== 'object') return undefined;
+  const r = raw as Record<string, unknown>;
+  const notice: AccessNotice = {};
+  if (Number.isSafeInteger(r.keyId)) notice.keyId = r.keyId as number;
+  if (typeof r.sessionId === 'string') notice.sessionId = r.sessionId;
+  if (Number.isSafeInteger(r.userId)) notice.userId = r.userId as number;
+  if (Number.isSafeInteger(r.orgId)) notice.orgId = r.orgId as number;
+  return Object.keys(notice).length > 0 ? notice : undefined;
+}

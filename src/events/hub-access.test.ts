@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { afterEach, describe, test } from 'node:test';
+import type { AccessNotice } from './access.js';
+import { noticeCovers, parseNotice } from './access.js';
+import { createLocalBus, type EventBus } from './bus.js';
+import { Hub, RESYNC, frame, type Audience, type HubOptions, type Sink, type StreamAccess } from './hub.js';
+
+// Streams end with the access that opened them: notices on the bus close the streams they cover.
+
+class FakeSink implements Sink {
+  readonly chunks: string[] = [];
+  writableLength = 0;
+  destroyed = false;
+  write(chunk: string): boolean {
+    assert.equal(this.destroyed, false, 'nothing is written to a destroyed sink');
+    this.chunks.push(chunk);
+    return true;
+  }
+  destroy(): void {
+    this.destroyed = true;
+  }
+}
+
+const A = 1;
+const B = 2;
+const audience = (orgIds: number[]): Audience => ({ channel: 'incidents', orgIds: new Set(orgIds), mode: 'live' });
+const OPTIONS: HubOptions = { heartbeatMs: 60_000, replayMs: 60_000, replayMax: 1_000, maxBufferedBytes: 1_000_000 };
+
+describe('Hub and access notices', () => {
+  let bus: EventBus;
+  let hub: Hub;
+
+  function makeHub(options: Partial<HubOptions> = {}): Hub {
+    bus = createLocalBus();
+    hub = new Hub(bus, { ...OPTIONS, ...options });
+    return hub;
+  }
+  afterEach(async () => {
+    hub.close();
+    await bus.close();
+  });
+
+  /** Five streams: two keys and a session of user 1, a key of user 2, and one opened without access. */
+  function streams() {
+    const opened = {
+      key1: { sink: new FakeSink(), access: { userId: 1, keyId: 1 }, orgs: [A] },
+      key2: { sink: new FakeSink(), access: { userId: 1, keyId: 2 }, orgs: [A, B] },
+      session: { sink: new FakeSink(), access: { userId: 1, sessionId: 'hash-1' }, orgs: [A] },
+      other: { sink: new FakeSink(), access: { userId: 2, keyId: 3 }, orgs: [A] },
+      anonymous: { sink: new FakeSink(), access: undefined as StreamAccess | undefined, orgs: [A, B] },
+    };
+    for (const s of Object.values(opened)) hub.subscribe(audience(s.orgs), s.sink, undefined, s.access);
+    return opened;
+  }
+  const closed = (s: ReturnType<typeof streams>) =>
+    Object.entries(s)
+      .filter(([, v]) => v.sink.destroyed)
+      .map(([k]) => k)
+      .sort();
+
+  const cases: [string, AccessNotice, string[]][] = [
+    ['a revoked key closes its streams only', { keyId: 1 }, ['key1']],
+    ['an ended session closes its streams only', { sessionId: 'hash-1' }, ['session']],
+    ['a membership that ends closes the user’s streams that include the org', { userId: 1, orgId: B }, ['key2']],
+    ['a deleted org closes every stream that includes it', { orgId: B }, ['key2']],
+    ['a deleted user closes all of the user’s streams', { userId: 1 }, ['key1', 'key2', 'session']],
+    ['a notice for nobody here closes nothing', { keyId: 99 }, []],
+  ];
+  for (const [name, notice, expected] of cases) {
+    test(name, () => {
+      makeHub();
+      const s = streams();
+      bus.publishAccess(notice);
+      assert.deepEqual(closed(s), expected);
+      assert.equal(hub.stats().revoked, expected.length);
+      assert.equal(hub.stats().subscribers, 5 - expected.length);
+      bus.publish({ channel: 'incidents', orgId: A, mode: 'live', type: 'incident.created', payload: {} });
+      for (const [k, v] of Object.entries(s)) assert.equal(v.sink.chunks.length, expected.includes(k) ? 0 : 1, `${k} gets events only while open`);
+    });
+  }
+
+  test('a notice that lands while a stream is being opened is seen by its watch, and only until stopped', () => {
+    makeHub();
+    const watch = hub.watchAccess();
+    assert.equal(watch.covers({ userId: 1, keyId: 1 }, new Set([A])), false);
+    bus.publishAccess({ userId: 1, orgId: A });
+    assert.equal(watch.covers({ userId: 1, keyId: 1 }, new Set([A])), true);
+    assert.equal(watch.covers({ userId: 1, keyId: 1 }, new Set([B])), false, 'another org');
+    assert.equal(watch.covers({ userId: 2, keyId: 1 }, new Set([A])), false, 'another user');
+    watch.stop();
+    const later = hub.watchAccess();
+    later.stop();
+    bus.publishAccess({ keyId: 1 });
+    assert.equal(later.covers({ userId: 1, keyId: 1 }, new Set([A])), false, 'a stopped watch collects nothing');
+  });
+
+  test('a stream whose session expires is closed at the next heartbeat, by the app clock', async () => {
+    let now = 1_000;
+    makeHub({ heartbeatMs: 10, credentialClock: () => now });
+    const expiring = new FakeSink();
+    const keyed = new FakeSink();
+    hub.subscribe(audience([A]), expiring, undefined, { userId: 1, sessionId: 's', expiresAt: 5_000 });
+    hub.subscribe(audience([A]), keyed, undefined, { userId: 1, keyId: 1 });
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        if (expiring.chunks.length === 0) return;
+        clearInterval(check);
+        resolve();
+      }, 5);
+    });
+    assert.equal(expiring.destroyed, false, 'alive before its expiry: heartbeats only');
+    now = 5_000;
+    const deadline = Date.now() + 2_000;
+    while (!expiring.destroyed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(expiring.destroyed, true, 'closed once the clock reaches its expiry');
+    assert.equal(keyed.destroyed, false, 'a key does not expire');
+  });
+
+  test('a Last-Event-ID from before this hub existed (resumeFloor) answers resync, not a partial replay', () => {
+    makeHub({ resumeFloor: 1_000 });
+    const before = new FakeSink();
+    hub.subscribe(audience([A]), before, 999);
+    assert.deepEqual(before.chunks, [frame(undefined, RESYNC)], 'no event seen yet: a resync without an id');
+    bus.publish({ id: 1_500, channel: 'incidents', orgId: A, mode: 'live', type: 'x', payload: {} });
+    const after = new FakeSink();
+    hub.subscribe(audience([A]), after, 1_000);
+    assert.equal(after.chunks.length, 1);
+    assert.match(after.chunks[0]!, /^id: 1500\n/);
+    const stale = new FakeSink();
+    hub.subscribe(audience([A]), stale, 5);
+    assert.deepEqual(stale.chunks, [frame(1_500, RESYNC)], 'the resync carries the newest id, so the next resume starts there');
+  });
+});
+
+describe('access notices', () => {
+  test('survive the wire and refuse what is not one', () => {
+    for (const n of [{ keyId: 3 }, { sessionId: 'abc' }, { userId: 4 }, { userId: 4, orgId: 5 }, { orgId: 5 }]) assert.deepEqual(parseNotice(JSON.stringify(n)), n);
+    for (const bad of ['', 'null', '[]', '{}', '{"keyId":"1"}', '{"userId":1.5}', 'not json']) assert.equal(parseNotice(bad), undefined, bad);
+  });
+
+  test('a key or session notice never matches by user alone', () => {
+    assert.equal(noticeCovers({ keyId: 1 }, { userId: 1 }, new Set([A])), false);
+    assert.equal(noticeCovers({ sessionId: 's' }, { userId: 1, keyId: 1 }, new Set([A])), false);
+  });
+});
