@@ -78,12 +78,14 @@ describe('stream cap, retry and resync', () => {
     const created = await t.app.inject({ method: 'POST', url: '/v1/incidents', headers, payload: { title: 'Kept' } });
     assert.equal(created.statusCode, 201, created.body);
     const kept = await watching.waitForEvent('incident.created');
+    // The creation's timeline event follows it: that is the newest id.
+    const newest = await watching.waitForEvent('incident.timeline');
 
     // An id from before this instance started: events between it and the start may be lost.
     const stale = await open({ ...headers, 'last-event-id': '1' });
     const resync = await stale.waitForEvent('resync');
     assert.deepEqual(eventOf(resync), { type: 'resync' });
-    assert.equal(resync.id, kept.id, 'it carries the newest id, so the next reconnect resumes from there');
+    assert.equal(resync.id, newest.id, 'it carries the newest id, so the next reconnect resumes from there');
     assert.deepEqual(
       stale.events.map((e) => e.type),
       ['connected', 'resync'],
