@@ -24,8 +24,9 @@ import { invalidField } from './lib/errors.js';
 import { fieldWithNul } from './lib/nul.js';
 import authPlugin from './plugins/auth.js';
 import csrfPlugin from './plugins/csrf.js';
-import errorsPlugin from './plugins/errors.js';
+import errorsPlugin, { frameworkErrors } from './plugins/errors.js';
 import idempotencyPlugin from './plugins/idempotency.js';
+import { installJsonParser } from './plugins/json-body.js';
 import openapiPlugin from './plugins/openapi.js';
 import rateLimitPlugin from './plugins/rate-limit.js';
 import securityHeadersPlugin from './plugins/security-headers.js';
@@ -56,11 +57,15 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // On shutdown, idle keep-alive sockets close at once and in-flight requests finish.
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
+    // The router's refusals (bad URL, over-long parameter) answer the error contract too.
+    frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installValidators(app);
   // JSON everywhere: a text body is refused with 415 instead of being parsed as a string.
   app.removeContentTypeParser('text/plain');
+  // JSON bodies nesting deeper than MAX_JSON_DEPTH are refused before they are parsed.
+  installJsonParser(app);
   // A request without a body is validated as `{}`: routes whose body fields are all optional
   // (cancel, stop beacon) accept it, and required fields are named one by one instead of "body".
   app.addHook('preValidation', (request, _reply, done) => {
