@@ -11,6 +11,7 @@ import { orgsRoutes } from './modules/orgs/orgs.routes.js';
 import { pagesAssetsRoutes } from './modules/pages-assets/pages-assets.routes.js';
 import { bookingLinksRoutes } from './modules/scheduling/booking-links.routes.js';
 import { publicPagesRoutes } from './modules/scheduling/public-pages.routes.js';
+import { publicPageExists } from './modules/scheduling/public-page-exists.js';
 import { bookingsRoutes } from './modules/scheduling/bookings.routes.js';
 import { eventTypesRoutes } from './modules/scheduling/event-types.routes.js';
 import { signalsRoutes } from './modules/signals/signals.routes.js';
@@ -116,7 +117,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(uploadsRoutes, { ctx });
   // The front end (dashboard, field terminal, booking and management pages, /embed.js).
   await app.register(webConfigRoutes, { ctx });
-  await app.register(webRoutes);
+  await app.register(webRoutes, { pageExists: publicPageExists(ctx) });
 
   return app;
 }

@@ -51,7 +51,7 @@ export interface Ticker {
 export const realTicker: Ticker = {
   now: () => Date.now(),
   every(ms, fire) {
-    const timer = setInterval(fire, ms);
+    const timer = setInterval(() => void fire(), ms);
     return () => clearInterval(timer);
   },
 };

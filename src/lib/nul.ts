@@ -13,7 +13,7 @@ export function fieldWithNul(value: unknown, path = ''): string | undefined {
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
-    const entries = Object.entries(v);
+    const entries: [string, unknown][] = Object.entries(v);
     for (const [k] of entries) if (k.includes('\u0000')) return at ? `${at}.${k}` : k;
     // Pushed in reverse so the first key is looked at first, as the recursive walk did.
     for (let i = entries.length - 1; i >= 0; i--) {

@@ -17,6 +17,7 @@ export function installJsonParser(app: FastifyInstance): void {
       done(invalidField('body', `must not nest deeper than ${MAX_JSON_DEPTH} levels`), undefined);
       return;
     }
-    parse(request, body, done);
+    // The default parser calls `done` itself; its return value is not a promise to wait for.
+    void parse(request, body, done);
   });
 }

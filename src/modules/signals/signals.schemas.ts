@@ -3,7 +3,6 @@ import { Nullable, PagingQuery, StringEnum } from '../../lib/schemas.js';
 import { Lat, Lng } from '../incidents/incidents.schemas.js';
 
 export const SignalTypeSchema = StringEnum(['beacon', 'capture', 'note', 'checkin', 'alert']);
-export const StoredTypeSchema = StringEnum(['capture', 'note', 'checkin', 'alert'], { description: 'beacons are never stored' });
 
 export const DeviceId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._:-]+$', description: 'e.g. dev-1a2b3c-4d5e6f7g' });
 
@@ -41,7 +40,7 @@ export type Signal = Static<typeof Signal>;
 
 export const ListSignalsQuery = Type.Object({
   ...PagingQuery.properties,
-  type: Type.Optional(StoredTypeSchema),
+  type: Type.Optional(StringEnum(['beacon', 'capture', 'note', 'checkin', 'alert'], { description: 'beacons are never stored: `beacon` lists nothing' })),
   org_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
 });
 export type ListSignalsQuery = Static<typeof ListSignalsQuery>;
