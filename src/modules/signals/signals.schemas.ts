@@ -12,7 +12,8 @@ export const CreateSignalBody = Type.Object({
   lng: Type.Optional(Lng),
   accuracy: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000, description: 'metres' })),
   note: Type.Optional(Type.String({ maxLength: 5000 })),
-  image_url: Type.Optional(Type.String({ maxLength: 2048, format: 'uri' })),
+  // http(s) only: a `javascript:` or `data:` URL would be stored and shown as a link (issue 14, item 12).
+  image_url: Type.Optional(Type.String({ maxLength: 2048, format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]', description: 'an http(s) URL: usually one from POST /v1/upload; other hosts are allowed' })),
   ticket_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'an incident of the same org and mode' })),
   org_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "default: the caller's primary org" })),
   meta: Type.Optional(Type.Object({ device_id: Type.Optional(DeviceId) }, { additionalProperties: true, description: 'free-form, at most 4 KB as JSON' })),
