@@ -53,6 +53,7 @@ export function toBooking(ctx: AppContext, b: BookingRow) {
     reschedule_url,
     livemode: b.livemode === 1,
     created_at: b.created_at,
+    cancel_reason: b.cancel_reason,
   };
 }
 export type Booking = ReturnType<typeof toBooking>;

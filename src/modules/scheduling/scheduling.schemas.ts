@@ -41,6 +41,7 @@ export const Booking = Type.Object({
   reschedule_url: Type.String(),
   livemode: Type.Boolean(),
   created_at: Type.String(),
+  cancel_reason: Nullable(Type.String({ description: 'the reason given when it was cancelled (by the attendee, shared with the host; or by the host)' })),
 });
 export const BookingList = Type.Object({ bookings: Type.Array(Booking), page: Type.Integer(), limit: Type.Integer(), has_more: Type.Boolean() });
 export const ListBookingsQuery = Type.Object({
