@@ -13,6 +13,7 @@ import { pagesAssetsRoutes } from './modules/pages-assets/pages-assets.routes.js
 import { calendarsRoutes } from './modules/calendars/calendars.routes.js';
 import { bookingLinksRoutes } from './modules/scheduling/booking-links.routes.js';
 import { publicPagesRoutes } from './modules/scheduling/public-pages.routes.js';
+import { publicPageExists } from './modules/scheduling/public-page-exists.js';
 import { bookingsRoutes } from './modules/scheduling/bookings.routes.js';
 import { eventTypesRoutes } from './modules/scheduling/event-types.routes.js';
 import { signalsRoutes } from './modules/signals/signals.routes.js';
@@ -26,8 +27,9 @@ import { invalidField } from './lib/errors.js';
 import { fieldWithNul } from './lib/nul.js';
 import authPlugin from './plugins/auth.js';
 import csrfPlugin from './plugins/csrf.js';
-import errorsPlugin from './plugins/errors.js';
+import errorsPlugin, { frameworkErrors } from './plugins/errors.js';
 import idempotencyPlugin from './plugins/idempotency.js';
+import { installJsonParser } from './plugins/json-body.js';
 import openapiPlugin from './plugins/openapi.js';
 import rateLimitPlugin from './plugins/rate-limit.js';
 import securityHeadersPlugin from './plugins/security-headers.js';
@@ -58,11 +60,15 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // On shutdown, idle keep-alive sockets close at once and in-flight requests finish.
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
+    // The router's refusals (bad URL, over-long parameter) answer the error contract too.
+    frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installValidators(app);
   // JSON everywhere: a text body is refused with 415 instead of being parsed as a string.
   app.removeContentTypeParser('text/plain');
+  // JSON bodies nesting deeper than MAX_JSON_DEPTH are refused before they are parsed.
+  installJsonParser(app);
   // A request without a body is validated as `{}`: routes whose body fields are all optional
   // (cancel, stop beacon) accept it, and required fields are named one by one instead of "body".
   app.addHook('preValidation', (request, _reply, done) => {
@@ -115,7 +121,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(uploadsRoutes, { ctx });
   // The front end (dashboard, field terminal, booking and management pages, /embed.js).
   await app.register(webConfigRoutes, { ctx });
-  await app.register(webRoutes);
+  await app.register(webRoutes, { pageExists: publicPageExists(ctx) });
 
   return app;
 }

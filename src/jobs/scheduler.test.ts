@@ -4,16 +4,21 @@ import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { buildTestApp, type TestApp } from '../../test/helpers.js';
 import { createContext, type AppContext } from '../context.js';
+import { ManualTicker } from './manual-ticker.js';
 import { TICK_SLACK, claimTick, startJobs } from './scheduler.js';
 
-const until = async (check: () => boolean, ms = 3000) => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
+/** A promise and its resolver, to let a test hold a run open and see when it started. */
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
 
+/** Lets every callback already queued (I/O included) run: no time threshold, only an ordering. */
+const settle = () => new Promise((r) => setImmediate(r));
+
+// Time is a ManualTicker the tests advance: nothing depends on how busy the machine is
+// (this file once failed under load with "run 7 came 19 ms after the previous one").
 describe('job scheduler', () => {
   let t: TestApp;
   const logged: { job?: string; msg?: string }[] = [];
@@ -29,54 +34,68 @@ describe('job scheduler', () => {
   after(() => t.close());
 
   test('never runs two runs of one job at once, and stop waits for the running one', async () => {
+    const ticker = new ManualTicker();
     let running = 0;
     let most = 0;
     let runs = 0;
-    const releases: (() => void)[] = [];
-    const stop = startJobs(t.ctx, [
-      {
-        name: 'slow',
-        intervalMs: 10,
-        run: async () => {
-          running += 1;
-          runs += 1;
-          most = Math.max(most, running);
-          await new Promise<void>((r) => releases.push(r));
-          running -= 1;
+    const started = deferred();
+    const release = deferred();
+    const stop = startJobs(
+      t.ctx,
+      [
+        {
+          name: 'slow',
+          intervalMs: 10,
+          run: async () => {
+            running += 1;
+            runs += 1;
+            most = Math.max(most, running);
+            started.resolve();
+            await release.promise;
+            running -= 1;
+          },
         },
-      },
-    ]);
-    await until(() => runs === 1);
-    // Many intervals pass while the first run is still going.
-    await new Promise((r) => setTimeout(r, 100));
-    const seen = runs;
-    // Stop while a run is going: stop clears the timers and must wait for that run.
-    const stopped = stop();
+      ],
+      ticker,
+    );
+    void ticker.advance(10);
+    await started.promise;
+    // Ten more intervals pass while the first run is still going: each tick is skipped.
+    await ticker.advance(100);
+    assert.equal(runs, 1, 'one run at a time');
+    // Stop while the run is going: stop clears the timers and must wait for that run.
     let done = false;
-    void stopped.then(() => (done = true));
-    await new Promise((r) => setTimeout(r, 30));
-    const waited = !done;
-    releases.forEach((r) => r());
+    const stopped = stop().then(() => (done = true));
+    await settle();
+    assert.equal(done, false, 'stop waits for the running run');
+    assert.equal(ticker.active, 0, 'no timer is left');
+    release.resolve();
     await stopped;
-    assert.equal(seen, 1, 'one run at a time');
     assert.equal(most, 1);
-    assert.ok(waited, 'stop waits for the running run');
+    await ticker.advance(100);
+    assert.equal(runs, 1, 'nothing runs after stop');
   });
 
   test('a failing run is logged and the next one runs', async () => {
+    const ticker = new ManualTicker();
     let runs = 0;
-    const stop = startJobs(t.ctx, [
-      {
-        name: 'flaky',
-        intervalMs: 10,
-        run: () => {
-          runs += 1;
-          return runs === 1 ? Promise.reject(new Error('first run breaks')) : Promise.resolve();
+    const stop = startJobs(
+      t.ctx,
+      [
+        {
+          name: 'flaky',
+          intervalMs: 10,
+          run: () => {
+            runs += 1;
+            return runs === 1 ? Promise.reject(new Error('first run breaks')) : Promise.resolve();
+          },
         },
-      },
-    ]);
-    await until(() => runs >= 3);
+      ],
+      ticker,
+    );
+    for (let i = 0; i < 3; i++) await ticker.advance(10);
     await stop();
+    assert.equal(runs, 3);
     const entry = logged.find((l) => l.job === 'flaky');
     assert.equal(entry?.msg, 'job failed');
   });
@@ -100,6 +119,7 @@ describe('job scheduler', () => {
     });
 
     test('a job scheduled on two instances runs once per tick across both: runs never overlap and are an interval apart', async () => {
+      const ticker = new ManualTicker();
       const intervalMs = 40;
       const runs: { at: number; by: string }[] = [];
       let running = 0;
@@ -110,20 +130,31 @@ describe('job scheduler', () => {
         run: async () => {
           running += 1;
           if (running > 1) overlapped = true;
-          runs.push({ at: Date.now(), by });
-          await new Promise((r) => setTimeout(r, 5));
+          runs.push({ at: ticker.now(), by });
+          await settle();
           running -= 1;
         },
       });
-      const stops = [startJobs(t.ctx, [job('a')]), startJobs(other, [job('b')])];
-      await until(() => runs.length >= 12, 10_000);
-      await Promise.all(stops.map((stop) => stop()));
+      const stopA = startJobs(t.ctx, [job('a')], ticker);
+      // The second instance started 15 ms later: its timer fires between the first one's ticks.
+      await ticker.advance(15);
+      const stopB = startJobs(other, [job('b')], ticker);
+      // Each step fires one timer of each instance; both claim against the one database.
+      for (let i = 0; i < 12; i++) await ticker.advance(intervalMs);
+      await Promise.all([stopA(), stopB()]);
       assert.equal(overlapped, false);
-      for (let i = 1; i < runs.length; i++) {
-        const gap = runs[i]!.at - runs[i - 1]!.at;
-        // The claim is TICK_SLACK * interval apart; the runs' own timestamps may wobble by a query's time.
-        assert.ok(gap >= intervalMs / 2, `run ${i} came ${gap} ms after the previous one (${runs.map((r) => r.by).join('')})`);
-      }
+      assert.equal(runs.length, 12, `one run per interval (${runs.map((r) => r.by).join('')})`);
+      for (let i = 1; i < runs.length; i++) assert.equal(runs[i]!.at - runs[i - 1]!.at, intervalMs, `run ${i}`);
+    });
+
+    test('instances whose ticks coincide still run a tick once', async () => {
+      const ticker = new ManualTicker();
+      const by: string[] = [];
+      const job = (name: string) => ({ name: 'coinciding', intervalMs: 50, run: () => Promise.resolve(by.push(name)) });
+      const stops = [startJobs(t.ctx, [job('a')], ticker), startJobs(other, [job('b')], ticker)];
+      for (let i = 0; i < 10; i++) await ticker.advance(50);
+      await Promise.all(stops.map((stop) => stop()));
+      assert.equal(by.length, 10, by.join(''));
     });
   });
 });

@@ -39,24 +39,44 @@ export async function claimTick(db: Kysely<DB>, name: string, intervalMs: number
 }
 
 /**
+ * Where the scheduler's time comes from: real timers in production; tests pass a ticker they
+ * advance by hand, so what they check never depends on how loaded the machine is. `every` calls
+ * `fire` each `ms` and answers the function that stops it; `fire` answers the tick's work, which
+ * a manual ticker may await (real timers ignore it).
+ */
+export interface Ticker {
+  now(): number;
+  every(ms: number, fire: () => Promise<unknown> | undefined): () => void;
+}
+
+export const realTicker: Ticker = {
+  now: () => Date.now(),
+  every(ms, fire) {
+    const timer = setInterval(() => void fire(), ms);
+    return () => clearInterval(timer);
+  },
+};
+
+/**
  * Runs each job on its interval, never two runs of one job at once, and with several instances
  * on one database once per tick across all of them (`claimTick`); a failing run is logged and
  * the next one tries again. Returns the function that stops them (and waits for running ones).
  */
-export function startJobs(ctx: AppContext, jobs: Job[] = defaultJobs(ctx)): () => Promise<void> {
+export function startJobs(ctx: AppContext, jobs: Job[] = defaultJobs(ctx), ticker: Ticker = realTicker): () => Promise<void> {
   const running = new Map<string, Promise<unknown>>();
-  const timers = jobs.map((job) =>
-    setInterval(() => {
-      if (running.has(job.name)) return;
-      const run = claimTick(ctx.db, job.name, job.intervalMs)
+  const stops = jobs.map((job) =>
+    ticker.every(job.intervalMs, () => {
+      if (running.has(job.name)) return undefined;
+      const run = claimTick(ctx.db, job.name, job.intervalMs, ticker.now())
         .then((mine) => (mine ? job.run(ctx) : undefined))
         .catch((err: unknown) => ctx.log.error({ err, job: job.name }, 'job failed'))
         .finally(() => running.delete(job.name));
       running.set(job.name, run);
-    }, job.intervalMs),
+      return run;
+    }),
   );
   return async () => {
-    timers.forEach(clearInterval);
+    stops.forEach((stop) => stop());
     await Promise.all(running.values());
   };
 }

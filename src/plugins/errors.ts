@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError, notFound, type ErrorBody, type FieldError } from '../lib/errors.js';
 
@@ -18,6 +18,30 @@ const REQUEST_ERRORS: Record<string, { status: number; body: ErrorBody }> = {
     body: { error: 'Unsupported media type', code: 'unsupported_media_type' },
   },
 };
+
+/**
+ * Any other refusal by Fastify or a plugin (a Content-Length that does not match, a multipart
+ * limit, a header the framework requires): the status is kept, the body is ours by status, and the
+ * framework's message (which may echo the path or a header) is only logged.
+ */
+const BY_STATUS: Record<number, ErrorBody> = {
+  400: { error: 'Bad request', code: 'bad_request' },
+  404: { error: 'Not found', code: 'not_found' },
+  413: { error: 'Payload too large', code: 'payload_too_large' },
+  415: { error: 'Unsupported media type', code: 'unsupported_media_type' },
+};
+
+/**
+ * The router's own refusals, which come before any route (Fastify's `frameworkErrors`): a path
+ * that does not decode is 400; a path parameter over the router's length limit (100) is 404,
+ * since no record has such an identifier; the body never repeats the path.
+ */
+export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  request.log.info({ code: err.code }, 'request refused by the router');
+  if (err.code === 'FST_ERR_BAD_URL') void reply.status(400).send({ error: 'Malformed URL', code: 'bad_request' });
+  else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') void reply.status(404).send(notFound().toBody());
+  else void reply.status(500).send({ error: 'Internal error', code: 'internal' });
+}
 
 function messageOf(issue: AjvIssue): string {
   if (issue.keyword === 'required') return 'is required';
@@ -62,7 +86,7 @@ export default fp(
       const status = err.statusCode ?? 500;
       if (status >= 400 && status < 500) {
         request.log.info({ err }, 'request refused');
-        return reply.status(status).send({ error: err.message || 'Bad request', code: 'bad_request' });
+        return reply.status(status).send(BY_STATUS[status] ?? BY_STATUS[400]!);
       }
 
       request.log.error({ err }, 'request failed');

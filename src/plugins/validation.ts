@@ -1,15 +1,22 @@
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { isTimeZone } from '../lib/timezone.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext its callable sits on .default.
 const addFormats = (addFormatsModule as unknown as { default: (ajv: Ajv) => Ajv }).default;
 
+const validator = (f: unknown) => (typeof f === 'object' && f !== null && 'validate' in f ? (f as { validate: (s: string) => boolean }).validate : (f as (s: string) => boolean));
+const isDay = validator(fullFormats.date);
+const isDateTime = validator(fullFormats['date-time']);
+
 function makeAjv(coerceTypes: Options['coerceTypes']): Ajv {
   const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: true, allErrors: true, strict: false });
   addFormats(ajv);
   ajv.addFormat('timezone', { type: 'string', validate: isTimeZone });
+  // A calendar day (YYYY-MM-DD) or an RFC 3339 date-time: list filters accept either (ISO 8601).
+  ajv.addFormat('date-or-date-time', { type: 'string', validate: (s: string) => isDay(s) || isDateTime(s) });
   return ajv;
 }
 

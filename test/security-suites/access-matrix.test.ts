@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, type TestApp } from '../helpers.js';
 import { register, uniqueEmail } from '../factories.js';
+import { browserKeys } from '../peers.js';
 import { buildWorld, eventTypeBody, multipart, login, type Headers, type World } from './world.js';
 
 type Role = 'owner' | 'admin' | 'member' | 'outsider' | 'otherMode' | 'anonymous';
@@ -251,7 +252,7 @@ const ROWS: Record<string, Row> = {
   'GET /v1/push/public-key': { expect: all(200), isPublic: true, req: () => ({ url: '/v1/push/public-key' }) },
   'POST /v1/push/subscriptions': {
     expect: anyUser(201),
-    req: () => ({ url: '/v1/push/subscriptions', payload: { endpoint: `https://push.example.com/${uniqueEmail('sub')}`, keys: { p256dh: 'p', auth: 'a' } } }),
+    req: () => ({ url: '/v1/push/subscriptions', payload: { endpoint: `https://push.example.com/${uniqueEmail('sub')}`, keys: browserKeys().json } }),
   },
   'DELETE /v1/push/subscriptions': { expect: anyUser(200), req: () => ({ url: '/v1/push/subscriptions', payload: { endpoint: 'https://push.example.com/none' } }) },
   'GET /v1/calendar': { expect: anyUser(200), req: () => ({ url: '/v1/calendar' }) },

@@ -336,6 +336,31 @@ export function fuzzSuite(title: string, pick: (op: Operation, index: number) =>
       }
     });
 
+    test('regression: every JSON body nested 7,000 deep, and every path parameter 5,000 long, keeps the contract', async () => {
+      const h = { 'x-api-key': w.owner.liveKey, 'content-type': 'application/json' };
+      const deep = `{"a":${'['.repeat(7000)}${']'.repeat(7000)}}`;
+      const long = 'p'.repeat(5000);
+      let checked = 0;
+      for (const op of ops.filter((o) => !STREAMS.has(o.key) && pick(o, 0))) {
+        const filled = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeSegment(realParams(op, w, d)[0]?.[name] ?? '1'));
+        if (op.body) {
+          const res = await t.app.inject({ method: op.method as 'POST', url: filled, headers: h, payload: deep });
+          assertContract(op.key, filled, res.statusCode, res.headers['content-type'], res.body, 'application/json');
+          assert.ok([401, 404, 422].includes(res.statusCode), `${op.key} deep body: ${res.statusCode} ${res.body.slice(0, 200)}`);
+          checked += 1;
+        }
+        if (op.path.includes('{')) {
+          const url = op.path.replace(/\{(\w+)\}/g, long);
+          const res = await t.app.inject({ method: op.method as 'GET', url, headers: { 'x-api-key': w.owner.liveKey, accept: 'application/json' } });
+          assertContract(op.key, url.slice(0, 60), res.statusCode, res.headers['content-type'], res.body, 'application/json');
+          assert.equal(res.statusCode, 404, `${op.key} long parameter: ${res.body.slice(0, 200)}`);
+          assert.ok(!res.body.includes(long.slice(0, 100)), `${op.key}: the answer echoes the path`);
+          checked += 1;
+        }
+      }
+      assert.ok(checked >= 40, `only ${checked} checks`);
+    });
+
     test('every operation of the document, valid and invalid inputs: no 5xx, JSON errors', async () => {
       const chosen = ops.filter((op, i) => !STREAMS.has(op.key) && pick(op, i));
       // Mutating operations run after the reads, and deleting an org last of all.

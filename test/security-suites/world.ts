@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import { createKey, login, register, setPlan, signUp, uniqueEmail, type TestUser } from '../factories.js';
 import type { TestApp } from '../helpers.js';
 import { signToken } from '../../src/lib/signing.js';
+import { browserKeys } from '../peers.js';
 
 export type Headers = Record<string, string>;
 
@@ -134,8 +135,10 @@ export async function buildWorld(t: TestApp): Promise<World> {
   const reply = await ok<{ id: number }>(oc, 'POST', `/v1/incidents/${incident.Id}/replies`, { body: `${markers.liveA} reply`, public: false });
   const signal = await ok<{ Id: number }>(liveA, 'POST', '/v1/signals', { type: 'note', note: `${markers.liveA} note`, org_id: orgA.id, lat: 1, lng: 2 });
   await ok(liveA, 'POST', '/v1/signals', { type: 'beacon', org_id: orgA.id, lat: 1, lng: 2, meta: { device_id: `${markers.liveA}-device` } });
-  // The webhook goes to a loopback address, which the SSRF guard refuses: a failed delivery.
-  const et = await ok<{ id: number; slug: string }>(liveA, 'POST', '/v1/event-types', eventTypeBody(`${markers.liveA} Meeting`, { webhook_url: 'http://127.0.0.1:9/hook' }));
+  // The webhook goes to a loopback address, which the SSRF guard refuses at delivery: a failed
+  // delivery. Saving such a URL is refused, so it is set as one saved before that rule was.
+  const et = await ok<{ id: number; slug: string }>(liveA, 'POST', '/v1/event-types', eventTypeBody(`${markers.liveA} Meeting`, { webhook_url: 'https://hooks.example.com/hook' }));
+  await t.ctx.db.updateTable('event_types').set({ webhook_url: 'http://127.0.0.1:9/hook' }).where('id', '=', et.id).execute();
   const pendingEt = await ok<{ id: number; slug: string }>(liveA, 'POST', '/v1/event-types', eventTypeBody(`${markers.liveA} Request`, { requires_confirmation: true }));
   const teamEt = await ok<{ id: number; slug: string }>(liveA, 'POST', `/v1/orgs/${orgA.slug}/teams/${teamA}/event-types`, eventTypeBody(`${markers.liveA} Team Call`));
   const book = (etId: number) =>
@@ -150,7 +153,7 @@ export async function buildWorld(t: TestApp): Promise<World> {
   const toConfirm = (await book(pendingEt.id)).id;
   const toDecline = (await book(pendingEt.id)).id;
   const pushEndpoint = `https://push.example.com/${markers.orgA}-endpoint`;
-  await ok(oc, 'POST', '/v1/push/subscriptions', { endpoint: pushEndpoint, keys: { p256dh: `${markers.orgA}p256`, auth: `${markers.orgA}auth` } });
+  await ok(oc, 'POST', '/v1/push/subscriptions', { endpoint: pushEndpoint, keys: browserKeys().json });
 
   // The owner's deliveries: email notices of the bookings, the refused webhook.
   const deliveryId = (await ok<{ deliveries: { id: number }[] }>(liveA, 'GET', '/v1/deliveries?limit=200')).deliveries.at(-1)!.id;

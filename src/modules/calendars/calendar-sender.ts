@@ -28,7 +28,7 @@ export function calendarSender(ctx: AppContext): Sender {
       if (gone) return { outcome: 'sent', statusCode: await deleteEvent(row.recipient, o) };
       const et = b.event_type_id === null ? undefined : await findEventType(ctx.db, b.event_type_id);
       const host = await findUserById(ctx.db, b.host_id);
-      const { method: _method, ...inv } = invitationOf(b, et?.name, host, false);
+      const { method: _method, ...inv } = invitationOf(b, et, host, false);
       return { outcome: 'sent', statusCode: await putEvent(row.recipient, calendarObjectIcs(inv), o) };
     } catch (err) {
       if (err instanceof BlockedAddressError) throw new DeliveryError(err.message, null, true);

@@ -6,6 +6,8 @@ import type { Tx } from '../../db/transaction.js';
 import type { Invitation } from '../deliveries/ics.js';
 import { queueDelivery } from '../deliveries/outbox.js';
 import type { BookingRow } from '../scheduling/bookings.repository.js';
+import type { EventTypeRow } from '../scheduling/event-types.repository.js';
+import { LOCATION_LABEL } from '../scheduling/notice-times.js';
 import { writeConnectionOf } from './calendars.repository.js';
 
 export interface CalendarWrite {
@@ -14,18 +16,28 @@ export interface CalendarWrite {
 }
 
 /** The invitation of a booking: the emailed `.ics` and the written calendar event share it (UID, summary, sequence). */
-export function invitationOf(b: BookingRow, eventName: string | undefined, host: Pick<UsersTable, 'name' | 'email'> | undefined, cancelled: boolean): Invitation {
+export function invitationOf(
+  b: BookingRow,
+  et: Pick<EventTypeRow, 'name' | 'location_type'> | undefined,
+  host: Pick<UsersTable, 'name' | 'email'> | undefined,
+  cancelled: boolean,
+): Invitation {
   return {
     uid: `${b.id}@muster`,
     method: cancelled ? 'CANCEL' : 'REQUEST',
     start: b.start_time,
     end: b.end_time,
-    summary: `${eventName ?? 'Booking'} with ${host?.name ?? 'your host'}`,
+    summary: `${et?.name ?? 'Booking'} with ${host?.name ?? 'your host'}`,
     organizer: host?.email ?? null,
     organizer_name: host?.name ?? null,
     attendee: b.attendee_email,
+    attendee_name: b.attendee_name,
     // RFC 5546: every update of an event raises SEQUENCE; seconds since creation always grow.
     sequence: Math.max(0, Math.floor((Date.parse(b.updated_at) - Date.parse(b.created_at)) / 1000)),
+    // A request waiting for its host is TENTATIVE until it is confirmed.
+    status: b.status === 'pending' ? 'pending' : 'confirmed',
+    location: et ? LOCATION_LABEL[et.location_type] : null,
+    stamp: b.updated_at,
   };
 }
 

@@ -1,3 +1,4 @@
+import { checkPushSubscription, type PushSubscriptionInput } from './push-keys.js';
 import type { AppContext } from '../../context.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
@@ -39,7 +40,8 @@ export async function retryDelivery(ctx: AppContext, actor: Actor, id: number) {
   return { id, status: 'pending' as const };
 }
 
-export async function subscribePush(ctx: AppContext, actor: Actor, s: { endpoint: string; keys: { p256dh: string; auth: string } }) {
+export async function subscribePush(ctx: AppContext, actor: Actor, s: PushSubscriptionInput) {
+  checkPushSubscription(ctx, s);
   const now = iso(ctx.clock.now());
   // One endpoint is one browser: registering it again (possibly as another user) moves it.
   await ctx.db
@@ -80,7 +82,7 @@ export async function calendarFeed(ctx: AppContext, token: string): Promise<stri
   const rows = await ctx.db
     .selectFrom('bookings')
     .leftJoin('event_types', 'event_types.id', 'bookings.event_type_id')
-    .select(['bookings.id', 'bookings.start_time', 'bookings.end_time', 'bookings.status', 'bookings.attendee_name', 'bookings.attendee_email', 'bookings.notes', 'event_types.name'])
+    .select(['bookings.id', 'bookings.start_time', 'bookings.end_time', 'bookings.status', 'bookings.attendee_name', 'bookings.attendee_email', 'bookings.notes', 'bookings.updated_at', 'event_types.name'])
     .where('bookings.host_id', '=', user.id)
     .where('bookings.livemode', '=', 1)
     .where('bookings.status', 'in', ['confirmed', 'pending'])
@@ -97,6 +99,8 @@ export async function calendarFeed(ctx: AppContext, token: string): Promise<stri
       summary: `${b.name ?? 'Booking'} with ${b.attendee_name}`,
       description: [b.attendee_email, b.notes].filter(Boolean).join('\n'),
       status: b.status === 'pending' ? 'pending' : 'confirmed',
+      // The booking's last change, not the fetch: the same feed twice is the same text.
+      stamp: b.updated_at,
     })),
   );
 }

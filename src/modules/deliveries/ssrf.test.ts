@@ -103,7 +103,10 @@ describe('SSRF guard on (no MUSTER_ALLOW_PRIVATE_WEBHOOKS): webhooks never reach
   /** Books an event type whose webhook goes to `url`, runs the worker, and answers the delivery. */
   async function attempt(url: string) {
     seq += 1;
-    const et = await createEventType(t.app, hostKey, { name: `Target ${seq}`, slug: `target-${seq}`, webhook_url: url });
+    // Saving a plainly private URL is refused (test/unsafe-urls.test.ts); the connect-time guard is
+    // what stops one stored earlier, or a public name that resolves inward later: store it directly.
+    const et = await createEventType(t.app, hostKey, { name: `Target ${seq}`, slug: `target-${seq}`, webhook_url: 'https://hooks.example.com/placeholder' });
+    await t.ctx.db.updateTable('event_types').set({ webhook_url: url }).where('id', '=', et.id).execute();
     await bookPublic(t.app, t.clock, host.slug, et.slug);
     await processDue(t.ctx, senders);
     const d = (await listDeliveries(t.app, hostKey)).find((x) => x.kind === 'webhook' && x.recipient === url);

@@ -1,3 +1,4 @@
+import { notFoundPage } from '../pages-assets/not-found-page.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
@@ -78,7 +79,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
       if (err instanceof AppError && err.status === 404) return undefined;
       throw err;
     });
-    if (!page) return reply.status(404).type('text/html; charset=utf-8').send('<!doctype html><title>Not found</title><h1>Not found</h1>');
+    if (!page) return reply.status(404).type('text/html; charset=utf-8').send(notFoundPage('Incident status', 'There is no status page at this address. Check the link you were sent.'));
     return reply.type('text/html; charset=utf-8').send(renderStatusPage(page));
   });
 };

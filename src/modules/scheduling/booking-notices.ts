@@ -7,6 +7,7 @@ import { findUserById } from '../users/users.repository.js';
 import type { BookingRow } from './bookings.repository.js';
 import type { EventTypeRow } from './event-types.repository.js';
 import { invitationOf, queueCalendarWrite } from '../calendars/writes.js';
+import { whenIn } from './notice-times.js';
 
 export type BookingEvent = 'booking.created' | 'booking.confirmed' | 'booking.declined' | 'booking.cancelled' | 'booking.rescheduled';
 
@@ -25,41 +26,49 @@ const HOST_LABEL: Record<BookingEvent, string> = {
   'booking.rescheduled': 'Rescheduled',
 };
 
-const when = (b: BookingRow) => `${b.start_time.replace('T', ' ').slice(0, 16)} UTC`;
-
 /**
  * Queues, in the transaction of the change, the emails and the webhook that a booking event
  * owes: the attendee's notice (with its links and an invitation), the host's notice (with confirm
  * and decline links when the booking waits for them), `booking.*` to the event type's webhook, and
- * the event in the host's write calendar.
+ * the event in the host's write calendar. Each email shows the time in its reader's zone (the
+ * attendee: the booking's; the host: their own), with the zone named; a cancellation's reason
+ * reaches both.
  */
 export async function queueBookingNotices(ctx: AppContext, tx: Tx, event: BookingEvent, b: BookingRow, et: EventTypeRow | undefined, links: Links, data: unknown) {
   const host = await findUserById(tx.db, b.host_id);
   const name = et?.name ?? 'Booking';
   const mode = b.livemode === 1 ? ('live' as const) : ('test' as const);
   const base = { userId: b.host_id, orgId: b.org_id, mode };
-  const ics = { ...invitationOf(b, et?.name, host, event === 'booking.cancelled' || event === 'booking.declined') };
+  const manageUrl = links.cancel_url.split('?')[0]!;
+  const ics = invitationOf(b, et, host, event === 'booking.cancelled' || event === 'booking.declined');
+  const reason = b.cancel_reason ? `\nReason: ${b.cancel_reason}` : '';
+  const at = whenIn(b.start_time, b.end_time, b.timezone);
   const manage = `\n\nNeed to change it?\nReschedule: ${links.reschedule_url}\nCancel: ${links.cancel_url}`;
   const attendee: Record<BookingEvent, { subject: string; text: string } | undefined> = {
     'booking.created':
       b.status === 'pending'
-        ? { subject: `Request received: ${name} on ${when(b)}`, text: `Your request for ${name} on ${when(b)} waits for ${host?.name ?? 'the host'} to confirm it.${manage}` }
-        : { subject: `Confirmed: ${name} on ${when(b)}`, text: `Your booking of ${name} with ${host?.name ?? 'your host'} on ${when(b)} is confirmed.${manage}` },
-    'booking.confirmed': { subject: `Confirmed: ${name} on ${when(b)}`, text: `${host?.name ?? 'The host'} confirmed ${name} on ${when(b)}.${manage}` },
-    'booking.declined': { subject: `Declined: ${name} on ${when(b)}`, text: `${host?.name ?? 'The host'} could not accept ${name} on ${when(b)}.` },
-    'booking.cancelled': { subject: `Cancelled: ${name} on ${when(b)}`, text: `${name} on ${when(b)} is cancelled.${b.cancel_reason ? `\nReason: ${b.cancel_reason}` : ''}` },
-    'booking.rescheduled': { subject: `Rescheduled: ${name}, now ${when(b)}`, text: `${name} now takes place on ${when(b)}.${manage}` },
+        ? { subject: `Request received: ${name} on ${at}`, text: `Your request for ${name} on ${at} waits for ${host?.name ?? 'the host'} to confirm it.${manage}` }
+        : { subject: `Confirmed: ${name} on ${at}`, text: `Your booking of ${name} with ${host?.name ?? 'your host'} on ${at} is confirmed.${manage}` },
+    'booking.confirmed': { subject: `Confirmed: ${name} on ${at}`, text: `${host?.name ?? 'The host'} confirmed ${name} on ${at}.${manage}` },
+    'booking.declined': { subject: `Declined: ${name} on ${at}`, text: `${host?.name ?? 'The host'} could not accept ${name} on ${at}.` },
+    'booking.cancelled': { subject: `Cancelled: ${name} on ${at}`, text: `${name} on ${at} is cancelled.${reason}` },
+    'booking.rescheduled': { subject: `Rescheduled: ${name}, now ${at}`, text: `${name} now takes place on ${at}.${manage}` },
   };
   const a = attendee[event];
-  if (a) await queueEmail(ctx, tx, { ...base, to: b.attendee_email, topic: event, ...a, ics });
+  const notes = b.notes ? `Notes: ${b.notes}\n\n` : '';
+  const attendeeIcs = { ...ics, description: `${notes}Reschedule or cancel: ${manageUrl}`, url: manageUrl };
+  if (a) await queueEmail(ctx, tx, { ...base, to: b.attendee_email, topic: event, ...a, ics: attendeeIcs });
 
   if (host) {
+    const hostAt = whenIn(b.start_time, b.end_time, host.timezone);
     const text =
       event === 'booking.created' && b.status === 'pending'
-        ? `${b.attendee_name} <${b.attendee_email}> asks for ${name} on ${when(b)}.\n\nConfirm: ${links.confirm_url}\nDecline: ${links.decline_url}`
-        : `${b.attendee_name} <${b.attendee_email}>: ${name} on ${when(b)} (${event.replace('booking.', '')}).`;
-    const subject = event === 'booking.created' && b.status === 'pending' ? `Please confirm: ${name} on ${when(b)}` : `${HOST_LABEL[event]}: ${name} on ${when(b)}`;
-    await queueEmail(ctx, tx, { ...base, to: host.email, topic: `${event}.host`, subject, text, ics });
+        ? `${b.attendee_name} <${b.attendee_email}> asks for ${name} on ${hostAt}.\n\nConfirm: ${links.confirm_url}\nDecline: ${links.decline_url}`
+        : `${b.attendee_name} <${b.attendee_email}>: ${name} on ${hostAt} (${event.replace('booking.', '')}).${event === 'booking.cancelled' ? reason : ''}`;
+    const subject = event === 'booking.created' && b.status === 'pending' ? `Please confirm: ${name} on ${hostAt}` : `${HOST_LABEL[event]}: ${name} on ${hostAt}`;
+    // The host's copy has no URL: the management link is the attendee's.
+    const hostIcs = { ...ics, description: `${b.attendee_name} <${b.attendee_email}>${b.notes ? `\nNotes: ${b.notes}` : ''}` };
+    await queueEmail(ctx, tx, { ...base, to: host.email, topic: `${event}.host`, subject, text, ics: hostIcs });
   }
 
   if (et?.webhook_url) {

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { flag, type BookingStatus, type Mode } from '../../db/schema.js';
 import type { Actor } from '../../lib/actor.js';
-import { iso } from '../../lib/clock.js';
+import { DAY, iso } from '../../lib/clock.js';
 import { randomToken } from '../../lib/crypto.js';
 import { fetchWindow, pageOf } from '../../lib/paging.js';
 import { conflict, notFound, slotUnavailable } from '../../lib/errors.js';
@@ -53,6 +53,7 @@ export function toBooking(ctx: AppContext, b: BookingRow) {
     reschedule_url,
     livemode: b.livemode === 1,
     created_at: b.created_at,
+    cancel_reason: b.cancel_reason,
   };
 }
 export type Booking = ReturnType<typeof toBooking>;
@@ -174,8 +175,13 @@ export async function rescheduleAsHost(ctx: AppContext, actor: Actor, id: string
 
 export async function listBookings(ctx: AppContext, actor: Actor, f: repo.BookingFilter & { limit: number; page: number }) {
   // Stored times are ISO text in UTC with milliseconds; any other RFC 3339 spelling would compare wrongly as text.
-  const at = (t: string | undefined) => (t === undefined ? undefined : iso(new Date(t)));
-  const filter = { ...f, from: at(f.from), to: at(f.to) };
+  // A bare day means all of it (UTC): `from` at its start, `to` up to its end (the next day's start).
+  const at = (t: string | undefined, endOfDay: boolean) => {
+    if (t === undefined) return undefined;
+    const day = t.length === 10;
+    return iso(new Date(Date.parse(day ? `${t}T00:00:00Z` : t) + (day && endOfDay ? DAY : 0)));
+  };
+  const filter = { ...f, from: at(f.from, false), to: at(f.to, true) };
   const w = fetchWindow(f);
   const rows = await repo.listHostBookings(ctx.db, actor.userId, flag(actor.mode === 'live'), filter, w.limit, w.offset);
   const { items, ...page } = pageOf(rows, f, (r) => toBooking(ctx, r));

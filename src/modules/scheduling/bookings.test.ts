@@ -156,6 +156,7 @@ describe('bookings', () => {
       assert.deepEqual(Object.keys(b).sort(), [
         'attendee_email',
         'attendee_name',
+        'cancel_reason',
         'cancel_url',
         'created_at',
         'end_time',
@@ -186,6 +187,7 @@ describe('bookings', () => {
         requires_confirmation: false,
         livemode: true,
         created_at: NOW,
+        cancel_reason: null,
       });
       const token = manageToken(b);
       assert.equal(cancel_url, `http://muster.test/bookings/manage/${token}?action=cancel`);

@@ -1,3 +1,4 @@
+import { refusePlainlyPrivate } from '../deliveries/url-guard.js';
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { flag, type Flag } from '../../db/schema.js';
@@ -139,6 +140,8 @@ const slugTaken = (err: unknown): never => {
 
 async function insert(ctx: AppContext, owner: { id: number; timezone: string }, orgId: number, teamId: number | null, livemode: Flag, input: CreateEventTypeBody, taken: Set<string>) {
   checkAvailability(input.availability);
+  // Refused at save, not only at delivery (issue 14, item 12); the connect-time guard still applies.
+  refusePlainlyPrivate(ctx, 'webhook_url', input.webhook_url);
   const now = iso(ctx.clock.now());
   const id = await repo
     .insertEventType(ctx.db, {
@@ -209,6 +212,7 @@ export async function updateEventType(ctx: AppContext, actor: Actor, id: number,
   const d = await visibleEventType(ctx, actor, id, true);
   if (d.locked) throw resourceLocked();
   checkAvailability(input.availability);
+  refusePlainlyPrivate(ctx, 'webhook_url', input.webhook_url);
   const patch = { ...rowFields(input), updated_at: iso(ctx.clock.now()) };
   // A webhook URL gets a signing secret the first time one is set.
   if (input.webhook_url && !d.row.webhook_secret) Object.assign(patch, { webhook_secret: webhookSecret() });

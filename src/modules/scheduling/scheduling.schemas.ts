@@ -41,14 +41,15 @@ export const Booking = Type.Object({
   reschedule_url: Type.String(),
   livemode: Type.Boolean(),
   created_at: Type.String(),
+  cancel_reason: Nullable(Type.String({ description: 'the reason given when it was cancelled (by the attendee, shared with the host; or by the host)' })),
 });
 export const BookingList = Type.Object({ bookings: Type.Array(Booking), page: Type.Integer(), limit: Type.Integer(), has_more: Type.Boolean() });
 export const ListBookingsQuery = Type.Object({
   ...PagingQuery.properties,
   event_type_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
   status: Type.Optional(BookingStatusSchema),
-  from: Type.Optional(Type.String({ format: 'date-time' })),
-  to: Type.Optional(Type.String({ format: 'date-time' })),
+  from: Type.Optional(Type.String({ format: 'date-or-date-time', description: 'start_time at or after: a date-time, or a day (YYYY-MM-DD, from its start, UTC)' })),
+  to: Type.Optional(Type.String({ format: 'date-or-date-time', description: 'start_time before: a date-time, or a day (YYYY-MM-DD, up to its end, UTC)' })),
 });
 export const BookingIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 export const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) });

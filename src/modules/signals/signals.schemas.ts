@@ -3,7 +3,6 @@ import { Nullable, PagingQuery, StringEnum } from '../../lib/schemas.js';
 import { Lat, Lng } from '../incidents/incidents.schemas.js';
 
 export const SignalTypeSchema = StringEnum(['beacon', 'capture', 'note', 'checkin', 'alert']);
-export const StoredTypeSchema = StringEnum(['capture', 'note', 'checkin', 'alert'], { description: 'beacons are never stored' });
 
 export const DeviceId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._:-]+$', description: 'e.g. dev-1a2b3c-4d5e6f7g' });
 
@@ -13,7 +12,8 @@ export const CreateSignalBody = Type.Object({
   lng: Type.Optional(Lng),
   accuracy: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000, description: 'metres' })),
   note: Type.Optional(Type.String({ maxLength: 5000 })),
-  image_url: Type.Optional(Type.String({ maxLength: 2048, format: 'uri' })),
+  // http(s) only: a `javascript:` or `data:` URL would be stored and shown as a link (issue 14, item 12).
+  image_url: Type.Optional(Type.String({ maxLength: 2048, format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]', description: 'an http(s) URL: usually one from POST /v1/upload; other hosts are allowed' })),
   ticket_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'an incident of the same org and mode' })),
   org_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "default: the caller's primary org" })),
   meta: Type.Optional(Type.Object({ device_id: Type.Optional(DeviceId) }, { additionalProperties: true, description: 'free-form, at most 4 KB as JSON' })),
@@ -41,7 +41,7 @@ export type Signal = Static<typeof Signal>;
 
 export const ListSignalsQuery = Type.Object({
   ...PagingQuery.properties,
-  type: Type.Optional(StoredTypeSchema),
+  type: Type.Optional(StringEnum(['beacon', 'capture', 'note', 'checkin', 'alert'], { description: 'beacons are never stored: `beacon` lists nothing' })),
   org_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
 });
 export type ListSignalsQuery = Static<typeof ListSignalsQuery>;

@@ -121,7 +121,9 @@ export async function createSignal(ctx: AppContext, actor: Actor, input: CreateS
 
 export async function listSignals(ctx: AppContext, actor: Actor, q: ListSignalsQuery) {
   const w = fetchWindow(q);
-  const rows = await listRows(ctx.db, await actorScope(ctx, actor, q.org_id), q.type, w.limit, w.offset);
+  const scope = await actorScope(ctx, actor, q.org_id);
+  // A beacon is a signal type but never stored, so its list is empty (not a 422).
+  const rows = q.type === 'beacon' ? [] : await listRows(ctx.db, scope, q.type, w.limit, w.offset);
   const { items, ...page } = pageOf(rows, q, toSignal);
   return { signals: items, ...page };
 }

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { notFoundPage } from '../pages-assets/not-found-page.js';
 
 /** Where `npm run build` puts the front end: dist/web beside dist/server.js (also found from src/ under tsx). */
 export const defaultWebDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist/web');
@@ -26,7 +27,18 @@ const NOT_BUILT =
  * assets under /assets/ (immutable) and the few stable files at the root (/embed.js, the service
  * worker, the manifest and icons; revalidated). Without a build the pages answer 503 with the fix.
  */
-export const webRoutes: FastifyPluginAsync<{ webDir?: string }> = async (app, opts) => {
+export interface WebOptions {
+  webDir?: string;
+  /** Whether a page's address names something; when not, a styled 404 instead of the page shell. */
+  pageExists?: (file: string, params: Record<string, string>) => Promise<boolean>;
+}
+
+const MISSING: Record<string, [string, string]> = {
+  'book.html': ['Booking', 'There is no booking page at this address. Check the link, or ask its owner for a new one.'],
+  'manage.html': ['Your booking', 'This booking link is not valid. Use the link from your latest email about the booking.'],
+};
+
+export const webRoutes: FastifyPluginAsync<WebOptions> = async (app, opts) => {
   // Every page and file here is public: pages call the API with the visitor's own session cookie.
   app.addHook('onRoute', (route) => {
     route.config = { ...route.config, public: true };
@@ -36,7 +48,11 @@ export const webRoutes: FastifyPluginAsync<{ webDir?: string }> = async (app, op
   if (!built) app.log.warn({ webDir }, 'web front end not built; pages answer 503 until `npm run build`');
 
   const html = new Map<string, string>();
-  const page = (file: string) => (_req: unknown, reply: FastifyReply) => {
+  const page = (file: string) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const missing = MISSING[file];
+    if (missing && opts.pageExists && !(await opts.pageExists(file, request.params as Record<string, string>))) {
+      return reply.status(404).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(notFoundPage(...missing));
+    }
     let body = html.get(file);
     if (body === undefined && built) {
       body = fs.readFileSync(path.join(webDir, file), 'utf8');

@@ -2,7 +2,9 @@ import webpush from 'web-push';
 import type https from 'node:https';
 import type { AppContext } from '../../../context.js';
 import { getOrCreateSetting } from '../../../db/settings.js';
+import { postGuarded } from '../http-post.js';
 import type { OutboxRow } from '../outbox.repository.js';
+import { BlockedAddressError } from '../ssrf.js';
 import { DeliveryError, type Sender } from './types.js';
 
 export interface VapidKeys {
@@ -17,9 +19,23 @@ export async function vapidKeys(ctx: AppContext): Promise<VapidKeys> {
 }
 
 /**
+ * The delivery log's words for a push that got no answer. A socket error's own text
+ * (`connect ECONNREFUSED 10.0.0.5:8443`, a timeout) would tell whoever registered the endpoint
+ * which ports answer on that host: a port-scan oracle (issue 14, item 4). A refused private
+ * address is said as such; the cause goes to the server log only.
+ */
+function unreachable(ctx: AppContext, err: unknown): string {
+  if (err instanceof BlockedAddressError) return 'refused: the endpoint is a private, loopback or link-local address';
+  ctx.log.info({ err }, 'push service unreachable');
+  return 'the push service could not be reached';
+}
+
+/**
  * Web Push to every browser the user registered: encrypted (aes128gcm) and signed with the VAPID
  * keys, high urgency and a short TTL (an alert an hour late is noise). A 404 or 410 from the
- * push service means the subscription is gone: it is deleted.
+ * push service means the subscription is gone: it is deleted. The request goes out like a
+ * webhook's (`postGuarded`): the address checked at connect time on every attempt unless
+ * MUSTER_ALLOW_PRIVATE_WEBHOOKS, no redirects, a hard deadline.
  */
 export function pushSender(ctx: AppContext, agent?: https.Agent): Sender {
   return async (row: OutboxRow) => {
@@ -29,25 +45,40 @@ export function pushSender(ctx: AppContext, agent?: https.Agent): Sender {
     const keys = await vapidKeys(ctx);
     let delivered = 0;
     let lastError = '';
+    let permanent = true;
     for (const s of subs) {
+      let req: webpush.RequestDetails;
       try {
-        await webpush.sendNotification({ endpoint: s.endpoint, keys: { p256dh: s.p256dh, auth: s.auth } }, row.payload, {
+        req = webpush.generateRequestDetails({ endpoint: s.endpoint, keys: { p256dh: s.p256dh, auth: s.auth } }, row.payload, {
           vapidDetails: { subject: ctx.config.vapidSubject, publicKey: keys.publicKey, privateKey: keys.privateKey },
           TTL: 300,
           urgency: 'high',
           contentEncoding: 'aes128gcm',
-          timeout: ctx.config.webhookTimeoutMs,
-          ...(agent ? { agent } : {}),
         });
-        delivered += 1;
+      } catch {
+        // Keys stored before they were checked at subscription: nothing to send them with.
+        lastError = 'the subscription keys are invalid';
+        continue;
+      }
+      let status: number;
+      try {
+        const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+        status = (await postGuarded(req.endpoint, req.body ?? '', headers, { timeoutMs: ctx.config.webhookTimeoutMs, allowPrivate: ctx.config.allowPrivateWebhooks, ...(agent ? { agent } : {}) })).status;
       } catch (err) {
-        const status = (err as { statusCode?: number }).statusCode;
-        if (status === 404 || status === 410) await ctx.db.deleteFrom('push_subscriptions').where('id', '=', s.id).execute();
-        else lastError = err instanceof Error ? err.message : String(err);
+        lastError = unreachable(ctx, err);
+        if (!(err instanceof BlockedAddressError)) permanent = false;
+        continue;
+      }
+      if (status >= 200 && status < 300) delivered += 1;
+      else if (status === 404 || status === 410) await ctx.db.deleteFrom('push_subscriptions').where('id', '=', s.id).execute();
+      else {
+        lastError = `the push service answered HTTP ${status}`;
+        permanent = false;
       }
     }
     if (delivered > 0) return { outcome: 'sent', note: `${delivered} of ${subs.length} browsers` };
     if (!lastError) return { outcome: 'skipped', note: 'every subscription had expired' };
-    throw new DeliveryError(lastError);
+    // Only refused addresses or unusable keys: trying again cannot help.
+    throw new DeliveryError(lastError, null, permanent);
   };
 }
