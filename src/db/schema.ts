@@ -338,6 +338,22 @@ export interface DB {
   outbox_attempts: OutboxAttemptsTable;
   push_subscriptions: PushSubscriptionsTable;
   idempotency_keys: IdempotencyKeysTable;
+  devices: DevicesTable;
+}
+
+/** A tracker app's device (issue #17): its token is stored as a SHA-256 only. */
+export interface DevicesTable {
+  id: Generated<number>;
+  user_id: number;
+  org_id: number;
+  livemode: Flag;
+  name: string;
+  device_id: string;
+  token_hash: string;
+  created_at: string;
+  updated_at: string;
+  last_seen_at: string | null;
+  revoked_at: string | null;
 }
 
 export const flag = (b: boolean): Flag => (b ? 1 : 0);
