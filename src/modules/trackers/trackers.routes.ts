@@ -66,6 +66,13 @@ async function asDevice(app: FastifyInstance, ctx: AppContext, request: FastifyR
 export const trackersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   // Tracker apps post HTML-form bodies; only these routes accept one.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => done(null, parseForm(body as string)));
+  // OwnTracks posts a zero-length JSON body when a friend is deleted (its HTTP booklet): no body, not 400.
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '') done(null, undefined);
+    else json(req, body as string, done);
+  });
 
   /** OsmAnd parameters, or the Traccar Client JSON body: one fix or a buffered batch. */
   const osmand = async (request: FastifyRequest, reply: FastifyReply) => {
