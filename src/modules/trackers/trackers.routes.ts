@@ -71,7 +71,7 @@ export const trackersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (body === '') done(null, undefined);
-    else json(req, body as string, done);
+    else void json(req, body as string, done);
   });
 
   /** OsmAnd parameters, or the Traccar Client JSON body: one fix or a buffered batch. */
