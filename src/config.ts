@@ -55,7 +55,8 @@ export interface Config {
   outboxPollMs: number;
   /**
    * Requests allowed per window and bucket (0 = unlimited): `api` per user and mode, the others per
-   * client IP: `auth` (login, codes, registration), `booking` (public booking posts), `public` (other public API routes).
+   * client IP: `auth` (login, codes, registration), `booking` (public booking posts), `public` (other public API routes);
+   * `device` per tracker device token (modules/trackers counts it itself).
    */
   rateLimit: { windowMs: number; api: number; auth: number; booking: number; public: number; device: number };
   /** An Idempotency-Key request still marked in flight after this long is taken as abandoned (a crash) and may run again. */
