@@ -23,7 +23,7 @@ interface Device {
 }
 type Created = Device & { token: string; owntracks_config: Record<string, unknown> };
 
-const URLS: [keyof Device, string][] = [
+const URLS: ['osmand_url' | 'owntracks_url' | 'gpslogger_url' | 'traccar_json_url', string][] = [
   ['osmand_url', 'OsmAnd / Traccar Client'],
   ['owntracks_url', 'OwnTracks (HTTP mode)'],
   ['gpslogger_url', 'GPSLogger custom URL'],
@@ -46,8 +46,8 @@ function Urls({ d }: { d: Device }) {
         <div key={key}>
           <dt class="muted">{label}</dt>
           <dd class="link-box">
-            <span class="mono">{String(d[key])}</span>
-            <CopyButton text={String(d[key])} />
+            <span class="mono">{d[key]}</span>
+            <CopyButton text={d[key]} />
           </dd>
         </div>
       ))}
@@ -121,7 +121,7 @@ export function DevicesView() {
             <p class="muted">
               {d.user_name} · {orgName(orgs, d.org_id)} · <span class="mono">{d.device_id}</span> ·{' '}
               {d.last_seen_at ? `seen ${relative(d.last_seen_at)}` : 'never seen'}
-              {d.last_position?.lat != null ? ` · ${d.last_position.lat.toFixed(5)}, ${d.last_position.lng?.toFixed(5)}` : ''}
+              {typeof d.last_position?.lat === 'number' ? ` · ${d.last_position.lat.toFixed(5)}, ${d.last_position.lng?.toFixed(5) ?? ''}` : ''}
             </p>
             <Urls d={d} />
             <div class="row">
