@@ -29,6 +29,7 @@ import * as fanout from './fanout.bench.js';
 import * as incidents from './incidents.bench.js';
 import * as scheduling from './scheduling.bench.js';
 import { checkRegistry, parseArgs, runBenchmarks, type Benchmark } from './runner.js';
+import * as trackers from './trackers.bench.js';
 
 /** Every benchmark, in the order of the file. A new one is imported above and listed here. */
 const BENCHMARKS: Benchmark[] = [
@@ -38,6 +39,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'beacons-redis', run: beaconsRedis.run },
   { name: 'fanout', run: fanout.run },
   { name: 'scheduling', run: scheduling.run },
+  { name: 'trackers', run: trackers.run },
 ];
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));

@@ -22,6 +22,8 @@ import { teamsRoutes } from './modules/orgs/teams.routes.js';
 import { healthRoutes } from './modules/system/health.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { webRoutes } from './modules/web/web.routes.js';
+import { devicesRoutes } from './modules/devices/devices.routes.js';
+import { trackersRoutes } from './modules/trackers/trackers.routes.js';
 import { webConfigRoutes } from './modules/web/web-config.routes.js';
 import { invalidField } from './lib/errors.js';
 import { fieldWithNul } from './lib/nul.js';
@@ -122,6 +124,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // The front end (dashboard, field terminal, booking and management pages, /embed.js).
   await app.register(webConfigRoutes, { ctx });
   await app.register(webRoutes, { pageExists: publicPageExists(ctx) });
+  await app.register(devicesRoutes, { ctx });
+  // Encapsulated: its form parser stays with the tracker routes. Owns `/` (OsmAnd fixes, else /app/).
+  await app.register(trackersRoutes, { ctx });
 
   return app;
 }

@@ -55,9 +55,10 @@ export interface Config {
   outboxPollMs: number;
   /**
    * Requests allowed per window and bucket (0 = unlimited): `api` per user and mode, the others per
-   * client IP: `auth` (login, codes, registration), `booking` (public booking posts), `public` (other public API routes).
+   * client IP: `auth` (login, codes, registration), `booking` (public booking posts), `public` (other public API routes);
+   * `device` per tracker device token (modules/trackers counts it itself).
    */
-  rateLimit: { windowMs: number; api: number; auth: number; booking: number; public: number };
+  rateLimit: { windowMs: number; api: number; auth: number; booking: number; public: number; device: number };
   /** An Idempotency-Key request still marked in flight after this long is taken as abandoned (a crash) and may run again. */
   idempotencyLockTimeoutMs: number;
   /** Origins allowed to frame the public booking pages (CSP frame-ancestors); `*` allows any. */
@@ -225,6 +226,7 @@ export function loadConfig(env: Env = process.env): Config {
       auth: int('RATE_LIMIT_AUTH', 10, 0, 1_000_000),
       booking: int('RATE_LIMIT_BOOKING', 20, 0, 1_000_000),
       public: int('RATE_LIMIT_PUBLIC', 300, 0, 1_000_000),
+      device: int('RATE_LIMIT_DEVICE', 120, 0, 1_000_000),
     },
     idempotencyLockTimeoutMs: int('IDEMPOTENCY_LOCK_TIMEOUT_MS', 60_000, 100, 3_600_000),
     embedAllowedOrigins,

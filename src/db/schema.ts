@@ -369,6 +369,7 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   calendar_connections: CalendarConnectionsTable;
   calendar_busy: CalendarBusyTable;
+  devices: DevicesTable;
 }
 
 export type CalendarKind = 'ics' | 'caldav';
@@ -407,6 +408,21 @@ export interface CalendarBusyTable {
   user_id: number;
   start_time: string;
   end_time: string;
+}
+
+/** A tracker app's device (issue #17): its token is stored as a SHA-256 only. */
+export interface DevicesTable {
+  id: Generated<number>;
+  user_id: number;
+  org_id: number;
+  livemode: Flag;
+  name: string;
+  device_id: string;
+  token_hash: string;
+  created_at: string;
+  updated_at: string;
+  last_seen_at: string | null;
+  revoked_at: string | null;
 }
 
 export const flag = (b: boolean): Flag => (b ? 1 : 0);

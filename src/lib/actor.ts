@@ -5,5 +5,6 @@ export interface Actor {
   userId: number;
   /** From the key's prefix; a session cookie is always live. */
   mode: Mode;
-  via: 'key' | 'session';
+  /** 'device': a tracker app's token, posting fixes on behalf of its owner (modules/trackers). */
+  via: 'key' | 'session' | 'device';
 }

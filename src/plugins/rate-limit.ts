@@ -1,10 +1,21 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppContext } from '../context.js';
 import { AppError } from '../lib/errors.js';
 import { memoryRateLimitStore, redisRateLimitStore, type RateLimitStore } from '../lib/rate-limit-store.js';
 
-export type RateLimitGroup = 'api' | 'auth' | 'booking' | 'public';
+export type RateLimitGroup = 'api' | 'auth' | 'booking' | 'public' | 'device';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Counts one request against `bucket` with `group`'s limit; 429 when over it. For routes that count themselves. */
+    rateLimitHit(reply: FastifyReply, group: RateLimitGroup, bucket: string): Promise<void>;
+  }
+  interface FastifyContextConfig {
+    /** The route counts its own requests with rateLimitHit (tracker apps: per device, once the token is known). */
+    ownRateLimit?: boolean;
+  }
+}
 
 /** Sign-in and sign-up: the strict per-IP group. */
 const AUTH_ROUTES = new Set(['POST /v1/auth/login', 'POST /v1/auth/magic-link', 'POST /v1/auth/magic-link/verify', 'POST /v1/users']);
@@ -17,7 +28,7 @@ const UNLIMITED = new Set(['/healthz', '/readyz']);
  */
 export function rateLimitGroup(request: FastifyRequest): RateLimitGroup | null {
   const url = request.routeOptions.url;
-  if (!url || UNLIMITED.has(url) || url.endsWith('/stream')) return null;
+  if (!url || UNLIMITED.has(url) || url.endsWith('/stream') || request.routeOptions.config.ownRateLimit) return null;
   if (AUTH_ROUTES.has(`${request.method} ${url}`)) return 'auth';
   if (!request.routeOptions.config.public) return 'api';
   if (request.method === 'POST' && BOOKING_PREFIXES.some((p) => url.startsWith(p))) return 'booking';
@@ -42,12 +53,10 @@ export default fp(
     const counters = store ?? (ctx.redis ? redisRateLimitStore(ctx.redis, ctx.config.redisPrefix, ctx.log) : memoryRateLimitStore());
     const { windowMs } = ctx.config.rateLimit;
 
-    app.addHook('onRequest', async (request, reply) => {
-      const group = rateLimitGroup(request);
-      if (!group) return;
+    const hit = async (reply: FastifyReply, group: RateLimitGroup, bucket: string) => {
       const limit = ctx.config.rateLimit[group];
       if (limit === 0) return;
-      const { count, resetMs } = await counters.hit(bucketOf(request, group), windowMs, ctx.clock.now().getTime());
+      const { count, resetMs } = await counters.hit(bucket, windowMs, ctx.clock.now().getTime());
       const reset = Math.max(1, Math.ceil(resetMs / 1000));
       reply.header('ratelimit-limit', String(limit));
       reply.header('ratelimit-remaining', String(Math.max(0, limit - count)));
@@ -56,6 +65,12 @@ export default fp(
         reply.header('retry-after', String(reset));
         throw new AppError(429, 'rate_limited', 'Too many requests');
       }
+    };
+    app.decorate('rateLimitHit', hit);
+
+    app.addHook('onRequest', async (request, reply) => {
+      const group = rateLimitGroup(request);
+      if (group) await hit(reply, group, bucketOf(request, group));
     });
   },
   { name: 'rate-limit', dependencies: ['auth'] },

@@ -83,6 +83,11 @@ async function freshOrgMember(w: World): Promise<number> {
   return u.id;
 }
 
+/** A fresh live device of the owner in org A (POST /v1/devices with the live key). */
+async function ownerDevice(w: World): Promise<{ id: number; token: string }> {
+  return w.ok<{ id: number; token: string }>({ 'x-api-key': w.owner.liveKey }, 'POST', '/v1/devices', { name: `${w.markers.liveA} tracker`, org_id: w.orgA.id });
+}
+
 const orgPath = (w: World) => `/v1/orgs/${w.orgA.slug}`;
 const teamPath = (w: World) => `${orgPath(w)}/teams/${w.teamA}`;
 
@@ -309,6 +314,26 @@ const ROWS: Record<string, Row> = {
 
   // Uploads
   'POST /v1/upload': { expect: anyUser(201), req: (w) => ({ url: '/v1/upload', raw: multipart(w.pngBytes) }) },
+
+  // Tracker devices (#17): managed by their owner or an admin of their org; the tracker routes are
+  // public and authenticate the device token themselves (each row posts with a fresh device's token).
+  'POST /v1/devices': { expect: createInOrg(201), req: (w) => ({ url: '/v1/devices', payload: { name: neutral, org_id: w.orgA.id } }) },
+  'GET /v1/devices': { expect: anyUser(200), req: () => ({ url: '/v1/devices' }) },
+  'PATCH /v1/devices/{id}': { expect: orgRecord(200, 200, 404), req: async (w) => ({ url: `/v1/devices/${(await ownerDevice(w)).id}`, payload: { name: neutral } }) },
+  'DELETE /v1/devices/{id}': { expect: orgRecord(200, 200, 404), req: async (w) => ({ url: `/v1/devices/${(await ownerDevice(w)).id}` }) },
+  ...Object.fromEntries(
+    ['GET', 'POST'].flatMap((m) =>
+      ['/v1/trackers/osmand', '/v1/trackers/traccar', '/v1/trackers/gpslogger'].map((path): [string, Row] => [
+        `${m} ${path}`,
+        { expect: all(200), isPublic: true, req: async (w) => ({ url: `${path}?${path.endsWith('gpslogger') ? 'token' : 'id'}=${(await ownerDevice(w)).token}&lat=1&lon=2` }) },
+      ]),
+    ),
+  ),
+  'POST /v1/trackers/owntracks': {
+    expect: all(200),
+    isPublic: true,
+    req: async (w) => ({ url: `/v1/trackers/owntracks?token=${(await ownerDevice(w)).token}`, payload: { _type: 'location', lat: 1, lon: 2, tst: Math.floor(w.t.clock.now().getTime() / 1000) } }),
+  },
 };
 
 /** Routes served outside the OpenAPI document (HTML pages and files): each reached by its token. */

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { flag } from '../../db/schema.js';
+import type { Tx } from '../../db/transaction.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { invalidField } from '../../lib/errors.js';
@@ -50,11 +51,17 @@ function validate(ctx: AppContext, input: CreateSignalBody): { meta: string; at:
 }
 
 /**
+ * Runs first in the signal's transaction and throws to refuse it: a tracker device checks there
+ * that its token was not revoked meanwhile (modules/trackers), so the check and the beacon commit together.
+ */
+export type SignalGuard = (tx: Tx) => Promise<void>;
+
+/**
  * Posts a signal into one of the caller's orgs. Beacons update the device's live state (turning
  * it on writes `beacon_on`) and are broadcast, never stored; other types are stored and broadcast;
  * an alert also queues a push to every member of the org.
  */
-export async function createSignal(ctx: AppContext, actor: Actor, input: CreateSignalBody, idem?: EffectRecorder | null): Promise<Signal> {
+export async function createSignal(ctx: AppContext, actor: Actor, input: CreateSignalBody, idem?: EffectRecorder | null, guard?: SignalGuard): Promise<Signal> {
   const { meta, at } = validate(ctx, input);
   const { org } = await targetOrg(ctx, actor, input.org_id);
   if (input.ticket_id !== undefined && !(await findIncident(ctx.db, { orgIds: [org.id], mode: actor.mode }, input.ticket_id))) {
@@ -81,6 +88,7 @@ export async function createSignal(ctx: AppContext, actor: Actor, input: CreateS
   const event = { channel: CHANNEL, orgId: org.id, mode: actor.mode, type: `signal.${input.type}` };
 
   return ctx.transaction(async (tx) => {
+    if (guard) await guard(tx);
     if (input.type === 'beacon') {
       const deviceId = input.meta?.device_id ?? null;
       const key = { mode: actor.mode, userId: actor.userId, deviceKey: deviceKeyOf(deviceId) };

@@ -66,7 +66,7 @@ export const webRoutes: FastifyPluginAsync<WebOptions> = async (app, opts) => {
   for (const { file, paths } of PAGES) {
     for (const url of paths) app.get(url, { schema: { hide: true } }, page(file));
   }
-  app.get('/', { schema: { hide: true } }, (_req, reply) => reply.redirect('/app/'));
+  // `/` itself (a redirect to /app/, or an OsmAnd fix: Traccar Client's default URL) is in modules/trackers.
   // The sign-in link in a magic-code email: the dashboard's sign-in page, prefilled. Signing in
   // takes a click (a POST), so a mail scanner that opens the link spends nothing.
   app.get('/login/magic', { schema: { hide: true } }, (request, reply) => {

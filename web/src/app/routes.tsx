@@ -2,6 +2,7 @@
 import { match, type Loc } from './router';
 import { Empty } from './ui';
 import { BookingsView } from './views/bookings';
+import { DevicesView } from './views/devices';
 import { EventTypeEditor } from './views/event-type-editor';
 import { EventTypesView } from './views/event-types';
 import { IncidentDetailView } from './views/incident-detail';
@@ -17,6 +18,7 @@ export function Routes({ loc }: { loc: Loc }) {
   if (p === '/app/incidents') return <IncidentsView loc={loc} />;
   if ((m = match('/app/incidents/:id', p))) return <IncidentDetailView key={m.id} id={Number(m.id)} />;
   if (p === '/app/signals') return <SignalsView />;
+  if (p === '/app/devices') return <DevicesView />;
   if (p === '/app/bookings') return <BookingsView loc={loc} />;
   if (p === '/app/event-types') return <EventTypesView />;
   if (p === '/app/event-types/new') return <EventTypeEditor id={null} />;

@@ -1,0 +1,93 @@
+// OsmAnd protocol ingest (GET /v1/trackers/osmand?id=<device token>&lat=..&lon=..), as Traccar Client
+// and OsmAnd-speaking trackers send it, against a bare node:http server answering the same empty 200.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import { compare, liveKey, machine, startMuster, type BenchResult, type LoadFigures, type Server } from './lib.js';
+
+const NAME = 'trackers';
+const SECONDS = 3;
+/** The issue's goal: at least this share of the baseline's throughput (as for POST /v1/signals). */
+const GOAL_RATIO = 0.5;
+
+const ms = (n: number) => n.toFixed(2);
+const rps = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function row(label: string, f: LoadFigures, ratio: number): string {
+  return `| ${label} | ${rps(f.requestsPerSec)} | ${ms(f.p50)} | ${ms(f.p95)} | ${ms(f.p99)} | ${(ratio * 100).toFixed(1)} % |`;
+}
+
+/** The floor: node:http answering every request 200 with an empty body, as the tracker route does. */
+async function startEmptyBaseline(): Promise<Server> {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-length': 0 });
+    res.end();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+export async function run(): Promise<BenchResult> {
+  const loadStart = os.loadavg()[0]!;
+  // Limits off (0 = unlimited; a benchmark measures throughput, not the limiter), the per-device one too.
+  const off = { RATE_LIMIT_API: '0', RATE_LIMIT_AUTH: '0', RATE_LIMIT_BOOKING: '0', RATE_LIMIT_PUBLIC: '0', RATE_LIMIT_DEVICE: '0' };
+  const muster = await startMuster(off);
+  let baseline: Server | undefined;
+  try {
+    const key = await liveKey(muster.app);
+    const created = await muster.app.inject({ method: 'POST', url: '/v1/devices', headers: { 'x-api-key': key }, payload: { name: 'bench tracker' } });
+    if (created.statusCode !== 201) throw new Error(`POST /v1/devices: ${created.statusCode} ${created.body}`);
+    const { token } = created.json<{ token: string }>();
+    const path = `/v1/trackers/osmand?id=${token}&lat=52.3702&lon=4.8952&speed=12.5&bearing=90&altitude=4&accuracy=8&batt=80`;
+    const first = await muster.app.inject({ url: path });
+    if (first.statusCode !== 200) throw new Error(`GET ${path}: ${first.statusCode} ${first.body}`);
+    baseline = await startEmptyBaseline();
+
+    process.stderr.write('  GET /v1/trackers/osmand...\n');
+    const c = await compare({ url: `${baseline.url}${path}`, seconds: SECONDS }, { url: `${muster.url}${path}`, seconds: SECONDS });
+    const rounds = c.rounds.map((r) => `${rps(r.subject)} / ${rps(r.baseline)}`).join(', ');
+    const met = c.ratio >= GOAL_RATIO;
+
+    const markdown = [
+      '## OsmAnd ingest (tracker apps)',
+      '',
+      'Measured: `GET /v1/trackers/osmand?id=<device token>&lat&lon&speed&bearing&altitude&accuracy&batt`, the request Traccar Client',
+      "and OsmAnd-speaking trackers send, with no timestamp (so each fix is \"now\" and moves the device's marker). Per request",
+      'Muster looks the token up by its SHA-256, then posts a beacon through the same path as `POST /v1/signals` (the org and user',
+      "reads, one write transaction: the device's `last_seen_at`, which also takes the row lock a revoke waits on, and the beacon",
+      "state update), and publishes `signal.beacon` after the commit. All 10 connections send the same device's fixes. The baseline",
+      'is a bare `node:http` server answering the same empty 200. 10 connections; three rounds alternating baseline and Muster, each',
+      `run a 1 s warm-up then ${SECONDS} s; medians; latencies in ms.`,
+      '',
+      '| Server | req/s | p50 | p95 | p99 | Throughput vs baseline |',
+      '| --- | ---: | ---: | ---: | ---: | ---: |',
+      row('baseline (`node:http`)', c.baseline, 1),
+      row('Muster', c.subject, c.ratio),
+      '',
+      `Muster / baseline req/s per round: ${rounds}.`,
+      '',
+      `Goal (from the issue): at least ${GOAL_RATIO * 100} % of the baseline's throughput. Measured: ${(c.ratio * 100).toFixed(1)} %, **${met ? 'met' : 'not met'}**.`,
+      'Each fix is a durable SQLite commit (`synchronous = FULL`) on the request path, like a beacon of `POST /v1/signals` (see',
+      '"Beacon ingest" above for where that time goes); the baseline does no work at all, so the ratio mostly measures the',
+      "commit's fsync on this machine. The load generator shares the 2 cores with the server and with whatever else runs (load",
+      `average, 1 min: ${loadStart.toFixed(1)} when the benchmark started, ${os.loadavg()[0]!.toFixed(1)} when it ended), so absolute figures move`,
+      'between runs; the ratio is the figure to compare, and only against a run of `beacons` on a machine as quiet.',
+      '',
+      `Machine: ${machine()} (${os.platform()} ${os.arch()}). Date: ${new Date().toISOString().slice(0, 10)}. Command: \`npm run bench -- trackers\`.`,
+    ].join('\n');
+    return { name: NAME, markdown };
+  } finally {
+    await baseline?.close();
+    await muster.close();
+  }
+}

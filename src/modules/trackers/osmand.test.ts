@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { signUp, type TestUser } from '../../../test/factories.js';
+import { connectSse, listen, type SseClient } from '../../../test/sse-client.js';
+import { beaconOf, createDevice, type CreatedDevice } from '../../../test/trackers-kit.js';
+
+// Requests as the apps send them. Traccar Client for Android (traccar-client-android,
+// ProtocolFormatter.kt) appends id, timestamp (epoch s), lat, lon, speed (knots), bearing,
+// altitude, accuracy, batt and, from its SOS shortcut, alarm=sos to the server URL, and POSTs
+// with no body (RequestManager.kt); its default server URL has no path, so the request goes to
+// `/`. Traccar's OsmAndProtocolDecoder reads the same names from the query, or from a form body
+// when the query is empty, plus location=lat,lon, deviceid, heading, hdop, charge.
+describe('OsmAnd protocol (Traccar Client, OsmAnd)', () => {
+  let t: TestApp;
+  let u: TestUser;
+  let d: CreatedDevice;
+  let stream: SseClient;
+  /** Epoch seconds of the test clock (the session cookie lives on it, so it is never set to the wall clock). */
+  const now = () => Math.floor(t.clock.now().getTime() / 1000);
+
+  before(async () => {
+    t = await buildTestApp();
+    u = await signUp(t.app, { name: 'Olga Driver' });
+    d = await createDevice(t, { cookie: u.cookie }, { name: 'Olga van' });
+    const port = await listen(t);
+    stream = await connectSse(port, '/v1/signals/stream', { cookie: u.cookie });
+    await stream.waitFor((f) => f.data !== undefined);
+  });
+  after(async () => {
+    await stream.close();
+    await t.close();
+  });
+
+  const osmand = (query: string, method: 'GET' | 'POST' = 'GET', url = '/v1/trackers/osmand') => t.app.inject({ method, url: `${url}?${query}` });
+  const beacon = () => beaconOf(t, { cookie: u.cookie }, d.device_id);
+
+  test("Traccar Client (Android)'s POST to the server root becomes a beacon on the list and the stream, empty 200", async () => {
+    t.clock.advance(60_000);
+    const ts = now() - 5;
+    const query = `id=${d.token}&timestamp=${ts}&lat=48.8566&lon=2.3522&speed=10.0&bearing=90.0&altitude=35.0&accuracy=12.0&batt=87.0`;
+    const res = await osmand(query, 'POST', '/');
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.body, '');
+    const b = await beacon();
+    assert.ok(b, 'on /v1/signals/beacons');
+    assert.deepEqual([b.lat, b.lng, b.accuracy, b.user_id, b.org_id], [48.8566, 2.3522, 12, u.id, d.org_id]);
+    assert.equal(b.created_at, new Date(ts * 1000).toISOString());
+    assert.deepEqual(b.meta, { device_id: d.device_id, protocol: 'osmand', speed: 10 * 0.514444, heading: 90, altitude: 35, battery: 87 });
+    const frame = await stream.waitForEvent('signal.beacon', (p) => (p.meta as { device_id?: string }).device_id === d.device_id);
+    assert.equal((frame.data as { payload: { lat: number } }).payload.lat, 48.8566);
+  });
+
+  test('GET on the protocol URL, location=lat,lon, ISO and millisecond timestamps, deviceid', async () => {
+    t.clock.advance(60_000);
+    const iso = new Date(t.clock.now().getTime() - 1000).toISOString();
+    assert.equal((await osmand(`deviceid=${d.token}&location=40.4168,-3.7038&timestamp=${iso}&hdop=0.9&charge=true`)).statusCode, 200);
+    const b = await beacon();
+    assert.deepEqual([b?.lat, b?.lng, b?.created_at], [40.4168, -3.7038, iso]);
+    assert.equal(b?.meta.charging, true);
+    assert.equal(b?.meta.hdop, 0.9);
+    const ms = t.clock.now().getTime();
+    assert.equal((await osmand(`id=${d.token}&lat=41&lon=-3&timestamp=${ms}`)).statusCode, 200);
+    assert.equal((await beacon())?.created_at, new Date(ms).toISOString());
+  });
+
+  test('a form body (application/x-www-form-urlencoded) is read when the query is empty', async () => {
+    t.clock.advance(60_000);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/trackers/osmand',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `id=${d.token}&lat=59.3293&lon=18.0686&timestamp=${now()}`,
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal((await beacon())?.lat, 59.3293);
+  });
+
+  test('an older fix arriving late never moves the marker back', async () => {
+    t.clock.advance(60_000);
+    assert.equal((await osmand(`id=${d.token}&lat=10&lon=10&timestamp=${now()}`)).statusCode, 200);
+    assert.equal((await osmand(`id=${d.token}&lat=11&lon=11&timestamp=${now() - 600}`)).statusCode, 200, 'accepted');
+    assert.equal((await beacon())?.lat, 10);
+  });
+
+  test('alarm=sos makes an alert signal in the device’s org, and the fix still moves the marker', async () => {
+    t.clock.advance(60_000);
+    const res = await osmand(`id=${d.token}&timestamp=${now()}&lat=45.1&lon=7.6&alarm=sos`, 'POST', '/');
+    assert.equal(res.statusCode, 200, res.body);
+    const list = await t.app.inject({ url: '/v1/signals?type=alert', headers: { cookie: u.cookie } });
+    const alert = list.json<{ signals: { org_id: number; user_id: number; note: string; lat: number; meta: Record<string, unknown> }[] }>().signals[0];
+    assert.ok(alert);
+    assert.deepEqual([alert.org_id, alert.user_id, alert.note, alert.lat], [d.org_id, u.id, 'SOS from Olga van', 45.1]);
+    assert.deepEqual(alert.meta, { device_id: d.device_id, protocol: 'osmand', alarm: 'sos' });
+    await stream.waitForEvent('signal.alert', (p) => p.note === 'SOS from Olga van');
+    assert.equal((await beacon())?.lat, 45.1);
+  });
+
+  test('a plain GET / is still the dashboard redirect; with id and a position it is a fix, never HTML', async () => {
+    const plain = await t.app.inject({ url: '/' });
+    assert.equal(plain.statusCode, 302);
+    assert.equal(plain.headers.location, '/app/');
+    t.clock.advance(60_000);
+    const fix = await t.app.inject({ url: `/?id=${d.token}&lat=1.5&lon=2.5` });
+    assert.equal(fix.statusCode, 200);
+    assert.doesNotMatch(String(fix.headers['content-type'] ?? ''), /html/);
+    assert.equal((await beacon())?.lat, 1.5);
+    const wrong = await t.app.inject({ url: `/?id=12345678&lat=1.5&lon=2.5` });
+    assert.equal(wrong.statusCode, 401, 'a Traccar-style numeric id is not a token');
+  });
+
+  test('refusals: 401 wrong token, 400 no position, out of range, future; nothing recorded', async () => {
+    t.clock.advance(60_000);
+    const before = await beacon();
+    const cases: [string, number, string?][] = [
+      [`id=mdt_${'A'.repeat(43)}&lat=1&lon=2`, 401],
+      ['lat=1&lon=2', 401],
+      [`id=${d.token}`, 400, 'lat'],
+      [`id=${d.token}&lat=1`, 400, 'lon'],
+      [`id=${d.token}&lat=abc&lon=2`, 400, 'lat'],
+      [`id=${d.token}&lat=91&lon=2`, 400, 'lat'],
+      [`id=${d.token}&lat=1&lon=-181`, 400, 'lon'],
+      [`id=${d.token}&lat=1&lon=2&timestamp=${now() + 3600}`, 400, 'timestamp'],
+      [`id=${d.token}&lat=1&lon=2&timestamp=yesterday`, 400, 'timestamp'],
+    ];
+    for (const [query, status, field] of cases) {
+      for (const method of ['GET', 'POST'] as const) {
+        const res = await osmand(query, method);
+        assert.equal(res.statusCode, status, `${method} ${query}: ${res.body}`);
+        if (field) assert.equal(res.json<{ code: string; details: { field: string }[] }>().details[0]?.field, field, query);
+      }
+    }
+    assert.deepEqual(await beacon(), before);
+  });
+});
