@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import type { DB } from '../db/schema.js';
 import { iso } from '../lib/clock.js';
 import { sweepSilentBeacons } from '../modules/signals/beacons.service.js';
+import { sweepEscalations } from './escalation-sweeper.js';
 import { sweepSla } from './sla-sweeper.js';
 
 export interface Job {
@@ -63,4 +64,5 @@ export function startJobs(ctx: AppContext, jobs: Job[] = defaultJobs(ctx)): () =
 export const defaultJobs = (ctx: AppContext): Job[] => [
   { name: 'sla-sweeper', intervalMs: ctx.config.slaSweepIntervalMs, run: sweepSla },
   { name: 'beacon-silence', intervalMs: ctx.config.beaconSweepIntervalMs, run: sweepSilentBeacons },
+  { name: 'escalation', intervalMs: ctx.config.slaSweepIntervalMs, run: sweepEscalations },
 ];
