@@ -10,6 +10,7 @@ import * as beaconsRedis from './beacons-redis.bench.js';
 import * as fanout from './fanout.bench.js';
 import * as incidents from './incidents.bench.js';
 import * as scheduling from './scheduling.bench.js';
+import * as responders from './responders.bench.js';
 import type { BenchResult } from './lib.js';
 
 /** Every benchmark, in the order of the file. A new one is imported above and listed here. */
@@ -20,6 +21,7 @@ const BENCHMARKS: { name: string; run: () => Promise<BenchResult> }[] = [
   { name: 'beacons-redis', run: beaconsRedis.run },
   { name: 'fanout', run: fanout.run },
   { name: 'scheduling', run: scheduling.run },
+  { name: 'responders', run: responders.run },
 ];
 
 const OUTPUT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'benchmarks.md');
