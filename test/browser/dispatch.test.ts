@@ -46,24 +46,32 @@ test('a dispatcher assigns the nearest responder; the responder acknowledges, go
   await field.waitForSelector('[data-testid="my-incidents"]');
   assert.equal(await field.locator('[data-testid="my-incident"]').count(), 0);
 
-  // The dispatcher's incident page lists the responders nearest first and assigns with one click.
+  // On the dispatcher's map the incident sits beside the responders; selecting it lists them
+  // nearest first, and one click assigns.
   const desk = await signedInContext(browser, server, dispatcher, { viewport: DESKTOP });
   const page = await desk.newPage();
   const pageErrors = watchErrors(page);
-  await page.goto(`${server.url}/app/incidents/${incident.Id}`);
-  await page.waitForSelector('[data-testid="responder"]');
-  const listed = await page.locator('[data-testid="responder"] strong').allTextContents();
+  await page.goto(`${server.url}/app/signals`);
+  await page.waitForSelector('path.marker-incident');
+  assert.equal(await page.locator('path.marker-beacon').count(), 2);
+  await page.locator('path.marker-incident').click();
+  await page.waitForSelector('[data-testid="selected-incident"] [data-testid="responder"]');
+  const listed = await page.locator('[data-testid="selected-incident"] [data-testid="responder"] strong').allTextContents();
   assert.deepEqual(listed, ['Nina Near', 'Felix Far']);
-  assert.match((await page.locator('[data-testid="responder"]').first().textContent()) ?? '', /\d+ m/);
-  await screenshot(page, 'dispatch-responders');
+  assert.match((await page.locator('[data-testid="responder"]').first().textContent()) ?? '', /\b\d{3} m\b/);
+  await screenshot(page, 'dispatch-map');
   await page.locator('[data-testid="assign-responder"]').first().click();
   const assignedAt = Date.now();
+  await page.waitForSelector('[data-testid="selected-incident"] [data-testid="responder"] >> text=Assigned');
 
   // On the phone it appears live (the incident stream), without a reload.
   await field.waitForSelector('[data-testid="my-incident"]', { timeout: 5000 });
   const shownAfter = Date.now() - assignedAt;
   assert.equal(await field.locator('[data-testid="my-incident-title"]').textContent(), 'Gas leak at the bakery');
+  // The dispatcher follows it on the incident's page.
+  await page.click('[data-testid="selected-incident-link"]');
   await page.waitForSelector('[data-testid="timeline-event"][data-type="assigned"]');
+  assert.match((await page.locator('[data-testid="ack-state"]').textContent()) ?? '', /Waiting for Nina Near/);
   await screenshot(field, 'dispatch-field-assigned');
 
   await field.click('[data-testid="my-ack"]');

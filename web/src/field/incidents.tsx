@@ -49,7 +49,7 @@ function IncidentCard({ incident, act, linkNote, fix }: { incident: MyIncident; 
   };
   const acked = Boolean(incident.acknowledged_at) || done.ack;
   return (
-    <li class={`card my-incident priority-${incident.priority}`} data-testid="my-incident" data-id={incident.Id} id={`incident-${incident.Id}`}>
+    <li class={`my-incident priority-${incident.priority}`} data-testid="my-incident" data-id={incident.Id} id={`incident-${incident.Id}`}>
       <div class="row">
         <strong data-testid="my-incident-title">{incident.title}</strong>
         <span class="spacer" />

@@ -67,7 +67,6 @@ export function DispatchCard({ incident, onChange }: { incident: Incident; onCha
   const { orgs } = useSession();
   const slug = orgs.find((o) => o.id === incident.org_id)?.slug;
   const members = useAsync(() => (slug ? get<{ members: Member[] }>(`/v1/orgs/${slug}/members`).then((r) => r.members) : Promise.resolve([])), [slug]);
-  const responders = useAsync(() => get<{ responders: Responder[] }>(`/v1/tickets/${incident.Id}/responders?limit=8`).then((r) => r.responders), [incident.Id, incident.assignee_id]);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const act = async (fn: () => Promise<Incident>) => {
@@ -111,6 +110,16 @@ export function DispatchCard({ incident, onChange }: { incident: Incident; onCha
           ))}
         </select>
       </div>
+      <NearestResponders incident={incident} busy={busy} assign={(id) => void assign(id)} />
+    </div>
+  );
+}
+
+/** The incident's nearest responders with distances; one click assigns (incident page and map). */
+export function NearestResponders({ incident, busy, assign }: { incident: Incident; busy: boolean; assign: (userId: number) => void }) {
+  const responders = useAsync(() => get<{ responders: Responder[] }>(`/v1/tickets/${incident.Id}/responders?limit=8`).then((r) => r.responders), [incident.Id, incident.assignee_id]);
+  return (
+    <>
       <h3>Nearest responders</h3>
       <ErrorAlert error={responders.error} />
       {responders.data && responders.data.length === 0 ? <p class="muted small">Nobody in this organization has a live beacon.</p> : null}
@@ -123,13 +132,13 @@ export function DispatchCard({ incident, onChange }: { incident: Incident; onCha
             {r.user_id === incident.assignee_id ? (
               <span class="badge brand">Assigned</span>
             ) : (
-              <button type="button" class="small" disabled={busy} data-testid="assign-responder" onClick={() => void assign(r.user_id)}>
+              <button type="button" class="small" disabled={busy} data-testid="assign-responder" onClick={() => assign(r.user_id)}>
                 Assign
               </button>
             )}
           </li>
         ))}
       </ul>
-    </div>
+    </>
   );
 }
