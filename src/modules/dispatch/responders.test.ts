@@ -97,13 +97,29 @@ describe('nearest responders', () => {
     assert.equal((await w.call(w.as(w.owner), 'GET', `/v1/tickets/${incident.Id}/responders?within_m=-5`)).statusCode, 422);
   });
 
-  test('one row per member: their most recently seen device', async () => {
-    await beacon(w.as(w.ann), 0.5, 0.5, 'tablet');
+  test('one row per member: their nearest live device, or without an incident position their most recent', async () => {
+    await beacon(w.as(w.ann), 0.01, 0, 'tablet');
     w.t.clock.advance(1000);
     await beacon(w.as(w.ann), 0.03, 0, 'phone');
+    const placed = await w.incident(w.as(w.owner), { lat: 0, lng: 0 });
+    const mine = (await responders(w.as(w.owner), placed.Id)).filter((r) => r.user_id === w.ann.id);
+    assert.deepEqual(mine.map((r) => [r.device_id, r.lat]), [['tablet', 0.01]]);
+    const unplaced = await w.incident(w.as(w.owner));
+    const recent = (await responders(w.as(w.owner), unplaced.Id)).filter((r) => r.user_id === w.ann.id);
+    assert.deepEqual(recent.map((r) => [r.device_id, r.lat]), [['phone', 0.03]]);
+    await beacon(w.as(w.ann), 0.03, 0, 'tablet'); // back where she is, for the next tests
+  });
+
+  test('the growing search radius finds far responders and stays exact: the nearest are never missed', async () => {
     const incident = await w.incident(w.as(w.owner), { lat: 0, lng: 0 });
-    const mine = (await responders(w.as(w.owner), incident.Id)).filter((r) => r.user_id === w.ann.id);
-    assert.deepEqual(mine.map((r) => [r.device_id, r.lat]), [['phone', 0.03]]);
+    // Everyone is within a few km except the ones placed far below: the first 5 km box holds too few for limit=5.
+    await beacon(w.as(w.admin), 30, 30); // ~4,600 km away
+    const rs = await responders(w.as(w.owner), incident.Id, '?limit=5');
+    const distances = rs.map((r) => r.distance_m!);
+    assert.deepEqual(distances, [...distances].sort((a, b) => a - b));
+    assert.equal(rs.at(-1)?.user_name, 'Adam Admin');
+    assert.equal(rs.at(-1)?.distance_m, Math.round(haversineM(0, 0, 30, 30)));
+    await beacon(w.as(w.admin), 0.005, 0);
   });
 
   test('an incident without a position lists the same members by last seen, distance null', async () => {
