@@ -16,6 +16,9 @@ export async function up(db: Kysely<unknown>, d: MigrationDialect): Promise<void
   // `assignee_id=me` lists and the responders' open-assignment counts.
   await db.schema.createIndex('incidents_assignee_idx').on('incidents').columns(['assignee_id', 'org_id', 'livemode', 'status']).execute();
 
+  // The responder search: an org's live devices in a latitude band (the bounding box's first range).
+  await db.schema.createIndex('beacon_states_geo_idx').on('beacon_states').columns(['org_id', 'livemode', 'active', 'lat']).execute();
+
   await db.schema
     .createTable('dispatch_settings')
     .addColumn('org_id', d.idType, (c) => c.primaryKey().references('orgs.id').onDelete('cascade'))
