@@ -69,6 +69,7 @@ test('a dispatcher assigns the nearest responder; the responder acknowledges, go
   const shownAfter = Date.now() - assignedAt;
   assert.equal(await field.locator('[data-testid="my-incident-title"]').textContent(), 'Gas leak at the bakery');
   // The dispatcher follows it on the incident's page.
+  assert.equal(await page.getAttribute('[data-testid="selected-incident-link"]', 'href'), `/app/incidents/${incident.Id}`);
   await page.click('[data-testid="selected-incident-link"]');
   await page.waitForSelector('[data-testid="timeline-event"][data-type="assigned"]');
   assert.match((await page.locator('[data-testid="ack-state"]').textContent()) ?? '', /Waiting for Nina Near/);
@@ -91,6 +92,10 @@ test('a dispatcher assigns the nearest responder; the responder acknowledges, go
 
   const types = await page.locator('[data-testid="timeline-event"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-type')));
   assert.deepEqual(types, ['created', 'assigned', 'acknowledged', 'status_changed', 'en_route', 'signal', 'status_changed']);
+  // A new alert anywhere in the org raises the banner on the dispatcher's page (it opened an incident).
+  await ok('POST', '/v1/signals', { type: 'alert', note: 'Felix: second leak on Main St', lat: SCENE.lat + 0.045, lng: SCENE.lng, org_id: org.id }, far);
+  await page.waitForSelector('[data-testid="alert-banner"] >> text=Felix: second leak on Main St');
+  await screenshot(page, 'dispatch-alert-banner');
   assert.deepEqual(fieldErrors, []);
   assert.deepEqual(pageErrors, []);
   console.log(`# the assignment reached /field after ${shownAfter} ms`);

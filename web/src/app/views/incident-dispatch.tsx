@@ -32,7 +32,7 @@ function describe(e: TimelineEvent, names: Map<number, string>): string {
     case 'reply':
       return `${d.public ? 'Public reply' : 'Internal note'}: ${String(d.body)}`;
     case 'signal':
-      return `${String(d.signal_type)}${d.note ? `: ${String(d.note)}` : ''}${d.image_url ? ' (photo)' : ''}`;
+      return `${String(d.signal_type)}${typeof d.note === 'string' && d.note ? `: ${d.note}` : ''}${d.image_url ? ' (photo)' : ''}`;
     case 'escalated':
       return `Escalated (step ${String(d.level)}): not acknowledged within ${String(d.timeout_minutes)} min`;
     case 'sla_warning':
@@ -81,7 +81,7 @@ export function DispatchCard({ incident, onChange }: { incident: Incident; onCha
     }
   };
   const assign = (userId: number | null) => act(() => patch<Incident>(`/v1/tickets/${incident.Id}`, { assignee_id: userId }));
-  const nameOf = (id: number | null | undefined) => (id == null ? null : (members.data?.find((m) => m.user_id === id)?.name ?? `user ${id}`));
+  const nameOf = (id: number | null | undefined) => (id === null || id === undefined ? null : (members.data?.find((m) => m.user_id === id)?.name ?? `user ${id}`));
 
   return (
     <div class="card stack" data-testid="dispatch-card">
