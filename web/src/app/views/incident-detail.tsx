@@ -140,7 +140,7 @@ export function IncidentDetailView({ id }: { id: number }) {
           </div>
           <div class="card stack">
             <h2>Customer status page</h2>
-            <p class="muted">Shows the title, the status and public replies only. Anyone with the link can read it.</p>
+            <p class="muted">Shows the title, the status, status changes and public replies only. Anyone with the link can read it.</p>
             <div class="row">
               <a class="button secondary" href={statusPath} target="_blank" rel="noopener" data-testid="status-page-link">
                 Open status page
