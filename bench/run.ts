@@ -30,6 +30,7 @@ import * as incidents from './incidents.bench.js';
 import * as scheduling from './scheduling.bench.js';
 import { checkRegistry, parseArgs, runBenchmarks, type Benchmark } from './runner.js';
 import * as trackers from './trackers.bench.js';
+import * as responders from './responders.bench.js';
 
 /** Every benchmark, in the order of the file. A new one is imported above and listed here. */
 const BENCHMARKS: Benchmark[] = [
@@ -40,6 +41,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'fanout', run: fanout.run },
   { name: 'scheduling', run: scheduling.run },
   { name: 'trackers', run: trackers.run },
+  { name: 'responders', run: responders.run },
 ];
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));

@@ -157,6 +157,12 @@ export interface IncidentsTable {
   resolved_at: string | null;
   created_at: string;
   updated_at: string;
+  /** Dispatch (0011): set by the assignee's (or an admin's) acknowledgement, cleared by reassignment. */
+  acknowledged_at: string | null;
+  acknowledged_by: number | null;
+  /** Escalation steps taken so far (at most 3); `escalate_at` is when the next is due, null when none is. */
+  escalation_level: Generated<number>;
+  escalate_at: string | null;
 }
 
 export type TimelineType =
@@ -185,6 +191,14 @@ export interface IncidentEventsTable {
   /** JSON object; its shape depends on `type` (docs/api.md, Timeline). */
   data: string;
   created_at: string;
+}
+
+/** An org's acknowledgement timeouts in minutes (no row: the defaults; null: never escalate). */
+export interface DispatchSettingsTable {
+  org_id: number;
+  ack_urgent_minutes: number | null;
+  ack_high_minutes: number | null;
+  updated_at: string;
 }
 
 export interface IncidentCountsTable {
@@ -357,6 +371,7 @@ export interface DB {
   incidents: IncidentsTable;
   incident_counts: IncidentCountsTable;
   incident_events: IncidentEventsTable;
+  dispatch_settings: DispatchSettingsTable;
   replies: RepliesTable;
   signals: SignalsTable;
   beacon_states: BeaconStatesTable;

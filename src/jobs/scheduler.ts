@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import type { DB } from '../db/schema.js';
 import { iso } from '../lib/clock.js';
 import { sweepSilentBeacons } from '../modules/signals/beacons.service.js';
+import { sweepEscalations } from './escalation-sweeper.js';
 import { sweepSla } from './sla-sweeper.js';
 import { syncDueCalendars } from '../modules/calendars/sync.service.js';
 
@@ -86,4 +87,5 @@ export const defaultJobs = (ctx: AppContext): Job[] => [
   { name: 'beacon-silence', intervalMs: ctx.config.beaconSweepIntervalMs, run: sweepSilentBeacons },
   // Hosts' external calendars; each connection is also leased, so a manual sync never runs twice with it.
   { name: 'calendar-sync', intervalMs: Math.min(ctx.config.calendarSyncIntervalMs, 60_000), run: syncDueCalendars },
+  { name: 'escalation', intervalMs: ctx.config.slaSweepIntervalMs, run: sweepEscalations },
 ];

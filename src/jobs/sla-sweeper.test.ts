@@ -94,4 +94,18 @@ describe('SLA sweeper', () => {
     assert.equal(a.warnings + b.warnings, 5);
     assert.equal((await slaMails('incident.sla_warning')).length, 5);
   });
+
+  test('the warning and the breach are each one timeline event, written by the system', async () => {
+    await drain();
+    const id = await urgent();
+    t.clock.advance(46 * MINUTE);
+    await Promise.all([sweepSla(t.ctx), sweepSla(t.ctx)]);
+    t.clock.advance(15 * MINUTE);
+    await Promise.all([sweepSla(t.ctx), sweepSla(t.ctx)]);
+    const res = await t.app.inject({ url: `/v1/tickets/${id}/timeline`, headers: live });
+    const events = body<{ events: { type: string; actor: unknown; data: Record<string, unknown> }[] }>(res).events;
+    assert.deepEqual(events.map((e) => e.type), ['created', 'sla_warning', 'sla_breached']);
+    assert.equal(events[1]!.actor, null);
+    assert.deepEqual(events[1]!.data, { sla_due_at: events[2]!.data.sla_due_at, notified_user_id: owner.id });
+  });
 });

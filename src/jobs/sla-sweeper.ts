@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.js';
 import { iso } from '../lib/clock.js';
 import { queueEmail } from '../modules/deliveries/email.js';
+import { recordTimeline } from '../modules/dispatch/timeline.js';
 import { claimSlaMark, dueSlaMarks, type SlaMark } from '../modules/incidents/sla.repository.js';
 
 const BATCH = 500;
@@ -27,6 +28,7 @@ export async function sweepSla(ctx: AppContext): Promise<{ warnings: number; bre
       await ctx.transaction(async (tx) => {
         if (!(await claimSlaMark(tx.db, mark.id, kind, now))) return;
         if (mark.recipient_email) await queueEmail(ctx, tx, emailFor(ctx, mark, kind));
+        await recordTimeline(ctx, tx, mark, kind === 'warning' ? 'sla_warning' : 'sla_breached', null, { sla_due_at: mark.sla_due_at, notified_user_id: mark.recipient_id });
         counts[kind === 'warning' ? 'warnings' : 'breaches'] += 1;
       });
     }

@@ -131,8 +131,10 @@ for (const [kind, viewport] of [
       await page.waitForSelector('[data-testid="incident-row"] >> nth=4');
       const northId = await page.$eval('[data-testid="org-switcher"] option:nth-child(3)', (o) => (o as HTMLOptionElement).value);
       await page.selectOption('[data-testid="org-switcher"]', northId);
-      await page.waitForFunction(() => document.querySelectorAll('[data-testid="incident-row"]').length === 1);
-      assert.ok((await page.textContent('[data-testid="incident-list"]'))?.includes('Gas smell reported near school'));
+      // Two: the one reported, and the one the alert at the north gate opened (docs/dispatch.md).
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="incident-row"]').length === 2);
+      const north = await page.textContent('[data-testid="incident-list"]');
+      assert.ok(north?.includes('Gas smell reported near school') && north.includes('Injured person at the north gate'));
       await page.selectOption('[data-testid="org-switcher"]', '');
     }
 
@@ -156,15 +158,15 @@ test('the signals map: a beacon that starts appears as a marker and a device row
   await page.goto(`${server.url}/app/signals`);
   await page.waitForSelector('[data-testid="beacon-row"][data-device-id="dev-seed01-00000001"]');
   await page.waitForSelector('[data-testid="live-state"] >> text=Live');
-  // One marker per active beacon, drawn without tiles.
+  // One marker per active beacon (incidents with a position have markers of their own), drawn without tiles.
   const markersBefore = 2;
-  await page.waitForFunction((n) => document.querySelectorAll('path.leaflet-interactive').length === n, markersBefore);
+  await page.waitForFunction((n) => document.querySelectorAll('path.marker-beacon').length === n, markersBefore);
   assert.equal(await page.locator('.leaflet-tile').count(), 0, 'MAP_TILE_URL="" loads no tiles');
 
   const device = 'dev-live01-00000003';
   await ok(call(server, 'POST', '/v1/signals', { type: 'beacon', lat: 52.5, lng: 13.42, accuracy: 8, meta: { device_id: device } }, owner.cookie));
   await page.waitForSelector(`[data-testid="beacon-row"][data-device-id="${device}"]`);
-  await page.waitForFunction((n) => document.querySelectorAll('path.leaflet-interactive').length === n, markersBefore + 1);
+  await page.waitForFunction((n) => document.querySelectorAll('path.marker-beacon').length === n, markersBefore + 1);
 
   // A stored note arrives in the feed live.
   await ok(call(server, 'POST', '/v1/signals', { type: 'note', note: 'Live note from the east yard' }, owner.cookie));
@@ -172,7 +174,7 @@ test('the signals map: a beacon that starts appears as a marker and a device row
 
   await ok(call(server, 'DELETE', '/v1/signals/beacon', { device_id: device }, owner.cookie));
   await page.waitForSelector(`[data-testid="beacon-row"][data-device-id="${device}"]`, { state: 'detached' });
-  await page.waitForFunction((n) => document.querySelectorAll('path.leaflet-interactive').length === n, markersBefore);
+  await page.waitForFunction((n) => document.querySelectorAll('path.marker-beacon').length === n, markersBefore);
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -106,6 +106,10 @@ const INCIDENT_ROWS = (base: '/v1/tickets' | '/v1/incidents'): Record<string, Ro
   },
   [`GET ${base}/{id}/replies`]: { expect: orgRecord(200, 200, 200), req: (w) => ({ url: `${base}/${w.incident.Id}/replies` }) },
   [`GET ${base}/{id}/timeline`]: { expect: orgRecord(200, 200, 200), req: (w) => ({ url: `${base}/${w.incident.Id}/timeline` }) },
+  [`GET ${base}/{id}/responders`]: { expect: orgRecord(200, 200, 200), req: (w) => ({ url: `${base}/${w.incident.Id}/responders` }) },
+  // The world's incident has no assignee: admins and owners may act on it, a member may not.
+  [`POST ${base}/{id}/acknowledge`]: { expect: orgRecord(200, 200, 403), req: (w) => ({ url: `${base}/${w.incident.Id}/acknowledge` }) },
+  [`POST ${base}/{id}/progress`]: { expect: orgRecord(201, 201, 403), req: (w) => ({ url: `${base}/${w.incident.Id}/progress`, payload: { state: 'en_route' } }) },
   [`POST ${base}/{id}/replies`]: { expect: orgRecord(201, 201, 201), req: (w) => ({ url: `${base}/${w.incident.Id}/replies`, payload: { body: neutral } }) },
   [`GET ${base}/status/{token}`]: { expect: all(200), isPublic: true, req: (w) => ({ url: `${base}/status/${w.incident.customer_token}` }) },
 });
@@ -174,6 +178,8 @@ const ROWS: Record<string, Row> = {
       return { url: `/v1/orgs/${org.slug}` };
     },
   },
+  'GET /v1/orgs/{org_slug}/dispatch': { expect: orgRoute(200, 200, 200), req: (w) => ({ url: `${orgPath(w)}/dispatch` }) },
+  'PATCH /v1/orgs/{org_slug}/dispatch': { expect: orgRoute(200, 200, 403), req: (w) => ({ url: `${orgPath(w)}/dispatch`, payload: { ack_timeout_minutes: { high: 15 } } }) },
   'GET /v1/orgs/{org_slug}/members': { expect: orgRoute(200, 200, 200), req: (w) => ({ url: `${orgPath(w)}/members` }) },
   'POST /v1/orgs/{org_slug}/members': { expect: orgRoute(201, 201, 403), req: (w) => ({ url: `${orgPath(w)}/members`, payload: { email: uniqueEmail('invitee'), role: 'member' } }) },
   'PATCH /v1/orgs/{org_slug}/members/{user_id}': {
@@ -471,6 +477,9 @@ describe('access matrix generated from the OpenAPI document', () => {
       ['PATCH', `/v1/incidents/${inc.Id}`, { status: 'closed' }],
       ['GET', `/v1/tickets/${inc.Id}/replies`],
       ['GET', `/v1/incidents/${inc.Id}/timeline`],
+      ['GET', `/v1/tickets/${inc.Id}/responders`],
+      ['POST', `/v1/tickets/${inc.Id}/acknowledge`],
+      ['POST', `/v1/incidents/${inc.Id}/progress`, { state: 'on_scene' }],
       ['POST', `/v1/incidents/${inc.Id}/replies`, { body: 'x' }],
       ['DELETE', `/v1/tickets/${inc.Id}`],
       ['GET', `/v1/event-types/${et.id}`],

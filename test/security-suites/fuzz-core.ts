@@ -106,12 +106,12 @@ function realParams(op: Operation, w: World, d: Disposable): ParamSet[] {
   if (p === '/v1/api-keys/{id}') return each(d.keys, (id) => ({ id }));
   if (p === '/v1/orgs/{org_slug}') return mutating ? each(d.orgs, (org_slug) => ({ org_slug })) : [{ org_slug: w.orgA.slug }];
   if (p.startsWith('/v1/orgs/{org_slug}/members')) return mutating ? each(d.users, (user_id) => ({ org_slug: d.org, user_id })) : [{ org_slug: w.orgA.slug }];
-  if (p === '/v1/orgs/{org_slug}/teams') return [{ org_slug: w.orgA.slug }];
+  if (p === '/v1/orgs/{org_slug}/teams' || p === '/v1/orgs/{org_slug}/dispatch') return [{ org_slug: w.orgA.slug }];
   if (p === '/v1/orgs/{org_slug}/teams/{team_slug}') return each(d.teams, (team_slug) => ({ org_slug: d.org, team_slug }));
   if (p === '/v1/orgs/{org_slug}/teams/{team_slug}/event-types') return [{ org_slug: w.orgA.slug, team_slug: w.teamA }];
   if (p.startsWith('/v1/orgs/{org_slug}/teams/{team_slug}/members')) return mutating ? each(d.users, (user_id) => ({ org_slug: d.org, team_slug: d.team, user_id })) : [{ org_slug: w.orgA.slug, team_slug: w.teamA }];
   if (/^\/v1\/(tickets|incidents)\/\{id\}$/.test(p)) return op.method === 'DELETE' ? each(d.incidents, (id) => ({ id })) : [{ id: w.incident.Id }];
-  if (/^\/v1\/(tickets|incidents)\/\{id\}\/(replies|timeline)$/.test(p)) return [{ id: w.incident.Id }];
+  if (/^\/v1\/(tickets|incidents)\/\{id\}\/(replies|timeline|responders|acknowledge|progress)$/.test(p)) return [{ id: w.incident.Id }];
   if (/\/status\/\{token\}$/.test(p)) return [{ token: w.incident.customer_token }];
   if (p === '/v1/event-types/{id}') return mutating ? each(d.eventTypes, (id) => ({ id })) : [{ id: w.et.id }, { id: w.teamEt.id }];
   if (p === '/v1/deliveries/{id}/retry') return [{ id: w.deliveryId }];

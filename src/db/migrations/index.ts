@@ -9,6 +9,7 @@ import * as m0007 from './0007-idempotency.js';
 import * as m0008 from './0008-timeline.js';
 import * as m0013 from './0013-calendars.js';
 import * as m0012 from './0012-devices.js';
+import * as m0011 from './0011-dispatch.js';
 
 /** Every migration, in order. Names never change once released. */
 export const migrations: Record<string, MigrationModule> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, MigrationModule> = {
   '0008-timeline': m0008,
   '0013-calendars': m0013,
   '0012-devices': m0012,
+  '0011-dispatch': m0011,
 };

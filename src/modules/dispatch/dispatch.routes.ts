@@ -2,8 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { actorOf } from '../../plugins/auth.js';
 import { findVisible } from '../incidents/incidents.service.js';
-import { IncidentParams } from '../incidents/incidents.schemas.js';
-import { Timeline } from './timeline.schemas.js';
+import { Incident, IncidentParams } from '../incidents/incidents.schemas.js';
+import { OrgParams } from '../orgs/orgs.schemas.js';
+import { acknowledge, reportProgress } from './acknowledge.js';
+import { DispatchSettings, ProgressBody, UpdateDispatchSettings } from './dispatch.schemas.js';
+import { nearestResponders } from './responders.js';
+import { ResponderList, RespondersQuery } from './responders.schemas.js';
+import { getDispatchSettings, updateDispatchSettings } from './settings.js';
+import { Timeline, TimelineEvent } from './timeline.schemas.js';
 import { timelineOf } from './timeline.js';
 
 const tags = ['Dispatch'];
@@ -18,5 +24,33 @@ export const dispatchRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         return { events: await timelineOf(ctx, incident.id) };
       },
     );
+    app.get(
+      `${base}/:id/responders`,
+      { schema: { tags, summary: 'Members with a live position, nearest first', params: IncidentParams, querystring: RespondersQuery, response: { 200: ResponderList } } },
+      (request) => nearestResponders(ctx, actorOf(request), request.params.id, request.query),
+    );
+    app.post(
+      `${base}/:id/acknowledge`,
+      { schema: { tags, summary: 'Acknowledge (the assignee, or an org admin or owner); idempotent', params: IncidentParams, response: { 200: Incident } } },
+      (request) => acknowledge(ctx, actorOf(request), request.params.id),
+    );
+    app.post(
+      `${base}/:id/progress`,
+      {
+        config: { idempotent: 201 },
+        schema: { tags, summary: 'En route or on scene, with the position (the assignee, or an org admin or owner)', params: IncidentParams, body: ProgressBody, response: { 201: TimelineEvent } },
+      },
+      async (request, reply) => reply.status(201).send(await reportProgress(ctx, actorOf(request), request.params.id, request.body, request.idempotency)),
+    );
   }
+  app.get(
+    '/v1/orgs/:org_slug/dispatch',
+    { schema: { tags, summary: "The org's acknowledgement timeouts", params: OrgParams, response: { 200: DispatchSettings } } },
+    (request) => getDispatchSettings(ctx, actorOf(request), request.params.org_slug),
+  );
+  app.patch(
+    '/v1/orgs/:org_slug/dispatch',
+    { schema: { tags, summary: 'Change the acknowledgement timeouts (org admins and owners)', params: OrgParams, body: UpdateDispatchSettings, response: { 200: DispatchSettings } } },
+    (request) => updateDispatchSettings(ctx, actorOf(request), request.params.org_slug, request.body),
+  );
 };

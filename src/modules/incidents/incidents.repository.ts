@@ -1,13 +1,16 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB, Flag, IncidentStatus, IncidentsTable, Priority } from '../../db/schema.js';
 import { scoped, type Scope } from '../../db/scope.js';
 
-export type IncidentRow = Omit<IncidentsTable, 'id'> & { id: number };
-export type NewIncident = Omit<IncidentRow, 'id'>;
+export type IncidentRow = Selectable<IncidentsTable>;
+/** Dispatch state starts empty unless a caller sets it (the escalation deadline). */
+type DispatchFields = 'acknowledged_at' | 'acknowledged_by' | 'escalation_level' | 'escalate_at';
+export type NewIncident = Omit<IncidentRow, 'id' | DispatchFields> & Partial<Pick<IncidentRow, DispatchFields>>;
 
 export interface ListFilter {
   status?: IncidentStatus | undefined;
   priority?: Priority | undefined;
+  assigneeId?: number | undefined;
 }
 
 /**
@@ -36,10 +39,18 @@ export async function listIncidents(db: Kysely<DB>, scope: Scope, f: ListFilter,
   let q = db.selectFrom('incidents').selectAll().$call(scoped(scope, 'incidents'));
   if (f.status) q = q.where('status', '=', f.status);
   if (f.priority) q = q.where('priority', '=', f.priority);
+  if (f.assigneeId !== undefined) q = q.where('assignee_id', '=', f.assigneeId);
   return q.orderBy('id', 'desc').limit(limit).offset(offset).execute();
 }
 
 export async function countIncidents(db: Kysely<DB>, scope: Scope, f: ListFilter): Promise<number> {
+  // The counters have no assignee dimension: an assignee's list is short, so it is counted directly.
+  if (f.assigneeId !== undefined) {
+    let c = db.selectFrom('incidents').select((eb) => eb.fn.countAll<number>().as('n')).$call(scoped(scope, 'incidents')).where('assignee_id', '=', f.assigneeId);
+    if (f.status) c = c.where('status', '=', f.status);
+    if (f.priority) c = c.where('priority', '=', f.priority);
+    return Number((await c.executeTakeFirstOrThrow()).n);
+  }
   let q = db
     .selectFrom('incident_counts')
     .select(sql<number>`coalesce(sum(n), 0)`.as('n'))
@@ -51,7 +62,10 @@ export async function countIncidents(db: Kysely<DB>, scope: Scope, f: ListFilter
 }
 
 export type IncidentPatch = Partial<
-  Pick<IncidentRow, 'status' | 'priority' | 'description' | 'assignee_id' | 'sla_due_at' | 'sla_warn_at' | 'resolved_at' | 'updated_at'>
+  Pick<
+    IncidentRow,
+    'status' | 'priority' | 'description' | 'assignee_id' | 'sla_due_at' | 'sla_warn_at' | 'resolved_at' | 'updated_at' | 'acknowledged_at' | 'acknowledged_by' | 'escalation_level' | 'escalate_at'
+  >
 >;
 
 export async function updateIncident(db: Kysely<DB>, before: IncidentRow, patch: IncidentPatch): Promise<IncidentRow> {

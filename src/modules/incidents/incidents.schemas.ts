@@ -54,6 +54,8 @@ export const Incident = Type.Object({
   created_at: Type.String(),
   updated_at: Type.String(),
   resolved_at: Nullable(Type.String()),
+  acknowledged_at: Nullable(Type.String({ description: "set by the assignee's (or an admin's) acknowledgement; cleared by reassignment" })),
+  acknowledged_by: Nullable(Type.Integer()),
 });
 export type Incident = Static<typeof Incident>;
 
@@ -62,6 +64,7 @@ export const ListIncidentsQuery = Type.Object({
   status: Type.Optional(StatusSchema),
   priority: Type.Optional(PrioritySchema),
   org_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
+  assignee_id: Type.Optional(Type.String({ pattern: '^(me|[1-9][0-9]{0,9})$', description: '`me` or a user id' })),
 });
 export type ListIncidentsQuery = Static<typeof ListIncidentsQuery>;
 
@@ -98,5 +101,6 @@ export const StatusPage = Type.Object({
   created_at: Type.String(),
   updated_at: Type.String(),
   replies: Type.Array(Type.Object({ body: Type.String(), author_name: Nullable(Type.String()), created_at: Type.String() })),
+  status_changes: Type.Array(Type.Object({ from: StatusSchema, to: StatusSchema, at: Type.String() }), { description: 'oldest first; from the timeline' }),
 });
 export type StatusPage = Static<typeof StatusPage>;

@@ -7,6 +7,8 @@ import { randomToken } from '../../lib/crypto.js';
 import { invalidField, notFound } from '../../lib/errors.js';
 import { recorded, type EffectRecorder } from '../../lib/idempotency.js';
 import { queueDelivery, queuePhoneAlert } from '../deliveries/outbox.js';
+import { dispatchPatch, notifyAssignee } from '../dispatch/assignment.js';
+import { ackDeadline } from '../dispatch/settings.js';
 import { recordTimeline } from '../dispatch/timeline.js';
 import { actorScope, orgAccess, targetOrg } from '../orgs/access.js';
 import { findMember } from '../orgs/members.repository.js';
@@ -40,6 +42,8 @@ export function toIncident(ctx: AppContext, i: IncidentRow): Incident {
     created_at: i.created_at,
     updated_at: i.updated_at,
     resolved_at: i.resolved_at,
+    acknowledged_at: i.acknowledged_at,
+    acknowledged_by: i.acknowledged_by,
   };
 }
 
@@ -47,56 +51,75 @@ function publish(ctx: AppContext, tx: Tx, type: string, i: IncidentRow, payload:
   ctx.events.publish(tx, { channel: CHANNEL, orgId: i.org_id, mode: i.livemode === 1 ? 'live' : 'test', type, payload });
 }
 
+/**
+ * Writes a new incident in the caller's transaction: its SLA and escalation clocks, the
+ * `incident.created` broadcast and the `created` timeline event. Also how an alert signal opens one.
+ */
+export async function openIncident(ctx: AppContext, tx: Tx, actor: Actor, orgId: number, input: Omit<CreateIncidentBody, 'org_id'>): Promise<IncidentRow> {
+  const now = ctx.clock.now();
+  const priority = input.priority ?? 'normal';
+  const { dueAt, warnAt } = slaTimes(now, priority);
+  const incident = await repo.insertIncident(tx.db, {
+    org_id: orgId,
+    livemode: flag(actor.mode === 'live'),
+    title: input.title.trim(),
+    description: input.description ?? null,
+    status: 'open',
+    priority,
+    source: input.source ?? 'api',
+    source_ref: input.source_ref ?? null,
+    lat: input.lat ?? null,
+    lng: input.lng ?? null,
+    location_name: input.location_name ?? null,
+    assignee_id: null,
+    creator_id: actor.userId,
+    customer_token: randomToken(24),
+    sla_due_at: iso(dueAt),
+    sla_warn_at: iso(warnAt),
+    sla_warned_at: null,
+    sla_breached_at: null,
+    resolved_at: null,
+    created_at: iso(now),
+    updated_at: iso(now),
+    escalate_at: await ackDeadline(tx.db, orgId, priority, now),
+  });
+  publish(ctx, tx, 'incident.created', incident, toIncident(ctx, incident));
+  await recordTimeline(ctx, tx, incident, 'created', actor.userId, { title: incident.title, priority, source: incident.source });
+  return incident;
+}
+
 /** Creates an incident in the caller's org (default the primary one), queues the creator's push and phone alert. */
 export async function createIncident(ctx: AppContext, actor: Actor, input: CreateIncidentBody, idem?: EffectRecorder | null): Promise<Incident> {
   const { org } = await targetOrg(ctx, actor, input.org_id);
   const creator = await findUserById(ctx.db, actor.userId);
-  const now = ctx.clock.now();
-  const priority = input.priority ?? 'normal';
-  const { dueAt, warnAt } = slaTimes(now, priority);
   return ctx.transaction(async (tx) => {
-    const incident = await repo.insertIncident(tx.db, {
-      org_id: org.id,
-      livemode: flag(actor.mode === 'live'),
-      title: input.title.trim(),
-      description: input.description ?? null,
-      status: 'open',
-      priority,
-      source: input.source ?? 'api',
-      source_ref: input.source_ref ?? null,
-      lat: input.lat ?? null,
-      lng: input.lng ?? null,
-      location_name: input.location_name ?? null,
-      assignee_id: null,
-      creator_id: actor.userId,
-      customer_token: randomToken(24),
-      sla_due_at: iso(dueAt),
-      sla_warn_at: iso(warnAt),
-      sla_warned_at: null,
-      sla_breached_at: null,
-      resolved_at: null,
-      created_at: iso(now),
-      updated_at: iso(now),
-    });
+    const incident = await openIncident(ctx, tx, actor, org.id, input);
     const view = toIncident(ctx, incident);
-    const note = { title: `New ${priority} incident`, body: incident.title, url: `${ctx.config.publicUrl}/app/incidents/${incident.id}`, incident_id: incident.id };
+    const note = { title: `New ${incident.priority} incident`, body: incident.title, url: `${ctx.config.publicUrl}/app/incidents/${incident.id}`, incident_id: incident.id };
     const base = { topic: 'incident.created', mode: actor.mode, userId: actor.userId, orgId: org.id } as const;
     await queueDelivery(ctx, tx, { ...base, kind: 'push', recipient: `user:${actor.userId}`, payload: note });
     await queuePhoneAlert(ctx, tx, { ...base, userId: actor.userId, phone: creator?.phone ?? null, payload: note });
-    publish(ctx, tx, 'incident.created', incident, view);
-    await recordTimeline(ctx, tx, incident, 'created', actor.userId, { title: incident.title, priority, source: incident.source });
     return recorded(tx, idem, view);
   });
 }
 
 export async function listIncidents(ctx: AppContext, actor: Actor, q: ListIncidentsQuery) {
   const scope = await actorScope(ctx, actor, q.org_id);
-  const filter = { status: q.status, priority: q.priority };
+  const filter = { status: q.status, priority: q.priority, assigneeId: assigneeOf(actor, q.assignee_id) };
   const [rows, total] = await Promise.all([
     repo.listIncidents(ctx.db, scope, filter, q.limit, (q.page - 1) * q.limit),
     repo.countIncidents(ctx.db, scope, filter),
   ]);
   return { tickets: rows.map((r) => toIncident(ctx, r)), total, page: q.page, limit: q.limit };
+}
+
+/** `assignee_id=me` is the caller; ids past the database's integer range are a 422, not a 500. */
+function assigneeOf(actor: Actor, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'me') return actor.userId;
+  const id = Number(value);
+  if (id > 2_147_483_647) throw invalidField('assignee_id', 'must be at most 2147483647');
+  return id;
 }
 
 /** An incident of the caller's orgs and mode; anything else is 404. */
@@ -132,12 +155,14 @@ export async function updateIncident(ctx: AppContext, actor: Actor, id: number, 
     patch.status = input.status;
     if (isDone(input.status) !== isDone(before.status)) patch.resolved_at = isDone(input.status) ? iso(now) : null;
   }
+  Object.assign(patch, await dispatchPatch(ctx.db, before, patch, now));
   return ctx.transaction(async (tx) => {
     const after = await repo.updateIncident(tx.db, before, patch);
     const view = toIncident(ctx, after);
     const changed = (['status', 'priority', 'description', 'assignee_id'] as const).some((k) => after[k] !== before[k]);
     if (changed) publish(ctx, tx, 'incident.updated', after, view);
     await recordChanges(ctx, tx, actor, before, after);
+    if (after.assignee_id !== before.assignee_id) await notifyAssignee(ctx, tx, actor, after, view);
     return view;
   });
 }

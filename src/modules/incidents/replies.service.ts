@@ -2,7 +2,8 @@ import type { AppContext } from '../../context.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { notFound } from '../../lib/errors.js';
-import { recordTimeline } from '../dispatch/timeline.js';
+import type { IncidentStatus } from '../../db/schema.js';
+import { recordTimeline, timelineOf } from '../dispatch/timeline.js';
 import { orgAccess } from '../orgs/access.js';
 import { findByToken, touchIncident } from './incidents.repository.js';
 import type { Reply, StatusPage } from './incidents.schemas.js';
@@ -44,11 +45,14 @@ export async function statusPage(ctx: AppContext, token: string): Promise<Status
   const incident = await findByToken(ctx.db, token);
   if (!incident) throw notFound();
   const replies = await listRows(ctx.db, incident.id, true);
+  // Of the timeline only status changes are public: never internal replies, assignees or positions.
+  const changes = await timelineOf(ctx, incident.id, ['status_changed']);
   return {
     title: incident.title,
     status: incident.status,
     created_at: incident.created_at,
     updated_at: incident.updated_at,
     replies: replies.map((r) => ({ body: r.body, author_name: r.author_name, created_at: r.created_at })),
+    status_changes: changes.map((e) => ({ from: e.data.from as IncidentStatus, to: e.data.to as IncidentStatus, at: e.at })),
   };
 }

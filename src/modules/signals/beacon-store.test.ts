@@ -153,6 +153,30 @@ for (const kind of ['database', 'redis'] as const) {
       assert.equal(await store.switchOff(t.ctx.db, chatty, before), undefined, 'seen at `before`, so not silent before it');
       assert.ok(await store.switchOff(t.ctx.db, quiet, before), 'the silent one goes off');
     });
+
+    test('positions (the responder search): active devices of one org and mode with a position, seen since a time, inside a box', async () => {
+      for (const k of await store.silent(t.ctx.db, iso(new Date(t.clock.now().getTime() + 1)), 10_000)) await store.switchOff(t.ctx.db, k);
+      const since = iso(t.clock.now());
+      const [near, far, noFix, other, testMode, off] = [device(), device(), device(), device(bob), device(ann, 'test'), device()];
+      await store.recordPing(t.ctx.db, near, ping({ deviceId: 'near', lat: 1, lng: 1 }));
+      await store.recordPing(t.ctx.db, far, ping({ deviceId: null, lat: 40, lng: 40 }));
+      await store.recordPing(t.ctx.db, noFix, ping({ deviceId: 'no-fix', lat: null, lng: null }));
+      await store.recordPing(t.ctx.db, other, ping({ orgId: bobOrg, deviceId: 'bobs' }));
+      await store.recordPing(t.ctx.db, testMode, ping({ deviceId: 'test-mode' }));
+      await store.recordPing(t.ctx.db, off, ping({ deviceId: 'off' }));
+      await store.switchOff(t.ctx.db, off);
+      const all = await store.positions(t.ctx.db, annOrg, 'live', since);
+      assert.deepEqual(
+        all.map((p) => [p.user_id, p.device_id, p.lat, p.lng, p.last_seen_at]).sort((a, b) => Number(a[2]) - Number(b[2])),
+        [
+          [ann.id, 'near', 1, 1, since],
+          [ann.id, null, 40, 40, since],
+        ],
+      );
+      assert.deepEqual((await store.positions(t.ctx.db, annOrg, 'live', since, { minLat: 0, maxLat: 2, minLng: 0, maxLng: 2 })).map((p) => p.device_id), ['near']);
+      assert.deepEqual((await store.positions(t.ctx.db, annOrg, 'test', since)).map((p) => p.device_id), ['test-mode']);
+      assert.deepEqual(await store.positions(t.ctx.db, annOrg, 'live', iso(new Date(t.clock.now().getTime() + 1))), [], 'seen before the cut-off');
+    });
   });
 }
 

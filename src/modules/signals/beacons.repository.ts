@@ -102,3 +102,34 @@ export async function activeBeacons(db: Kysely<DB>, scope: Scope) {
 export async function silentBeacons(db: Kysely<DB>, beforeIso: string, limit: number): Promise<BeaconState[]> {
   return db.selectFrom('beacon_states').selectAll().where('active', '=', 1).where('last_seen_at', '<', beforeIso).limit(limit).execute();
 }
+
+export interface DevicePosition {
+  user_id: number;
+  device_id: string | null;
+  lat: number;
+  lng: number;
+  last_seen_at: string;
+}
+
+/** A latitude/longitude rectangle (the responder search's prefilter). */
+export interface Box {
+  minLat: number;
+  maxLat: number;
+  minLng: number;
+  maxLng: number;
+}
+
+/** Active, recently seen devices of one org and mode that have a position (one indexed range read). */
+export async function devicePositions(db: Kysely<DB>, orgId: number, mode: Mode, seenSince: string, box?: Box): Promise<DevicePosition[]> {
+  let q = db
+    .selectFrom('beacon_states')
+    .select(['user_id', 'device_id', 'lat', 'lng', 'last_seen_at'])
+    .where('org_id', '=', orgId)
+    .where('livemode', '=', flag(mode === 'live'))
+    .where('active', '=', 1)
+    .where('last_seen_at', '>=', seenSince)
+    .where('lat', 'is not', null)
+    .where('lng', 'is not', null);
+  if (box) q = q.where('lat', '>=', box.minLat).where('lat', '<=', box.maxLat).where('lng', '>=', box.minLng).where('lng', '<=', box.maxLng);
+  return (await q.execute()) as DevicePosition[];
+}

@@ -2,8 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
 import { flag, type Mode } from '../../db/schema.js';
 import { AppError } from '../../lib/errors.js';
-import type { ActiveBeacon, BeaconStore } from './beacon-store.js';
-import type { BeaconState, DeviceKey } from './beacons.repository.js';
+import type { ActiveBeacon, BeaconStore, DevicePosition } from './beacon-store.js';
+import type { BeaconState, Box, DeviceKey } from './beacons.repository.js';
 
 // Keys (P = REDIS_PREFIX):
 //   P beacon:<mode>:<user>:<device key>   hash: on, org, dev, hasdev, lat, lng, acc, meta, pos, seen, seenms
@@ -56,6 +56,23 @@ return redis.call('HGETALL', h)
 
 type Script = (hash: string, seen: string, ...args: string[]) => Promise<unknown>;
 const num = (v: string | undefined) => (v === undefined || v === '' ? null : Number(v));
+
+/** Active, recently seen devices of the org with a position (inside `box` when given), from HMGET replies. */
+function positionsOf(members: string[], rows: (string | null)[][], orgId: number, since: number, box: Box | undefined): DevicePosition[] {
+  const out: DevicePosition[] = [];
+  const org = String(orgId);
+  for (let i = 0; i < rows.length; i++) {
+    const [on, o, latS, lngS, seenms, hasdev, dev] = rows[i]!;
+    if (on !== '1' || o !== org || !latS || !lngS || Number(seenms) < since) continue;
+    const lat = Number(latS);
+    const lng = Number(lngS);
+    if (box && (lat < box.minLat || lat > box.maxLat || lng < box.minLng || lng > box.maxLng)) continue;
+    const m = members[i]!;
+    const user = m.split(':', 2)[1]!;
+    out.push({ user_id: Number(user), device_id: hasdev === '1' ? (dev ?? '') : null, lat, lng, last_seen_at: new Date(Number(seenms)).toISOString() });
+  }
+  return out;
+}
 
 export function createRedisBeaconStore(redis: Redis, prefix: string, log: FastifyBaseLogger): BeaconStore {
   redis.defineCommand('musterBeaconPing', { numberOfKeys: 2, lua: PING });
@@ -150,6 +167,23 @@ export function createRedisBeaconStore(redis: Redis, prefix: string, log: Fastif
         .filter((s) => names.has(s.user_id))
         .map((s): ActiveBeacon => ({ ...s, user_name: names.get(s.user_id)! }))
         .sort((a, b) => (a.last_seen_at < b.last_seen_at ? 1 : a.last_seen_at > b.last_seen_at ? -1 : 0));
+    },
+    positions: async (_db, orgId, mode, seenSince, box) => {
+      const since = Date.parse(seenSince);
+      let rows: (string | null)[][];
+      try {
+        const members = await redis.smembers(`${orgSetPrefix(mode)}${orgId}`);
+        // One pipelined round trip for every device, reading only the six fields the search needs.
+        const got = members.length === 0 ? [] : await redis.pipeline(members.map((m) => ['hmget', hashOf(m), 'on', 'org', 'lat', 'lng', 'seenms', 'hasdev', 'dev'])).exec();
+        rows = (got ?? []).map(([err, h]) => {
+          if (err) throw err;
+          return h as (string | null)[];
+        });
+        return positionsOf(members, rows, orgId, since, box);
+      } catch (err) {
+        unreachable(err, 'active devices unknown');
+        throw new AppError(503, 'not_ready', 'Live device state is unavailable for a moment; try again shortly');
+      }
     },
     silent: async (_db, beforeIso, limit) => {
       try {

@@ -7,7 +7,9 @@ import { invalidField } from '../../lib/errors.js';
 import { recorded, type EffectRecorder } from '../../lib/idempotency.js';
 import { fetchWindow, pageOf } from '../../lib/paging.js';
 import { queueDelivery } from '../deliveries/outbox.js';
+import { recordTimeline, type TimelineIncident } from '../dispatch/timeline.js';
 import { findIncident } from '../incidents/incidents.repository.js';
+import { openIncident } from '../incidents/incidents.service.js';
 import { actorScope, targetOrg } from '../orgs/access.js';
 import { listMembers } from '../orgs/members.repository.js';
 import { findUserById } from '../users/users.repository.js';
@@ -64,9 +66,8 @@ export type SignalGuard = (tx: Tx) => Promise<void>;
 export async function createSignal(ctx: AppContext, actor: Actor, input: CreateSignalBody, idem?: EffectRecorder | null, guard?: SignalGuard): Promise<Signal> {
   const { meta, at } = validate(ctx, input);
   const { org } = await targetOrg(ctx, actor, input.org_id);
-  if (input.ticket_id !== undefined && !(await findIncident(ctx.db, { orgIds: [org.id], mode: actor.mode }, input.ticket_id))) {
-    throw invalidField('ticket_id', 'is not an incident of this org');
-  }
+  const linked = input.ticket_id === undefined ? undefined : await findIncident(ctx.db, { orgIds: [org.id], mode: actor.mode }, input.ticket_id);
+  if (input.ticket_id !== undefined && !linked) throw invalidField('ticket_id', 'is not an incident of this org');
   const user = await findUserById(ctx.db, actor.userId);
   const now = iso(ctx.clock.now());
   const record: Signal = {
@@ -101,6 +102,9 @@ export async function createSignal(ctx: AppContext, actor: Actor, input: CreateS
       }
       return recorded(tx, idem, record);
     }
+    // An alert without an incident opens one (same org and mode, in this transaction) and links to it.
+    const opened = input.type === 'alert' && input.ticket_id === undefined ? await openIncident(ctx, tx, actor, org.id, alertIncident(record)) : undefined;
+    if (opened) record.ticket_id = opened.id;
     const id = await insertSignal(tx.db, {
       org_id: org.id,
       livemode: flag(actor.mode === 'live'),
@@ -117,13 +121,41 @@ export async function createSignal(ctx: AppContext, actor: Actor, input: CreateS
     });
     const stored = { ...record, Id: id };
     ctx.events.publish(tx, { ...event, payload: stored });
+    if (stored.ticket_id !== null) await recordSignal(ctx, tx, stored, opened ?? linked!);
     if (input.type === 'alert') {
-      const payload = { title: `Alert from ${stored.user_name}`, body: stored.note, signal_id: id, org_id: org.id };
+      const payload = { title: `Alert from ${stored.user_name}`, body: stored.note, signal_id: id, org_id: org.id, incident_id: stored.ticket_id };
       for (const m of await listMembers(tx.db, org.id)) {
         await queueDelivery(ctx, tx, { kind: 'push', topic: 'signal.alert', mode: actor.mode, userId: m.user_id, orgId: org.id, recipient: `user:${m.user_id}`, payload });
       }
     }
     return recorded(tx, idem, stored);
+  });
+}
+
+/** The incident an alert opens: urgent, from the note's first line, where the alert was raised. */
+function alertIncident(s: Signal) {
+  const note = (s.note ?? '').trim();
+  const title = note.split('\n', 1)[0]!.trim().slice(0, 200);
+  return {
+    title,
+    description: note,
+    priority: 'urgent' as const,
+    source: 'alert' as const,
+    ...(s.lat !== null ? { lat: s.lat } : {}),
+    ...(s.lng !== null ? { lng: s.lng } : {}),
+  };
+}
+
+/** A stored signal linked to an incident is a `signal` event on its timeline, with its position and image. */
+async function recordSignal(ctx: AppContext, tx: Tx, s: Signal & { Id: number }, incident: TimelineIncident): Promise<void> {
+  await recordTimeline(ctx, tx, incident, 'signal', s.user_id, {
+    signal_id: s.Id,
+    signal_type: s.type,
+    note: s.note,
+    lat: s.lat,
+    lng: s.lng,
+    accuracy: s.accuracy,
+    image_url: s.image_url,
   });
 }
 

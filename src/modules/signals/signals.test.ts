@@ -191,10 +191,12 @@ describe('signals', () => {
           accuracy: 12.5,
           note: `a ${type}`,
           image_url: null,
-          ticket_id: null,
+          // An alert without ticket_id opens an incident and is linked to it (docs/dispatch.md).
+          ticket_id: type === 'alert' ? s.ticket_id : null,
           meta: { device_id: 'dev-1a2b3c', battery: 0.8 },
           created_at: now(),
         });
+        if (type === 'alert') assert.ok(Number.isSafeInteger(s.ticket_id) && s.ticket_id! > 0, 'the alert opened an incident');
       }
     });
 

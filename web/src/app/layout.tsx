@@ -1,6 +1,7 @@
 // The frame of every signed-in view: a sidebar on desktop, a top bar with a collapsible menu on phones.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { AlertBanner } from './alert-banner';
 import { useLocation } from './router';
 import { useSession } from './session';
 
@@ -73,6 +74,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
         </div>
       </aside>
       <main class="content" id="main">
+        <AlertBanner />
         {children}
       </main>
     </div>

@@ -1,11 +1,61 @@
-// The one live stream of a page: browsers allow 6 HTTP/1.1 connections per site across tabs, so
-// each view opens at most one EventSource and closes it when it goes away. EventSource reconnects
-// by itself and sends Last-Event-ID, so the server replays what was missed; when the browser gives
-// up (an error answer), we open a new one a few seconds later.
+// Live streams of a page: browsers allow 6 HTTP/1.1 connections per site across tabs, so every
+// hook on one path shares one EventSource (the alert banner and the incident views share the
+// incident stream), closed when its last user goes away. EventSource reconnects by itself and sends
+// Last-Event-ID, so the server replays what was missed; when the browser gives up (an error
+// answer), a new one is opened a few seconds later.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { LiveEvent } from './types';
 
 export type StreamState = 'connecting' | 'live' | 'reconnecting';
+
+interface Shared {
+  listeners: Set<(event: LiveEvent) => void>;
+  states: Set<(state: StreamState) => void>;
+  state: StreamState;
+  close(): void;
+}
+
+const shared = new Map<string, Shared>();
+
+function open(path: string): Shared {
+  let source: EventSource | null = null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  const s: Shared = {
+    listeners: new Set(),
+    states: new Set(),
+    state: 'connecting',
+    close: () => {
+      stopped = true;
+      clearTimeout(timer);
+      source?.close();
+    },
+  };
+  const setState = (state: StreamState) => {
+    s.state = state;
+    s.states.forEach((fn) => fn(state));
+  };
+  const connect = () => {
+    source = new EventSource(path, { withCredentials: true });
+    source.onopen = () => setState('live');
+    source.onerror = () => {
+      setState('reconnecting');
+      if (source?.readyState === EventSource.CLOSED && !stopped) timer = setTimeout(connect, 5000);
+    };
+    source.onmessage = (msg: MessageEvent<string>) => {
+      let event: LiveEvent;
+      try {
+        event = JSON.parse(msg.data) as LiveEvent;
+      } catch {
+        return;
+      }
+      if (event.type === 'connected') setState('live');
+      else s.listeners.forEach((fn) => fn(event));
+    };
+  };
+  connect();
+  return s;
+}
 
 export function useStream(path: string | null, onEvent: (event: LiveEvent) => void): StreamState {
   const handler = useRef(onEvent);
@@ -13,32 +63,19 @@ export function useStream(path: string | null, onEvent: (event: LiveEvent) => vo
   const [state, setState] = useState<StreamState>('connecting');
   useEffect(() => {
     if (!path) return;
-    let source: EventSource | null = null;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let stopped = false;
-    const open = () => {
-      source = new EventSource(path, { withCredentials: true });
-      source.onopen = () => setState('live');
-      source.onerror = () => {
-        setState('reconnecting');
-        if (source?.readyState === EventSource.CLOSED && !stopped) timer = setTimeout(open, 5000);
-      };
-      source.onmessage = (msg: MessageEvent<string>) => {
-        let event: LiveEvent;
-        try {
-          event = JSON.parse(msg.data) as LiveEvent;
-        } catch {
-          return;
-        }
-        if (event.type === 'connected') setState('live');
-        else handler.current(event);
-      };
-    };
-    open();
+    let s = shared.get(path);
+    if (!s) shared.set(path, (s = open(path)));
+    const listener = (e: LiveEvent) => handler.current(e);
+    s.listeners.add(listener);
+    s.states.add(setState);
+    setState(s.state);
     return () => {
-      stopped = true;
-      clearTimeout(timer);
-      source?.close();
+      s.listeners.delete(listener);
+      s.states.delete(setState);
+      if (s.listeners.size === 0) {
+        s.close();
+        shared.delete(path);
+      }
     };
   }, [path]);
   return state;

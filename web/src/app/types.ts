@@ -51,6 +51,28 @@ export interface Incident {
   created_at: string;
   updated_at: string;
   resolved_at: string | null;
+  acknowledged_at?: string | null;
+  acknowledged_by?: number | null;
+}
+
+export interface TimelineEvent {
+  id: number;
+  incident_id: number;
+  type: string;
+  at: string;
+  actor: { user_id: number; user_name: string } | null;
+  data: Record<string, unknown>;
+}
+
+export interface Responder {
+  user_id: number;
+  user_name: string;
+  device_id: string | null;
+  lat: number;
+  lng: number;
+  last_seen_at: string;
+  distance_m: number | null;
+  open_assignments: number;
 }
 
 export interface Reply {

@@ -7,6 +7,7 @@ import '../styles/base.css';
 import './field.css';
 import { Beacon, fixOf, type BeaconState } from './beacon';
 import { deviceId } from './device';
+import { MyIncidentsPanel, type Act } from './incidents';
 import { AlertPanel, BeaconPanel, Outbox, PhotoPanel, ReportPanel } from './panels';
 import { queue, type QueueState } from './queue';
 import type { Fix, Me, Org, SignalBody, SignalType } from './types';
@@ -126,10 +127,25 @@ function Terminal({ session }: { session: Session }) {
     return () => clearTimeout(t);
   }, [flash]);
 
-  const send = async (type: SignalType, note: string, photo?: Blob): Promise<string | null> => {
+  /** An incident action through the outbox; "en route" and "on scene" carry the phone's position. */
+  const act: Act = async (target, withPosition = false) => {
+    const where = withPosition ? await locate() : null;
+    const payload = where ? { ...target.payload, lat: where.lat, lng: where.lng, accuracy: Math.round(where.accuracy * 10) / 10 } : target.payload;
+    try {
+      const item = await queue.add({ type: 'note' }, undefined, { ...target, ...(payload ? { payload } : {}) });
+      setFlash({ id: item.id, kind: 'info', text: navigator.onLine ? `${target.label} saved, sending…` : `${target.label} saved on this phone; it will be sent when you are back online.` });
+      return null;
+    } catch (err) {
+      return `Could not save it on this phone: ${err instanceof Error ? err.message : String(err)}`;
+    }
+  };
+
+  const send = async (type: SignalType, note: string, photo?: Blob, incident?: { Id: number; org_id: number }): Promise<string | null> => {
     const where = await locate();
     const body: SignalBody = { type, meta: { device_id: device } };
-    if (orgId) body.org_id = orgId;
+    // A note about an incident goes to the incident's org, whichever org the terminal sends to.
+    if (incident) Object.assign(body, { ticket_id: incident.Id, org_id: incident.org_id });
+    else if (orgId) body.org_id = orgId;
     if (note) body.note = note;
     if (where) Object.assign(body, { lat: where.lat, lng: where.lng, accuracy: Math.round(where.accuracy * 10) / 10 });
     try {
@@ -214,6 +230,7 @@ function Terminal({ session }: { session: Session }) {
             {flash.text}
           </p>
         )}
+        <MyIncidentsPanel userId={session.me.id} act={act} linkNote={(incident, note) => send('note', note, undefined, incident)} fix={fix} />
         <BeaconPanel beacon={beacon} state={bstate} />
         <AlertPanel send={send} />
         <PhotoPanel send={send} progress={qstate.progress} />

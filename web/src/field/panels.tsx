@@ -371,7 +371,7 @@ function QueueRow({ item, sending, onDiscard, onRetry }: { item: QueuedSignal; s
   return (
     <li class={`queue-item ${item.status}`} data-testid="queue-item" data-status={status} data-type={item.body.type}>
       <div class="row">
-        <strong>{LABEL[item.body.type]}</strong>
+        <strong>{item.target?.label ?? LABEL[item.body.type]}</strong>
         <span class="muted small">{clock(Date.parse(item.created_at))}</span>
         <span class="spacer" />
         <span class={`badge ${status === 'failed' ? 'danger' : status === 'sending' ? 'brand' : 'warn'}`}>{status === 'waiting' ? 'waiting' : status}</span>

@@ -13,6 +13,11 @@ export interface QueuedSignal {
   /** Who wrote it: it is only ever sent with that user's session. */
   user_id: number;
   body: SignalBody;
+  /**
+   * Where it goes when it is not a signal: an incident action of "My incidents" (acknowledge,
+   * progress, resolve) rides the same outbox, with the same key and retry rules.
+   */
+  target?: { method: 'POST' | 'PATCH'; path: string; label: string; payload?: Record<string, unknown> };
   /** A capture's resized JPEG, until it is uploaded (then `body.image_url` is set). */
   photo?: Blob;
   status: 'waiting' | 'failed';
@@ -66,11 +71,11 @@ function parse(text: string): unknown {
 }
 
 async function postSignal(item: QueuedSignal): Promise<Answer> {
-  const res = await fetch('/v1/signals', {
-    method: 'POST',
+  const res = await fetch(item.target?.path ?? '/v1/signals', {
+    method: item.target?.method ?? 'POST',
     credentials: 'same-origin',
     headers: { 'content-type': 'application/json', accept: 'application/json', 'idempotency-key': item.id },
-    body: JSON.stringify(item.body),
+    body: JSON.stringify(item.target ? (item.target.payload ?? {}) : item.body),
   });
   return { status: res.status, body: parse(await res.text()) };
 }
@@ -129,8 +134,9 @@ export class Queue {
   }
 
   /** Stores the signal (durably) and then tries to send it. Resolves once it is stored. */
-  async add(body: SignalBody, photo?: Blob): Promise<QueuedSignal> {
+  async add(body: SignalBody, photo?: Blob, target?: QueuedSignal['target']): Promise<QueuedSignal> {
     const item: QueuedSignal = {
+      ...(target ? { target } : {}),
       id: crypto.randomUUID ? crypto.randomUUID() : `sig-${Date.now()}-${Math.random().toString(36).slice(2)}`,
       user_id: this.userId,
       body: { ...body, recorded_at: new Date().toISOString() },

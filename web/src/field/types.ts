@@ -8,6 +8,7 @@ export interface SignalBody {
   note?: string;
   image_url?: string;
   org_id?: number;
+  ticket_id?: number;
   meta?: { device_id?: string; [key: string]: unknown };
   recorded_at?: string;
 }
@@ -42,4 +43,18 @@ export interface Fix {
   lng: number;
   accuracy: number;
   at: number;
+}
+
+export interface MyIncident {
+  Id: number;
+  org_id: number;
+  title: string;
+  description: string | null;
+  status: 'open' | 'in_progress' | 'resolved' | 'closed';
+  priority: 'low' | 'normal' | 'high' | 'urgent';
+  lat: number | null;
+  lng: number | null;
+  location_name: string | null;
+  assignee_id: number | null;
+  acknowledged_at?: string | null;
 }

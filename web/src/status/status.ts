@@ -9,6 +9,7 @@ interface StatusPage {
   created_at: string;
   updated_at: string;
   replies: { body: string; author_name: string | null; created_at: string }[];
+  status_changes?: { from: string; to: StatusPage['status']; at: string }[];
 }
 
 const LABEL: Record<StatusPage['status'], string> = { open: 'Open', in_progress: 'In progress', resolved: 'Resolved', closed: 'Closed' };
@@ -38,7 +39,17 @@ function render(page: StatusPage): void {
   document.title = `${page.title} · Status`;
   const list = document.getElementById('updates');
   if (list) {
-    const items = page.replies.map((r) => {
+    const changes = (page.status_changes ?? []).map((c) => {
+      const li = el('li', undefined, 'status-change');
+      li.setAttribute('data-testid', 'status-change');
+      const meta = el('small');
+      const time = el('time', dateTime(c.at));
+      time.dateTime = c.at;
+      meta.append(time);
+      li.append(el('p', `Status: ${LABEL[c.to] ?? c.to}`), meta);
+      return { at: c.at, li };
+    });
+    const replies = page.replies.map((r) => {
       const li = el('li');
       li.setAttribute('data-testid', 'reply');
       const p = el('p', r.body);
@@ -49,8 +60,10 @@ function render(page: StatusPage): void {
       time.dateTime = r.created_at;
       meta.append(time);
       li.append(p, meta);
-      return li;
+      return { at: r.created_at, li };
     });
+    // Oldest first, as the server renders them (ISO times sort as text).
+    const items = [...replies, ...changes].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0)).map((i) => i.li);
     if (items.length === 0) items.push(el('li', 'No updates yet.', 'empty'));
     list.replaceChildren(...items);
   }

@@ -4,7 +4,8 @@ import { ApiError, get, patch, post } from '../../lib/api';
 import { formatDateTime } from '../../lib/format';
 import { orgName, useSession } from '../session';
 import { useStream } from '../sse';
-import type { Incident, Reply } from '../types';
+import type { Incident, Reply, TimelineEvent } from '../types';
+import { DispatchCard, Timeline } from './incident-dispatch';
 import { CopyButton, Empty, ErrorAlert, FieldError, LiveBadge, Loading, PriorityBadge, PRIORITY_LABEL, SlaBadge, STATUS_LABEL, StatusBadge, useAsync } from '../ui';
 
 export function IncidentDetailView({ id }: { id: number }) {
@@ -14,9 +15,12 @@ export function IncidentDetailView({ id }: { id: number }) {
   const [saving, setSaving] = useState<string | null>(null);
   const [saveError, setSaveError] = useState<unknown>(null);
 
+  const timeline = useAsync(() => get<{ events: TimelineEvent[] }>(`/v1/tickets/${id}/timeline`).then((r) => r.events), [id]);
+  const addEvent = (e: TimelineEvent) => timeline.setData((list) => (list && !list.some((x) => x.id === e.id) ? [...list, e] : list));
   const addReply = (r: Reply) => replies.setData((list) => (list && !list.some((x) => x.id === r.id) ? [...list, r] : list));
   const live = useStream('/v1/incidents/stream', (e) => {
-    if (e.type === 'incident.updated' && (e.payload as Incident).Id === id) incident.setData(() => e.payload as Incident);
+    if ((e.type === 'incident.updated' || e.type === 'incident.assigned') && (e.payload as Incident).Id === id) incident.setData(() => e.payload as Incident);
+    if (e.type === 'incident.timeline' && (e.payload as TimelineEvent).incident_id === id) addEvent(e.payload as TimelineEvent);
     if (e.type === 'incident.reply' && (e.payload as Reply).incident_id === id) addReply(e.payload as Reply);
   });
 
@@ -103,9 +107,11 @@ export function IncidentDetailView({ id }: { id: number }) {
             </dl>
           </div>
           <Replies id={id} replies={replies.data} error={replies.error} onAdded={addReply} />
+          <Timeline events={timeline} />
         </div>
 
         <aside class="stack">
+          <DispatchCard incident={t} onChange={(i) => incident.setData(() => i)} />
           <div class="card stack">
             <h2>Triage</h2>
             <ErrorAlert error={saveError} />
@@ -134,7 +140,7 @@ export function IncidentDetailView({ id }: { id: number }) {
           </div>
           <div class="card stack">
             <h2>Customer status page</h2>
-            <p class="muted">Shows the title, the status and public replies only. Anyone with the link can read it.</p>
+            <p class="muted">Shows the title, the status, status changes and public replies only. Anyone with the link can read it.</p>
             <div class="row">
               <a class="button secondary" href={statusPath} target="_blank" rel="noopener" data-testid="status-page-link">
                 Open status page

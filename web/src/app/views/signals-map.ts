@@ -9,7 +9,7 @@ export interface MapPoint {
   lat: number;
   lng: number;
   label: string;
-  kind: 'beacon' | 'alert' | 'signal';
+  kind: 'beacon' | 'alert' | 'signal' | 'incident';
 }
 
 export interface BeaconMap {
@@ -18,9 +18,10 @@ export interface BeaconMap {
   destroy(): void;
 }
 
-const COLORS = { beacon: '#1d4ed8', alert: '#c62828', signal: '#15803d' } as const;
+const COLORS = { beacon: '#1d4ed8', alert: '#c62828', signal: '#15803d', incident: '#b42318' } as const;
 
-export function createMap(el: HTMLElement, tiles: { url: string; attribution: string }): BeaconMap {
+/** `onSelect` hears clicks on markers (the dispatcher picks an incident on the map). */
+export function createMap(el: HTMLElement, tiles: { url: string; attribution: string }, onSelect?: (key: string) => void): BeaconMap {
   const map = L.map(el, { center: [20, 0], zoom: 2, worldCopyJump: true, attributionControl: true });
   if (tiles.url) {
     const layer = L.tileLayer(tiles.url, { attribution: tiles.attribution, maxZoom: 19 });
@@ -43,14 +44,15 @@ export function createMap(el: HTMLElement, tiles: { url: string; attribution: st
           existing.setTooltipContent(p.label);
         } else {
           const m = L.circleMarker([p.lat, p.lng], {
-            radius: p.kind === 'beacon' ? 9 : 7,
-            color: '#ffffff',
-            weight: 2,
+            radius: p.kind === 'incident' ? 12 : p.kind === 'beacon' ? 9 : 7,
+            color: p.kind === 'incident' ? '#fef3f2' : '#ffffff',
+            weight: p.kind === 'incident' ? 4 : 2,
             fillColor: COLORS[p.kind],
             fillOpacity: 0.95,
             className: `marker-${p.kind}`,
           })
             .bindTooltip(p.label, { direction: 'top', offset: [0, -8] })
+            .on('click', () => onSelect?.(p.key))
             .addTo(map);
           m.getElement()?.setAttribute('data-key', p.key);
           markers.set(p.key, m);

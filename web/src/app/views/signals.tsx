@@ -5,8 +5,9 @@ import { get, qs } from '../../lib/api';
 import { ago, formatDateTime } from '../../lib/format';
 import { orgName, useSession } from '../session';
 import { useStream } from '../sse';
-import type { Beacon, LiveEvent, Signal } from '../types';
+import type { Beacon, Incident, LiveEvent, Signal } from '../types';
 import { Empty, ErrorAlert, LiveBadge, Loading, PageHeader, useAsync } from '../ui';
+import { incidentKey, SelectedIncident, useMapIncidents } from './map-incidents';
 import type { BeaconMap, MapPoint } from './signals-map';
 
 const deviceKey = (b: { device_id?: string | null; meta?: Record<string, unknown>; user_id: number }): string =>
@@ -19,6 +20,8 @@ export function SignalsView() {
   const [typeFilter, setTypeFilter] = useState('');
   const beacons = useAsync(() => get<{ beacons: Beacon[] }>('/v1/signals/beacons').then((r) => r.beacons), []);
   const feed = useAsync(() => get<{ signals: Signal[]; has_more: boolean }>(`/v1/signals${qs({ limit: 30, type: typeFilter, org_id: orgId ?? undefined })}`), [typeFilter, orgId]);
+  const incidents = useMapIncidents(orgId);
+  const [selected, setSelected] = useState<number | null>(null);
   const [live, setLive] = useState<Signal[]>([]);
   useEffect(() => setLive([]), [typeFilter, orgId]);
 
@@ -37,6 +40,8 @@ export function SignalsView() {
       if (typeFilter && s.type !== typeFilter) return;
       if (orgId !== null && s.org_id !== orgId) return;
       setLive((l) => [s, ...l.filter((x) => x.Id !== s.Id)].slice(0, 50));
+      // An alert opens (or joins) an incident: show it on the map.
+      if (s.type === 'alert') incidents.reload();
     }
   });
 
@@ -55,7 +60,7 @@ export function SignalsView() {
       </PageHeader>
       <div class="signals-grid">
         <div class="card flush map-card">
-          <MapPanel beacons={visibleBeacons} mapRef={mapRef} />
+          <MapPanel beacons={visibleBeacons} incidents={incidents.data ?? []} mapRef={mapRef} onSelect={(key) => setSelected(Number(key.replace('incident-', '')) || null)} />
         </div>
         <div class="card stack devices">
           <h2>
@@ -87,6 +92,8 @@ export function SignalsView() {
           </ul>
         </div>
       </div>
+
+      <SelectedIncident incidents={incidents} selected={selected} onSelect={(id) => (setSelected(id), id !== null && mapRef.current?.focus(incidentKey(id)))} />
 
       <div class="card stack">
         <div class="row">
@@ -140,7 +147,9 @@ export function SignalsView() {
   );
 }
 
-function MapPanel({ beacons, mapRef }: { beacons: Beacon[]; mapRef: { current: BeaconMap | null } }) {
+function MapPanel({ beacons, incidents, mapRef, onSelect }: { beacons: Beacon[]; incidents: Incident[]; mapRef: { current: BeaconMap | null }; onSelect: (key: string) => void }) {
+  const select = useRef(onSelect);
+  select.current = onSelect;
   const el = useRef<HTMLDivElement>(null);
   const [error, setError] = useState<unknown>(null);
   const [ready, setReady] = useState(false);
@@ -149,7 +158,7 @@ function MapPanel({ beacons, mapRef }: { beacons: Beacon[]; mapRef: { current: B
     void Promise.all([import('./signals-map'), get<{ map_tile_url: string; map_attribution: string }>('/v1/web/config')])
       .then(([mod, cfg]) => {
         if (cancelled || !el.current) return;
-        mapRef.current = mod.createMap(el.current, { url: cfg.map_tile_url, attribution: cfg.map_attribution });
+        mapRef.current = mod.createMap(el.current, { url: cfg.map_tile_url, attribution: cfg.map_attribution }, (key) => key.startsWith('incident-') && select.current(key));
         setReady(true);
       })
       .catch((err: unknown) => setError(err));
@@ -164,8 +173,9 @@ function MapPanel({ beacons, mapRef }: { beacons: Beacon[]; mapRef: { current: B
     const points: MapPoint[] = beacons
       .filter((b) => b.lat !== null && b.lng !== null)
       .map((b) => ({ key: deviceKey(b), lat: b.lat!, lng: b.lng!, label: `${b.user_name} · ${ago(b.last_seen_at ?? b.created_at)}`, kind: 'beacon' }));
+    for (const i of incidents) points.push({ key: incidentKey(i.Id), lat: i.lat!, lng: i.lng!, label: `${i.priority} · ${i.title}`, kind: 'incident' });
     mapRef.current?.update(points);
-  }, [beacons, ready, mapRef]);
+  }, [beacons, incidents, ready, mapRef]);
   return (
     <div class="map-wrap">
       <div ref={el} class="map" data-testid="beacon-map" role="region" aria-label="Map of active devices" />

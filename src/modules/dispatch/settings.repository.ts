@@ -1,0 +1,25 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+
+export interface AckTimeouts {
+  urgent: number | null;
+  high: number | null;
+}
+
+/** PagerDuty-like defaults: an urgent incident nobody acknowledged for 5 minutes escalates, a high one after 15. */
+export const DEFAULT_ACK_TIMEOUTS: Readonly<AckTimeouts> = { urgent: 5, high: 15 };
+
+export async function findAckTimeouts(db: Kysely<DB>, orgId: number): Promise<AckTimeouts> {
+  const row = await db.selectFrom('dispatch_settings').select(['ack_urgent_minutes', 'ack_high_minutes']).where('org_id', '=', orgId).executeTakeFirst();
+  return row ? { urgent: row.ack_urgent_minutes, high: row.ack_high_minutes } : { ...DEFAULT_ACK_TIMEOUTS };
+}
+
+/** Writes the whole setting (the caller merged the change into the current one). */
+export async function saveAckTimeouts(db: Kysely<DB>, orgId: number, t: AckTimeouts, nowIso: string): Promise<void> {
+  const values = { ack_urgent_minutes: t.urgent, ack_high_minutes: t.high, updated_at: nowIso };
+  await db
+    .insertInto('dispatch_settings')
+    .values({ org_id: orgId, ...values })
+    .onConflict((oc) => oc.column('org_id').doUpdateSet(values))
+    .execute();
+}

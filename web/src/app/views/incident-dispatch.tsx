@@ -1,0 +1,144 @@
+// The dispatcher's side of one incident: acknowledgement, the assignee picker, the nearest
+// responders (assign with one click) and the timeline, kept live by the detail view's stream.
+import { useState } from 'preact/hooks';
+import { get, patch, post } from '../../lib/api';
+import { formatDateTime } from '../../lib/format';
+import { useSession } from '../session';
+import type { Incident, Member, Responder, TimelineEvent } from '../types';
+import { ErrorAlert, Loading, relative, STATUS_LABEL, useAsync, type Async } from '../ui';
+
+const distance = (m: number | null) => (m === null ? 'no incident position' : m < 1000 ? `${m} m` : `${(m / 1000).toFixed(1)} km`);
+
+/** One line per timeline event, in words. */
+function describe(e: TimelineEvent, names: Map<number, string>): string {
+  const d = e.data;
+  const who = (id: unknown) => (typeof id === 'number' ? (names.get(id) ?? `user ${id}`) : 'nobody');
+  switch (e.type) {
+    case 'created':
+      return `Opened (${String(d.priority)}, from ${String(d.source)})`;
+    case 'status_changed':
+      return `Status: ${STATUS_LABEL[String(d.to)] ?? String(d.to)}`;
+    case 'priority_changed':
+      return `Priority: ${String(d.from)} → ${String(d.to)}`;
+    case 'assigned':
+      return `Assigned to ${who(d.assignee_id)}`;
+    case 'unassigned':
+      return 'Unassigned';
+    case 'acknowledged':
+      return 'Acknowledged';
+    case 'en_route':
+    case 'on_scene':
+      return `${e.type === 'en_route' ? 'En route' : 'On scene'}${typeof d.lat === 'number' ? ` at ${d.lat.toFixed(5)}, ${(d.lng as number).toFixed(5)}` : ''}`;
+    case 'reply':
+      return `${d.public ? 'Public reply' : 'Internal note'}: ${String(d.body)}`;
+    case 'signal':
+      return `${String(d.signal_type)}${typeof d.note === 'string' && d.note ? `: ${d.note}` : ''}${d.image_url ? ' (photo)' : ''}`;
+    case 'escalated':
+      return `Escalated (step ${String(d.level)}): not acknowledged within ${String(d.timeout_minutes)} min`;
+    case 'sla_warning':
+      return 'SLA warning';
+    case 'sla_breached':
+      return 'SLA breached';
+    default:
+      return e.type.replace(/_/g, ' ');
+  }
+}
+
+export function Timeline({ events }: { events: Async<TimelineEvent[]> }) {
+  const members = new Map<number, string>();
+  for (const e of events.data ?? []) if (e.actor) members.set(e.actor.user_id, e.actor.user_name);
+  return (
+    <div class="card stack">
+      <h2>Timeline</h2>
+      <ErrorAlert error={events.error} title="The timeline could not load." />
+      {!events.data && !events.error ? <Loading label="Loading timeline" /> : null}
+      <ol class="timeline" data-testid="timeline">
+        {(events.data ?? []).map((e) => (
+          <li key={e.id} data-testid="timeline-event" data-type={e.type}>
+            <span class="muted small">{formatDateTime(e.at)}</span> <strong>{e.actor?.user_name ?? 'Muster'}</strong> {describe(e, members)}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+export function DispatchCard({ incident, onChange }: { incident: Incident; onChange: (i: Incident) => void }) {
+  const { orgs } = useSession();
+  const slug = orgs.find((o) => o.id === incident.org_id)?.slug;
+  const members = useAsync(() => (slug ? get<{ members: Member[] }>(`/v1/orgs/${slug}/members`).then((r) => r.members) : Promise.resolve([])), [slug]);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const act = async (fn: () => Promise<Incident>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      onChange(await fn());
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const assign = (userId: number | null) => act(() => patch<Incident>(`/v1/tickets/${incident.Id}`, { assignee_id: userId }));
+  const nameOf = (id: number | null | undefined) => (id === null || id === undefined ? null : (members.data?.find((m) => m.user_id === id)?.name ?? `user ${id}`));
+
+  return (
+    <div class="card stack" data-testid="dispatch-card">
+      <h2>Dispatch</h2>
+      <ErrorAlert error={error} />
+      <p data-testid="ack-state" data-acknowledged={String(Boolean(incident.acknowledged_at))}>
+        {incident.acknowledged_at
+          ? `Acknowledged by ${nameOf(incident.acknowledged_by) ?? 'someone'} ${relative(incident.acknowledged_at)}`
+          : incident.assignee_id
+            ? `Waiting for ${nameOf(incident.assignee_id) ?? 'the assignee'} to acknowledge`
+            : 'Nobody assigned'}
+      </p>
+      {!incident.acknowledged_at ? (
+        <button type="button" class="secondary" disabled={busy} data-testid="acknowledge" onClick={() => void act(() => post<Incident>(`/v1/tickets/${incident.Id}/acknowledge`))}>
+          Acknowledge
+        </button>
+      ) : null}
+      <div class="field">
+        <label for="inc-assignee">Assignee</label>
+        <select id="inc-assignee" data-testid="assignee-select" value={incident.assignee_id ?? ''} disabled={busy} onChange={(e) => void assign(e.currentTarget.value ? Number(e.currentTarget.value) : null)}>
+          <option value="">Nobody</option>
+          {(members.data ?? []).map((m) => (
+            <option key={m.user_id} value={m.user_id}>
+              {m.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <NearestResponders incident={incident} busy={busy} assign={(id) => void assign(id)} />
+    </div>
+  );
+}
+
+/** The incident's nearest responders with distances; one click assigns (incident page and map). */
+export function NearestResponders({ incident, busy, assign }: { incident: Incident; busy: boolean; assign: (userId: number) => void }) {
+  const responders = useAsync(() => get<{ responders: Responder[] }>(`/v1/tickets/${incident.Id}/responders?limit=8`).then((r) => r.responders), [incident.Id, incident.assignee_id]);
+  return (
+    <>
+      <h3>Nearest responders</h3>
+      <ErrorAlert error={responders.error} />
+      {responders.data && responders.data.length === 0 ? <p class="muted small">Nobody in this organization has a live beacon.</p> : null}
+      <ul class="responders" data-testid="responders">
+        {(responders.data ?? []).map((r) => (
+          <li key={r.user_id} data-testid="responder" data-user-id={r.user_id}>
+            <span>
+              <strong>{r.user_name}</strong> <span class="muted small">{distance(r.distance_m)} · seen {relative(r.last_seen_at)} · {r.open_assignments} open</span>
+            </span>
+            {r.user_id === incident.assignee_id ? (
+              <span class="badge brand">Assigned</span>
+            ) : (
+              <button type="button" class="small" disabled={busy} data-testid="assign-responder" onClick={() => assign(r.user_id)}>
+                Assign
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}

@@ -1,0 +1,118 @@
+// "My incidents": the incidents assigned to the signed-in responder, live (one incident stream),
+// with acknowledge, en route, on scene (with the phone's position), a linked note, and resolve.
+// Every action goes through the outbox like a signal, so it survives being offline.
+import { useEffect, useState } from 'preact/hooks';
+import { get } from '../lib/api';
+import type { QueuedSignal } from './queue';
+import type { Fix, MyIncident } from './types';
+
+export type Act = (target: NonNullable<QueuedSignal['target']>, withPosition?: boolean) => Promise<string | null>;
+export type LinkNote = (incident: { Id: number; org_id: number }, note: string) => Promise<string | null>;
+
+const OPEN = (i: MyIncident) => i.status === 'open' || i.status === 'in_progress';
+
+/** The assigned incidents, reloaded whenever the stream says something about incidents changed. */
+function useMyIncidents(userId: number): { list: MyIncident[] | null; error: string | null } {
+  const [list, setList] = useState<MyIncident[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let stopped = false;
+    const load = () =>
+      get<{ tickets: MyIncident[] }>('/v1/tickets?assignee_id=me&limit=50')
+        .then((r) => !stopped && (setList(r.tickets.filter(OPEN)), setError(null)))
+        .catch(() => !stopped && setError('Could not load your incidents; showing the last list.'));
+    void load();
+    const source = new EventSource('/v1/incidents/stream', { withCredentials: true });
+    source.onmessage = (msg: MessageEvent<string>) => {
+      const e = JSON.parse(msg.data) as { type: string; payload?: { assignee_id?: number | null } };
+      // Assigned to me, taken from me, or a change to one of mine: the list is short, reload it.
+      if (e.type === 'incident.assigned' || e.type === 'incident.updated') void load();
+    };
+    source.onopen = () => void load();
+    return () => {
+      stopped = true;
+      source.close();
+    };
+  }, [userId]);
+  return { list, error };
+}
+
+function IncidentCard({ incident, act, linkNote, fix }: { incident: MyIncident; act: Act; linkNote: LinkNote; fix: Fix | null }) {
+  const [done, setDone] = useState<Record<string, boolean>>({});
+  const [note, setNote] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const base = `/v1/tickets/${incident.Id}`;
+  const run = async (key: string, target: NonNullable<QueuedSignal['target']>, withPosition = false) => {
+    const err = await act(target, withPosition);
+    setError(err);
+    if (!err) setDone((d) => ({ ...d, [key]: true }));
+  };
+  const acked = Boolean(incident.acknowledged_at) || done.ack;
+  return (
+    <li class={`my-incident priority-${incident.priority}`} data-testid="my-incident" data-id={incident.Id} id={`incident-${incident.Id}`}>
+      <div class="row">
+        <strong data-testid="my-incident-title">{incident.title}</strong>
+        <span class="spacer" />
+        <span class={`badge ${incident.priority === 'urgent' ? 'danger' : incident.priority === 'high' ? 'warn' : ''}`}>{incident.priority}</span>
+      </div>
+      {incident.description && incident.description !== incident.title && <p class="small">{incident.description}</p>}
+      {incident.lat !== null && incident.lng !== null && (
+        <p class="small">
+          <a href={`https://www.openstreetmap.org/?mlat=${incident.lat}&mlon=${incident.lng}#map=17/${incident.lat}/${incident.lng}`} target="_blank" rel="noopener">
+            {incident.location_name ?? `${incident.lat.toFixed(5)}, ${incident.lng.toFixed(5)}`}
+          </a>
+        </p>
+      )}
+      {error && <p class="field-error">{error}</p>}
+      <div class="actions">
+        <button type="button" data-testid="my-ack" disabled={acked} onClick={() => void run('ack', { method: 'POST', path: `${base}/acknowledge`, label: 'Acknowledge' })}>
+          {acked ? 'Acknowledged' : 'Acknowledge'}
+        </button>
+        <button type="button" class="secondary" data-testid="my-en-route" disabled={done.en_route} onClick={() => void run('en_route', { method: 'POST', path: `${base}/progress`, label: 'En route', payload: { state: 'en_route' } }, true)}>
+          {done.en_route ? 'En route ✓' : 'En route'}
+        </button>
+        <button type="button" class="secondary" data-testid="my-on-scene" disabled={done.on_scene} onClick={() => void run('on_scene', { method: 'POST', path: `${base}/progress`, label: 'On scene', payload: { state: 'on_scene' } }, true)}>
+          {done.on_scene ? 'On scene ✓' : 'On scene'}
+        </button>
+        <button type="button" class="secondary" data-testid="my-resolve" disabled={done.resolve} onClick={() => void run('resolve', { method: 'PATCH', path: base, label: 'Resolve', payload: { status: 'resolved' } })}>
+          {done.resolve ? 'Resolved ✓' : 'Resolve'}
+        </button>
+      </div>
+      <form
+        class="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void linkNote(incident, note.trim()).then((err) => (err ? setError(err) : setNote('')));
+        }}
+      >
+        <label for={`note-${incident.Id}`} class="visually-hidden">
+          Note for this incident
+        </label>
+        <input id={`note-${incident.Id}`} data-testid="my-note" value={note} placeholder={fix ? 'Note (with your position)' : 'Note'} onInput={(e) => setNote(e.currentTarget.value)} />
+        <button type="submit" class="secondary" disabled={!note.trim()}>
+          Add
+        </button>
+      </form>
+    </li>
+  );
+}
+
+export function MyIncidentsPanel({ userId, act, linkNote, fix }: { userId: number; act: Act; linkNote: LinkNote; fix: Fix | null }) {
+  const { list, error } = useMyIncidents(userId);
+  return (
+    <section class="card panel" aria-labelledby="my-incidents-title" data-testid="my-incidents">
+      <div class="panel-head">
+        <h2 id="my-incidents-title">My incidents</h2>
+        <span class="spacer" />
+        {list && <span class="badge">{list.length}</span>}
+      </div>
+      {error && <p class="muted small">{error}</p>}
+      {list && list.length === 0 && <p class="muted small">Nothing assigned to you.</p>}
+      <ul class="my-incidents">
+        {(list ?? []).map((i) => (
+          <IncidentCard key={i.Id} incident={i} act={act} linkNote={linkNote} fix={fix} />
+        ))}
+      </ul>
+    </section>
+  );
+}
