@@ -8,6 +8,8 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import { deliveriesRoutes } from './modules/deliveries/deliveries.routes.js';
 import { dispatchRoutes } from './modules/dispatch/dispatch.routes.js';
 import { incidentsRoutes } from './modules/incidents/incidents.routes.js';
+import { ingestRoutes } from './modules/integrations/ingest.routes.js';
+import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
 import { orgsRoutes } from './modules/orgs/orgs.routes.js';
 import { pagesAssetsRoutes } from './modules/pages-assets/pages-assets.routes.js';
 import { bookingLinksRoutes } from './modules/scheduling/booking-links.routes.js';
@@ -114,6 +116,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // The front end (dashboard, field terminal, booking and management pages, /embed.js).
   await app.register(webConfigRoutes, { ctx });
   await app.register(webRoutes);
+  // Incident sources: the integrations API and the endpoints monitoring tools post to.
+  await app.register(integrationsRoutes, { ctx });
+  await app.register(ingestRoutes, { ctx });
 
   return app;
 }

@@ -7,6 +7,7 @@ import * as m0005 from './0005-scheduling.js';
 import * as m0006 from './0006-deliveries.js';
 import * as m0007 from './0007-idempotency.js';
 import * as m0008 from './0008-timeline.js';
+import * as m0016 from './0016-integrations.js';
 
 /** Every migration, in order. Names never change once released. */
 export const migrations: Record<string, MigrationModule> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, MigrationModule> = {
   '0006-deliveries': m0006,
   '0007-idempotency': m0007,
   '0008-timeline': m0008,
+  '0016-integrations': m0016,
 };

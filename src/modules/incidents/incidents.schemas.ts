@@ -62,6 +62,7 @@ export const ListIncidentsQuery = Type.Object({
   status: Type.Optional(StatusSchema),
   priority: Type.Optional(PrioritySchema),
   org_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
+  source_ref: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'only incidents of this dedup key' })),
 });
 export type ListIncidentsQuery = Static<typeof ListIncidentsQuery>;
 

@@ -15,6 +15,7 @@ import * as repo from './incidents.repository.js';
 import type { IncidentRow } from './incidents.repository.js';
 import type { CreateIncidentBody, Incident, ListIncidentsQuery, UpdateIncidentBody } from './incidents.schemas.js';
 import { isDone, slaState, slaTimes } from './sla.js';
+import { insertOrRepeat, refTaken, repeatedViews } from './dedup.js';
 
 export const CHANNEL = 'incidents';
 
@@ -43,6 +44,11 @@ export function toIncident(ctx: AppContext, i: IncidentRow): Incident {
   };
 }
 
+function markRepeated(view: Incident): Incident {
+  repeatedViews.add(view);
+  return view;
+}
+
 function publish(ctx: AppContext, tx: Tx, type: string, i: IncidentRow, payload: unknown): void {
   ctx.events.publish(tx, { channel: CHANNEL, orgId: i.org_id, mode: i.livemode === 1 ? 'live' : 'test', type, payload });
 }
@@ -55,7 +61,8 @@ export async function createIncident(ctx: AppContext, actor: Actor, input: Creat
   const priority = input.priority ?? 'normal';
   const { dueAt, warnAt } = slaTimes(now, priority);
   return ctx.transaction(async (tx) => {
-    const incident = await repo.insertIncident(tx.db, {
+    // With a source_ref, a repeat of an open incident answers that incident (dedup.ts).
+    const { incident, created } = await insertOrRepeat(ctx, tx, {
       org_id: org.id,
       livemode: flag(actor.mode === 'live'),
       title: input.title.trim(),
@@ -77,8 +84,9 @@ export async function createIncident(ctx: AppContext, actor: Actor, input: Creat
       resolved_at: null,
       created_at: iso(now),
       updated_at: iso(now),
-    });
+    }, actor.userId, { source: input.source ?? 'api' });
     const view = toIncident(ctx, incident);
+    if (!created) return recorded(tx, idem, markRepeated(view));
     const note = { title: `New ${priority} incident`, body: incident.title, url: `${ctx.config.publicUrl}/app/incidents/${incident.id}`, incident_id: incident.id };
     const base = { topic: 'incident.created', mode: actor.mode, userId: actor.userId, orgId: org.id } as const;
     await queueDelivery(ctx, tx, { ...base, kind: 'push', recipient: `user:${actor.userId}`, payload: note });
@@ -91,7 +99,7 @@ export async function createIncident(ctx: AppContext, actor: Actor, input: Creat
 
 export async function listIncidents(ctx: AppContext, actor: Actor, q: ListIncidentsQuery) {
   const scope = await actorScope(ctx, actor, q.org_id);
-  const filter = { status: q.status, priority: q.priority };
+  const filter = { status: q.status, priority: q.priority, source_ref: q.source_ref };
   const [rows, total] = await Promise.all([
     repo.listIncidents(ctx.db, scope, filter, q.limit, (q.page - 1) * q.limit),
     repo.countIncidents(ctx.db, scope, filter),
@@ -120,6 +128,14 @@ export async function updateIncident(ctx: AppContext, actor: Actor, id: number, 
   if (input.assignee_id !== undefined && input.assignee_id !== null && !(await findMember(ctx.db, before.org_id, input.assignee_id))) {
     throw invalidField('assignee_id', 'is not a member of this org');
   }
+  return ctx.transaction(async (tx) => toIncident(ctx, await applyChange(ctx, tx, before, input, actor.userId))).catch(refTaken);
+}
+
+/**
+ * The change itself in the caller's transaction, also used by integrations (resolve, acknowledge)
+ * with a null actor, so every path keeps events, timeline and counters right.
+ */
+export async function applyChange(ctx: AppContext, tx: Tx, before: IncidentRow, input: UpdateIncidentBody, actorId: number | null): Promise<IncidentRow> {
   const now = ctx.clock.now();
   const patch: repo.IncidentPatch = { updated_at: iso(now) };
   if (input.description !== undefined) patch.description = input.description;
@@ -132,23 +148,20 @@ export async function updateIncident(ctx: AppContext, actor: Actor, id: number, 
     patch.status = input.status;
     if (isDone(input.status) !== isDone(before.status)) patch.resolved_at = isDone(input.status) ? iso(now) : null;
   }
-  return ctx.transaction(async (tx) => {
-    const after = await repo.updateIncident(tx.db, before, patch);
-    const view = toIncident(ctx, after);
-    const changed = (['status', 'priority', 'description', 'assignee_id'] as const).some((k) => after[k] !== before[k]);
-    if (changed) publish(ctx, tx, 'incident.updated', after, view);
-    await recordChanges(ctx, tx, actor, before, after);
-    return view;
-  });
+  const after = await repo.updateIncident(tx.db, before, patch);
+  const changed = (['status', 'priority', 'description', 'assignee_id'] as const).some((k) => after[k] !== before[k]);
+  if (changed) publish(ctx, tx, 'incident.updated', after, toIncident(ctx, after));
+  await recordChanges(ctx, tx, actorId, before, after);
+  return after;
 }
 
 /** One timeline event per changed field (status, priority, assignee), in the update's transaction. */
-async function recordChanges(ctx: AppContext, tx: Tx, actor: Actor, before: IncidentRow, after: IncidentRow): Promise<void> {
-  if (after.status !== before.status) await recordTimeline(ctx, tx, after, 'status_changed', actor.userId, { from: before.status, to: after.status });
-  if (after.priority !== before.priority) await recordTimeline(ctx, tx, after, 'priority_changed', actor.userId, { from: before.priority, to: after.priority });
+async function recordChanges(ctx: AppContext, tx: Tx, actorId: number | null, before: IncidentRow, after: IncidentRow): Promise<void> {
+  if (after.status !== before.status) await recordTimeline(ctx, tx, after, 'status_changed', actorId, { from: before.status, to: after.status });
+  if (after.priority !== before.priority) await recordTimeline(ctx, tx, after, 'priority_changed', actorId, { from: before.priority, to: after.priority });
   if (after.assignee_id === before.assignee_id) return;
-  if (after.assignee_id === null) await recordTimeline(ctx, tx, after, 'unassigned', actor.userId, { previous_assignee_id: before.assignee_id });
-  else await recordTimeline(ctx, tx, after, 'assigned', actor.userId, { assignee_id: after.assignee_id, previous_assignee_id: before.assignee_id });
+  if (after.assignee_id === null) await recordTimeline(ctx, tx, after, 'unassigned', actorId, { previous_assignee_id: before.assignee_id });
+  else await recordTimeline(ctx, tx, after, 'assigned', actorId, { assignee_id: after.assignee_id, previous_assignee_id: before.assignee_id });
 }
 
 /** Org admins and owners only; the replies go with it. */
