@@ -4,6 +4,7 @@ import { buildApp } from './app.js';
 import { createContext } from './context.js';
 import { startJobs } from './jobs/scheduler.js';
 import { startOutboxWorker } from './modules/deliveries/worker.js';
+import { startInboundSmtp } from './modules/inbound-email/smtp-listener.js';
 
 let config;
 try {
@@ -18,6 +19,8 @@ const ctx = await createContext(config);
 const app = await buildApp(ctx);
 const stopJobs = startJobs(ctx);
 const stopWorker = startOutboxWorker(ctx);
+// Inbound email (INBOUND_SMTP_PORT): stored before 250, so stopping loses nothing accepted.
+const inbound = config.inbound.port === undefined ? undefined : await startInboundSmtp(ctx);
 
 let stopping = false;
 async function stop(signal: string): Promise<void> {
@@ -33,6 +36,7 @@ async function stop(signal: string): Promise<void> {
   try {
     await stopJobs();
     await stopWorker();
+    await inbound?.close();
     await app.close();
     await ctx.close();
     ctx.log.info('stopped');

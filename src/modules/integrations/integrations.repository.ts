@@ -43,3 +43,8 @@ export async function adminOrgIds(db: Kysely<DB>, userId: number): Promise<numbe
   const rows = await db.selectFrom('memberships').select('org_id').where('user_id', '=', userId).where('role', 'in', ['owner', 'admin']).execute();
   return rows.map((r) => r.org_id);
 }
+
+/** By id, revoked or not: mail accepted before a revocation is still processed. */
+export async function findIntegrationById(db: Kysely<DB>, id: number): Promise<IntegrationRow | undefined> {
+  return db.selectFrom('integrations').selectAll().where('id', '=', id).executeTakeFirst();
+}
