@@ -59,7 +59,7 @@ describe('inbound email', () => {
     assert.equal(image.statusCode, 200);
     const note = await t.ctx.db.selectFrom('outbox').selectAll().where('topic', '=', 'incident.email_received').executeTakeFirstOrThrow();
     assert.equal(note.recipient, 'caller@example.org');
-    assert.match(JSON.parse(note.payload).reply_to as string, /^reply\+\d+-[0-9a-f]{20}@in\.muster\.test$/);
+    assert.match((JSON.parse(note.payload) as { reply_to: string }).reply_to, /^reply\+\d+-[0-9a-f]{20}@in\.muster\.test$/);
   });
 
   test("a reply to Muster's email lands on the incident: public from the reporter, internal from a member, quotes cut", async () => {
@@ -67,7 +67,7 @@ describe('inbound email', () => {
     await smtp.drain();
     const [ticket] = await w.tickets(live(), `?source_ref=${encodeURIComponent('email:<lift-1@example.org>')}`);
     const outbox = await t.ctx.db.selectFrom('outbox').select('payload').where('topic', '=', 'incident.email_received').where('recipient', '=', 'caller@example.org').orderBy('id', 'desc').executeTakeFirstOrThrow();
-    const replyTo = JSON.parse(outbox.payload).reply_to as string;
+    const replyTo = (JSON.parse(outbox.payload) as { reply_to: string }).reply_to;
     await send({ from: 'caller@example.org', to: replyTo, subject: `Re: [#${ticket!.Id}] Lift stuck`, inReplyTo: '<outbox-1@muster>', text: 'Someone is inside now.\n\nOn Mon, 23 Nov 2026 at 10:00, Muster <no-reply@localhost> wrote:\n> We received your report.\n' });
     await send({ from: w.member.email, to: replyTo, subject: 'Re: Lift stuck', text: 'Technician on the way.\n\nSent from my phone' });
     await smtp.drain();

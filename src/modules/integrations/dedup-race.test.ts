@@ -33,7 +33,7 @@ describe('dedup under concurrency', () => {
       Array.from({ length: 20 }, () => w.call({ 'x-api-key': w.liveKey }, 'POST', '/v1/tickets', { title: 'Pump down', source_ref: 'race-2' })),
     );
     const codes = answers.map((r) => r.statusCode).sort();
-    assert.deepEqual(codes, [...Array(19).fill(200), 201].sort(), answers.map((r) => r.body).join('\n'));
+    assert.deepEqual(codes, [...Array<number>(19).fill(200), 201].sort(), answers.map((r) => r.body).join('\n'));
     assert.equal(new Set(answers.map((r) => r.json<{ Id: number }>().Id)).size, 1);
   });
 });

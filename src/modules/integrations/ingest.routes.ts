@@ -13,10 +13,12 @@ const tags = ['Integrations'];
 const KeyParams = Type.Object({ key: Type.String({ minLength: 1, maxLength: 200, description: 'the integration key' }) });
 const found = new WeakMap<FastifyRequest, IntegrationRow>();
 
-/** The key a tool presents: in the URL, else `Authorization: Bearer <key>` or basic auth (password, else user name). */
+/** The key a tool presents: in the URL, else the Events API's `routing_key`, else `Authorization: Bearer <key>` or basic auth (password, else user name). */
 function presentedKey(request: FastifyRequest): string | undefined {
   const params = request.params as { key?: string } | undefined;
   if (params?.key) return params.key;
+  const body = request.body as { routing_key?: unknown } | undefined;
+  if (typeof body?.routing_key === 'string' && body.routing_key) return body.routing_key;
   const auth = request.headers.authorization ?? '';
   const [scheme, value = ''] = auth.split(' ', 2);
   if (scheme?.toLowerCase() === 'bearer') return value.trim() || undefined;
@@ -25,8 +27,7 @@ function presentedKey(request: FastifyRequest): string | undefined {
     const colon = decoded.indexOf(':');
     return (colon < 0 ? decoded : decoded.slice(colon + 1) || decoded.slice(0, colon)) || undefined;
   }
-  const body = request.body as { routing_key?: unknown } | undefined;
-  return typeof body?.routing_key === 'string' ? body.routing_key : undefined;
+  return undefined;
 }
 
 const integrationOf = (request: FastifyRequest): IntegrationRow => {

@@ -100,7 +100,10 @@ async function managed(ctx: AppContext, actor: Actor, id: number): Promise<Integ
 export async function updateIntegration(ctx: AppContext, actor: Actor, id: number, input: UpdateIntegrationBody) {
   const row = await managed(ctx, actor, id);
   await checkAssignee(ctx, row.org_id, input.default_assignee_id);
-  return toIntegration(ctx, await repo.updateIntegration(ctx.db, row.id, settingsPatch(input)));
+  const patch = settingsPatch(input);
+  // Unknown fields only (they are ignored): nothing to change.
+  if (Object.keys(patch).length === 0) return toIntegration(ctx, row);
+  return toIntegration(ctx, await repo.updateIntegration(ctx.db, row.id, patch));
 }
 
 /** Revoked at once: its URLs answer 401 and mail to it bounces. */

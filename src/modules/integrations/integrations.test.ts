@@ -45,6 +45,9 @@ describe('integrations API', () => {
     const patched = await w.call({ 'x-api-key': w.liveKey }, 'PATCH', `/v1/integrations/${i.id}`, { priority_map: null, default_assignee_id: null });
     assert.equal(patched.statusCode, 200, patched.body);
     assert.equal(patched.json<{ priority_map: { info: string } }>().priority_map.info, 'low');
+    // Only unknown fields (the fuzz suite's find): nothing to change, not a 500.
+    const unknownOnly = await w.call({ 'x-api-key': w.liveKey }, 'PATCH', `/v1/integrations/${i.id}`, { color: 'red' });
+    assert.equal(unknownOnly.statusCode, 200, unknownOnly.body);
   });
 
   test('a revoked key answers 401 on every URL', async () => {
