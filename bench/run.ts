@@ -9,6 +9,7 @@ import * as beacons from './beacons.bench.js';
 import * as beaconsRedis from './beacons-redis.bench.js';
 import * as fanout from './fanout.bench.js';
 import * as incidents from './incidents.bench.js';
+import * as eventsApi from './events-api.bench.js';
 import * as scheduling from './scheduling.bench.js';
 import type { BenchResult } from './lib.js';
 
@@ -20,6 +21,7 @@ const BENCHMARKS: { name: string; run: () => Promise<BenchResult> }[] = [
   { name: 'beacons-redis', run: beaconsRedis.run },
   { name: 'fanout', run: fanout.run },
   { name: 'scheduling', run: scheduling.run },
+  { name: 'events-api', run: eventsApi.run },
 ];
 
 const OUTPUT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'benchmarks.md');
