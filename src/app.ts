@@ -8,6 +8,8 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import { deliveriesRoutes } from './modules/deliveries/deliveries.routes.js';
 import { dispatchRoutes } from './modules/dispatch/dispatch.routes.js';
 import { incidentsRoutes } from './modules/incidents/incidents.routes.js';
+import { ingestRoutes } from './modules/integrations/ingest.routes.js';
+import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
 import { orgsRoutes } from './modules/orgs/orgs.routes.js';
 import { pagesAssetsRoutes } from './modules/pages-assets/pages-assets.routes.js';
 import { calendarsRoutes } from './modules/calendars/calendars.routes.js';
@@ -127,6 +129,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(devicesRoutes, { ctx });
   // Encapsulated: its form parser stays with the tracker routes. Owns `/` (OsmAnd fixes, else /app/).
   await app.register(trackersRoutes, { ctx });
+  // Incident sources: the integrations API and the endpoints monitoring tools post to.
+  await app.register(integrationsRoutes, { ctx });
+  await app.register(ingestRoutes, { ctx });
 
   return app;
 }

@@ -72,4 +72,14 @@ describe('config', () => {
     assert.throws(() => loadConfig({ PORT: '70000' }), /PORT must be an integer from 1 to 65535/);
     assert.throws(() => loadConfig({ PORT: '0' }), /PORT/);
   });
+  test('inbound email: off by default; the port needs the domain, the TLS key its certificate', () => {
+    const off = loadConfig({});
+    assert.equal(off.inbound.port, undefined);
+    assert.equal(off.inboundEmailDomain, undefined);
+    const on = loadConfig({ INBOUND_SMTP_PORT: '2525', INBOUND_EMAIL_DOMAIN: 'In.Example.COM', INBOUND_MAX_BYTES: '5000', INBOUND_RATE_LIMIT: '0' });
+    assert.deepEqual([on.inbound.port, on.inboundEmailDomain, on.inbound.maxBytes, on.inbound.perMinute], [2525, 'in.example.com', 5000, 0]);
+    assert.throws(() => loadConfig({ INBOUND_SMTP_PORT: '2525' }), (err: unknown) => err instanceof ConfigError && /INBOUND_SMTP_PORT needs INBOUND_EMAIL_DOMAIN/.test(err.message));
+    assert.throws(() => loadConfig({ INBOUND_EMAIL_DOMAIN: 'in.example.com', INBOUND_SMTP_TLS_KEY: '/k.pem' }), (err: unknown) => err instanceof ConfigError && /go together/.test(err.message));
+    assert.throws(() => loadConfig({ INBOUND_EMAIL_DOMAIN: 'not a domain' }), ConfigError);
+  });
 });

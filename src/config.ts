@@ -75,6 +75,10 @@ export interface Config {
   calendarMaxBytes: number;
   /** Concurrent live streams one user may hold (every key and session together; across instances with Redis); 0 = no cap. */
   streamLimitPerUser: number;
+  /** Inbound email (docs/integrations.md): the SMTP listener's port (unset: no listener) and host, the domain of integration and reply addresses, STARTTLS certificate files, size and rate limits. */
+  inbound: { port: number | undefined; host: string; domain: string | undefined; tlsKey: string | undefined; tlsCert: string | undefined; maxBytes: number; perMinute: number };
+  /** Shortcut for inbound.domain: set when Muster gives out email addresses. */
+  inboundEmailDomain: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -190,6 +194,22 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const mapTileAttribution = value('MAP_TILE_ATTRIBUTION') ?? '&copy; OpenStreetMap contributors';
 
+  const inboundPort = value('INBOUND_SMTP_PORT') === undefined ? undefined : int('INBOUND_SMTP_PORT', 2525, 0, 65535);
+  const inboundDomain = value('INBOUND_EMAIL_DOMAIN')?.toLowerCase();
+  if (inboundDomain !== undefined && !/^[a-z0-9.-]+\.[a-z]{2,}$|^localhost$/.test(inboundDomain)) problems.push(`INBOUND_EMAIL_DOMAIN must be a domain name (got "${inboundDomain}")`);
+  if (inboundPort !== undefined && inboundDomain === undefined) problems.push('INBOUND_SMTP_PORT needs INBOUND_EMAIL_DOMAIN (the domain of the addresses Muster gives out)');
+  const [tlsKey, tlsCert] = [value('INBOUND_SMTP_TLS_KEY'), value('INBOUND_SMTP_TLS_CERT')];
+  if ((tlsKey === undefined) !== (tlsCert === undefined)) problems.push('INBOUND_SMTP_TLS_KEY and INBOUND_SMTP_TLS_CERT go together: set both (files) or neither');
+  const inbound = {
+    port: inboundPort,
+    host: value('INBOUND_SMTP_HOST') ?? '0.0.0.0',
+    domain: inboundDomain,
+    tlsKey,
+    tlsCert,
+    maxBytes: int('INBOUND_MAX_BYTES', 10 * 1_048_576, 1024, 100 * 1_048_576),
+    perMinute: int('INBOUND_RATE_LIMIT', 60, 0, 1_000_000),
+  };
+
   const config: Config = {
     port,
     host: value('HOST') ?? '0.0.0.0',
@@ -238,6 +258,8 @@ export function loadConfig(env: Env = process.env): Config {
     calendarTimeoutMs: int('CALENDAR_TIMEOUT_MS', 10_000, 100, 120_000),
     calendarMaxBytes: int('CALENDAR_MAX_BYTES', 5 * 1_048_576, 1_024, 100 * 1_048_576),
     streamLimitPerUser: int('STREAM_LIMIT_PER_USER', 30, 0, 100_000),
+    inbound,
+    inboundEmailDomain: inbound.domain,
   };
 
   if (problems.length > 0) throw new ConfigError(problems);

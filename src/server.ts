@@ -5,6 +5,7 @@ import { createContext } from './context.js';
 import { startJobs } from './jobs/scheduler.js';
 import { startOutboxWorker } from './modules/deliveries/worker.js';
 import { claimDataDir } from './ops/instance-lock.js';
+import { startInboundSmtp } from './modules/inbound-email/smtp-listener.js';
 
 let config;
 try {
@@ -21,6 +22,8 @@ const releaseDataDir = claimDataDir(config.dataDir);
 const app = await buildApp(ctx);
 const stopJobs = startJobs(ctx);
 const stopWorker = startOutboxWorker(ctx);
+// Inbound email (INBOUND_SMTP_PORT): stored before 250, so stopping loses nothing accepted.
+const inbound = config.inbound.port === undefined ? undefined : await startInboundSmtp(ctx);
 
 let stopping = false;
 async function stop(signal: string): Promise<void> {
@@ -36,6 +39,7 @@ async function stop(signal: string): Promise<void> {
   try {
     await stopJobs();
     await stopWorker();
+    await inbound?.close();
     await app.close();
     await ctx.close();
     releaseDataDir();

@@ -112,6 +112,32 @@ describe('operations', () => {
     assert.match(s.output(), /"msg":"stopped"/);
   });
 
+  test('with INBOUND_SMTP_PORT the server listens for mail, and SIGTERM stops the listener too', async () => {
+    const smtpPort = await freePort();
+    const s = await startServer({ INBOUND_SMTP_PORT: String(smtpPort), INBOUND_SMTP_HOST: '127.0.0.1', INBOUND_EMAIL_DOMAIN: 'in.muster.test' });
+    await waitReady(s.url, s.child);
+    const greeting = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(smtpPort, '127.0.0.1');
+      socket.once('data', (d: Buffer) => {
+        resolve(d.toString());
+        socket.end();
+      });
+      socket.once('error', reject);
+    });
+    assert.match(greeting, /^220 /);
+    s.child.kill('SIGTERM');
+    assert.equal(await exited(s.child), 0);
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(smtpPort, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.once('error', () => resolve(true));
+    });
+    assert.ok(refused, 'the SMTP port is closed after the stop');
+  });
+
   test('a bad configuration stops the boot with a clear message and exit code 1', () => {
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
       env: { ...process.env, PORT: 'not-a-port', DATABASE_URL: 'mysql://nope', DATA_DIR: os.tmpdir() },

@@ -357,6 +357,45 @@ export interface IdempotencyKeysTable {
   created_at: string;
 }
 
+export interface IntegrationsTable {
+  id: Generated<number>;
+  org_id: number;
+  livemode: Flag;
+  name: string;
+  key_hash: string;
+  last4: string;
+  email_token: string;
+  created_by: number | null;
+  default_assignee_id: number | null;
+  /** JSON {critical, error, warning, info} -> priority; null: the default mapping. */
+  priority_map: string | null;
+  /** JSON array of sender domains; null: anyone may open incidents by email. */
+  allowed_senders: string | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export type InboundEmailStatus = 'pending' | 'processed' | 'failed';
+
+export interface InboundEmailsTable {
+  id: Generated<number>;
+  org_id: number;
+  livemode: Flag;
+  integration_id: number | null;
+  reply_to_incident_id: number | null;
+  mail_from: string;
+  rcpt_to: string;
+  message_id: string | null;
+  /** The received message, base64. */
+  raw: string;
+  status: InboundEmailStatus;
+  attempts: Generated<number>;
+  error: string | null;
+  incident_id: number | null;
+  created_at: string;
+  processed_at: string | null;
+}
+
 export interface DB {
   users: UsersTable;
   orgs: OrgsTable;
@@ -385,6 +424,8 @@ export interface DB {
   calendar_connections: CalendarConnectionsTable;
   calendar_busy: CalendarBusyTable;
   devices: DevicesTable;
+  integrations: IntegrationsTable;
+  inbound_emails: InboundEmailsTable;
 }
 
 export type CalendarKind = 'ics' | 'caldav';

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { iso } from '../lib/clock.js';
 import { queueEmail } from '../modules/deliveries/email.js';
 import { recordTimeline } from '../modules/dispatch/timeline.js';
+import { replyAddress } from '../modules/inbound-email/reply-address.js';
 import { claimSlaMark, dueSlaMarks, type SlaMark } from '../modules/incidents/sla.repository.js';
 
 const BATCH = 500;
@@ -11,7 +12,7 @@ function emailFor(ctx: AppContext, m: SlaMark, kind: 'warning' | 'breach') {
   const subject =
     kind === 'warning' ? `SLA warning: "${m.title}" is due at ${m.sla_due_at.slice(11, 16)} UTC` : `SLA breached: "${m.title}" was due at ${m.sla_due_at.slice(11, 16)} UTC`;
   const text = `${subject}\n\nPriority: ${m.priority}\nDue: ${m.sla_due_at}\n\n${url}`;
-  return { to: m.recipient_email!, subject, text, topic: `incident.sla_${kind}`, userId: m.recipient_id, orgId: m.org_id, mode: m.livemode === 1 ? ('live' as const) : ('test' as const) };
+  return { to: m.recipient_email!, replyTo: replyAddress(ctx, m.id), subject, text, topic: `incident.sla_${kind}`, userId: m.recipient_id, orgId: m.org_id, mode: m.livemode === 1 ? ('live' as const) : ('test' as const) };
 }
 
 /**

@@ -120,6 +120,29 @@ const PUBLIC_BOOKING = (path: (w: World) => string): Row => ({
   req: (w) => ({ url: path(w), payload: { ...guest(), start_time: w.nextSlot() } }),
 });
 
+/** One live integration of org A per world, made by its owner: the key the ingest rows post with. */
+const integrationKeys = new WeakMap<World, Promise<string>>();
+function integrationKey(w: World): Promise<string> {
+  let key = integrationKeys.get(w);
+  if (!key) {
+    key = w.ok<{ key: string }>({ 'x-api-key': w.owner.liveKey }, 'POST', '/v1/integrations', { name: neutral, org_id: w.orgA.id }).then((i) => i.key);
+    integrationKeys.set(w, key);
+  }
+  return key;
+}
+const pdEvent = { event_action: 'trigger', dedup_key: 'matrix', payload: { summary: neutral, source: 'matrix', severity: 'info' } };
+const amEvent = { version: '4', status: 'firing', alerts: [{ status: 'firing', labels: { alertname: 'Matrix' }, fingerprint: 'matrix' }] };
+/** Posted by a tool: the key is the credential, whoever else calls (public). */
+const ingest = (status: number, path: (key: string) => string, payload: object, byHeader = false): Row => ({
+  expect: all(status),
+  isPublic: true,
+  req: async (w) => {
+    const key = await integrationKey(w);
+    return { url: path(key), payload: path === enqueuePath ? { ...payload, routing_key: key } : payload, ...(byHeader ? { headers: { authorization: `Bearer ${key}` } } : {}) };
+  },
+});
+const enqueuePath = () => '/v2/enqueue';
+
 const ROWS: Record<string, Row> = {
   'GET /healthz': { expect: all(200), isPublic: true, req: () => ({ url: '/healthz' }) },
   'GET /readyz': { expect: all(200), isPublic: true, req: () => ({ url: '/readyz' }) },
@@ -224,6 +247,30 @@ const ROWS: Record<string, Row> = {
 
   ...INCIDENT_ROWS('/v1/tickets'),
   ...INCIDENT_ROWS('/v1/incidents'),
+
+  // Integrations (incident sources): org admins manage them; tools post with the key.
+  'POST /v1/integrations': { expect: { owner: 201, admin: 201, member: 403, outsider: 403, otherMode: 201, anonymous: 401 }, req: (w) => ({ url: '/v1/integrations', payload: { name: neutral, org_id: w.orgA.id } }) },
+  'GET /v1/integrations': { expect: anyUser(200), req: () => ({ url: '/v1/integrations' }) },
+  'PATCH /v1/integrations/{id}': {
+    expect: orgRecord(200, 200, 403),
+    req: async (w) => {
+      const i = await w.ok<{ id: number }>({ 'x-api-key': w.owner.liveKey }, 'POST', '/v1/integrations', { name: neutral, org_id: w.orgA.id });
+      return { url: `/v1/integrations/${i.id}`, payload: { name: neutral } };
+    },
+  },
+  'DELETE /v1/integrations/{id}': {
+    expect: orgRecord(200, 200, 403),
+    req: async (w) => {
+      const i = await w.ok<{ id: number }>({ 'x-api-key': w.owner.liveKey }, 'POST', '/v1/integrations', { name: neutral, org_id: w.orgA.id });
+      return { url: `/v1/integrations/${i.id}` };
+    },
+  },
+  'POST /v1/integrations/{key}/events': ingest(202, (k) => `/v1/integrations/${k}/events`, pdEvent),
+  'POST /v2/enqueue': ingest(202, enqueuePath, pdEvent),
+  'POST /v1/integrations/{key}/alertmanager': ingest(200, (k) => `/v1/integrations/${k}/alertmanager`, amEvent),
+  'POST /v1/integrations/{key}/grafana': ingest(200, (k) => `/v1/integrations/${k}/grafana`, amEvent),
+  'POST /v1/integrations/alertmanager': ingest(200, () => '/v1/integrations/alertmanager', amEvent, true),
+  'POST /v1/integrations/grafana': ingest(200, () => '/v1/integrations/grafana', amEvent, true),
 
   // Signals
   'POST /v1/signals': { expect: createInOrg(201), req: (w) => ({ url: '/v1/signals', payload: { type: 'note', note: neutral, org_id: w.orgA.id } }) },

@@ -64,6 +64,7 @@ interface Disposable {
   eventTypes: number[];
   bookings: string[];
   pending: string[];
+  integrations: { id: number; key: string }[];
 }
 
 async function disposables(w: World): Promise<Disposable> {
@@ -80,7 +81,7 @@ async function disposables(w: World): Promise<Disposable> {
     await w.ok(oc, 'POST', `/v1/orgs/${org}/members`, { email: emails.find((u) => u.id === id)!.email, role: 'member' });
     await w.ok(oc, 'POST', `/v1/orgs/${org}/teams/${team}/members`, { user_id: id });
   }
-  const d: Disposable = { users, org, orgs: [], team, teams: [], keys: [], incidents: [], eventTypes: [], bookings: [], pending: [] };
+  const d: Disposable = { users, org, orgs: [], team, teams: [], keys: [], incidents: [], eventTypes: [], bookings: [], pending: [], integrations: [] };
   for (const i of range) {
     d.orgs.push((await w.ok<{ slug: string }>(oc, 'POST', '/v1/orgs', { name: `Fuzz Org ${i}` })).slug);
     d.teams.push((await w.ok<{ slug: string }>(oc, 'POST', `/v1/orgs/${org}/teams`, { name: `Fuzz Team ${i}` })).slug);
@@ -90,6 +91,7 @@ async function disposables(w: World): Promise<Disposable> {
     const guest = { attendee_name: 'Spare Guest', attendee_email: `spare${i}@example.com` };
     d.bookings.push((await w.ok<{ id: string }>(lk, 'POST', '/v1/bookings', { event_type_id: w.et.id, ...guest, start_time: w.nextSlot() })).id);
     d.pending.push((await w.ok<{ id: string }>(lk, 'POST', '/v1/bookings', { event_type_id: w.pendingEt.id, ...guest, start_time: w.nextSlot() })).id);
+    d.integrations.push(await w.ok<{ id: number; key: string }>(lk, 'POST', '/v1/integrations', { name: `Spare ${i}`, org_id: w.orgA.id }));
   }
   return d;
 }
@@ -121,6 +123,8 @@ function realParams(op: Operation, w: World, d: Disposable): ParamSet[] {
   if (/^\/v1\/bookings\/\{token\}\/(confirm|decline)$/.test(p)) return each(d.pending, (id) => ({ token: w.confirmToken(id) }));
   if (p === '/v1/bookings/manage/{token}') return [{ token: w.manageToken }];
   if (p.startsWith('/v1/bookings/manage/{token}/')) return each(d.bookings, (id) => ({ token: w.manage(id) }));
+  if (p === '/v1/integrations/{id}') return each(d.integrations, ({ id }) => ({ id }));
+  if (p.startsWith('/v1/integrations/{key}/')) return each(d.integrations, ({ key }) => ({ key }));
   return [{}];
 }
 
@@ -144,6 +148,8 @@ function hintsOf(w: World, d: Disposable): Hints {
     to: someDate.map((x) => x.toISOString()),
     // The admin routes may change plans: keep the fixture users' plans as they are.
     plan: fc.constantFrom('free', 'starter', 'agency', 'enterprise'),
+    // The Events API's credential: mostly a live integration's key.
+    routing_key: fc.oneof(fc.constantFrom(...d.integrations.map((i) => i.key)), fc.string({ maxLength: 40 })),
   };
 }
 
@@ -236,6 +242,10 @@ function drawFor(op: Operation, w: World, d: Disposable, hints: Hints): Arbitrar
   return fc.record({ params, query, body, cred, idempotencyKey: idem, accept });
 }
 
+/** Routes a monitoring tool calls with the integration key as its bearer token. */
+const TOOL_ROUTES = /^POST \/v1\/integrations\/(alertmanager|grafana)$/;
+let toolKey = '';
+
 async function send(t: TestApp, w: World, op: Operation, x: Drawn) {
   const url = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeSegment(x.params[name] ?? '')) + queryString(x.query);
   // The admin routes act as the instance admin, so they reach their handlers too.
@@ -244,7 +254,7 @@ async function send(t: TestApp, w: World, op: Operation, x: Drawn) {
   const headers: Headers = {};
   if (x.cred === 'cookie') headers.cookie = who.cookie;
   if (x.cred === 'key') headers['x-api-key'] = liveKey;
-  if (x.cred === 'bearer') headers.authorization = `Bearer ${liveKey}`;
+  if (x.cred === 'bearer') headers.authorization = `Bearer ${TOOL_ROUTES.test(op.key) ? toolKey : liveKey}`;
   if (x.idempotencyKey !== null) headers['idempotency-key'] = x.idempotencyKey;
   if (x.accept !== null) headers.accept = x.accept;
   let payload: string | Buffer | undefined;
@@ -298,6 +308,7 @@ export function fuzzSuite(title: string, pick: (op: Operation, index: number) =>
       const rootKey = (await world.ok<{ key: string }>({ cookie: world.root.cookie }, 'POST', '/v1/api-keys', { name: 'root', mode: 'live' })).key;
       w = { ...world, rootKey };
       d = await disposables(w);
+      toolKey = d.integrations[0]!.key;
       hints = hintsOf(w, d);
       const doc = (await t.app.inject({ url: '/v1/openapi.json' })).json<OpenApi>();
       ops = operationsOf(doc);

@@ -10,6 +10,7 @@ import * as m0008 from './0008-timeline.js';
 import * as m0013 from './0013-calendars.js';
 import * as m0012 from './0012-devices.js';
 import * as m0011 from './0011-dispatch.js';
+import * as m0016 from './0016-integrations.js';
 
 /** Every migration, in order. Names never change once released. */
 export const migrations: Record<string, MigrationModule> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, MigrationModule> = {
   '0013-calendars': m0013,
   '0012-devices': m0012,
   '0011-dispatch': m0011,
+  '0016-integrations': m0016,
 };

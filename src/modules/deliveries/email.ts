@@ -11,6 +11,8 @@ export interface Email {
   userId?: number | null;
   orgId?: number | null;
   mode?: Mode;
+  /** Where replies go (incident emails: reply+<token>@INBOUND_EMAIL_DOMAIN). */
+  replyTo?: string | undefined;
   /** A calendar invitation for the sender to attach (.ics). */
   ics?: Record<string, unknown>;
 }
@@ -25,6 +27,6 @@ export async function queueEmail(ctx: AppContext, tx: Tx, email: Email): Promise
     orgId: email.orgId ?? null,
     mode,
     recipient: email.to,
-    payload: { subject: email.subject, text: email.text, ...(email.ics ? { ics: email.ics } : {}) },
+    payload: { subject: email.subject, text: email.text, ...(email.ics ? { ics: email.ics } : {}), ...(email.replyTo ? { reply_to: email.replyTo } : {}) },
   });
 }

@@ -2,12 +2,12 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { DB } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
-import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { queueEmail } from '../deliveries/email.js';
 import { queueDelivery } from '../deliveries/outbox.js';
 import type { IncidentPatch, IncidentRow } from '../incidents/incidents.repository.js';
 import { isDone } from '../incidents/sla.js';
+import { replyAddress } from '../inbound-email/reply-address.js';
 import { findUserById } from '../users/users.repository.js';
 import { ackDeadline } from './settings.js';
 
@@ -37,13 +37,13 @@ export const MAX_ESCALATIONS = 3;
  * incident stream of the org (which the assignee, a member, receives on every stream of theirs).
  * Assigning oneself sends nothing: the assignee already knows.
  */
-export async function notifyAssignee(ctx: AppContext, tx: Tx, actor: Actor, incident: IncidentRow, view: unknown): Promise<void> {
+export async function notifyAssignee(ctx: AppContext, tx: Tx, actorId: number | null, incident: IncidentRow, view: unknown): Promise<void> {
   const assigneeId = incident.assignee_id;
   if (assigneeId === null) return;
   const mode = incident.livemode === 1 ? 'live' : 'test';
   ctx.events.publish(tx, { channel: 'incidents', orgId: incident.org_id, mode, type: 'incident.assigned', payload: view });
-  if (assigneeId === actor.userId) return;
-  const [assignee, by] = await Promise.all([findUserById(tx.db, assigneeId), findUserById(tx.db, actor.userId)]);
+  if (assigneeId === actorId) return;
+  const [assignee, by] = await Promise.all([findUserById(tx.db, assigneeId), actorId === null ? undefined : findUserById(tx.db, actorId)]);
   const url = `${ctx.config.publicUrl}/field#incident-${incident.id}`;
   const title = `Assigned to you: ${incident.title}`;
   const base = { topic: 'incident.assigned', mode, userId: assigneeId, orgId: incident.org_id } as const;
@@ -51,5 +51,5 @@ export async function notifyAssignee(ctx: AppContext, tx: Tx, actor: Actor, inci
   if (!assignee) return;
   const where = incident.location_name ?? (incident.lat !== null && incident.lng !== null ? `${incident.lat}, ${incident.lng}` : 'no position given');
   const text = `${by?.name ?? 'A dispatcher'} assigned you an incident.\n\n${incident.title}\nPriority: ${incident.priority}\nWhere: ${where}\nAssigned: ${iso(ctx.clock.now())}\n\nAcknowledge it: ${url}`;
-  await queueEmail(ctx, tx, { ...base, to: assignee.email, subject: title, text });
+  await queueEmail(ctx, tx, { ...base, to: assignee.email, replyTo: replyAddress(ctx, incident.id), subject: title, text });
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { DB, Flag, IncidentStatus, IncidentsTable, Priority } from '../../db/schema.js';
 import { scoped, type Scope } from '../../db/scope.js';
 
@@ -11,6 +11,7 @@ export interface ListFilter {
   status?: IncidentStatus | undefined;
   priority?: Priority | undefined;
   assigneeId?: number | undefined;
+  source_ref?: string | undefined;
 }
 
 /**
@@ -40,17 +41,13 @@ export async function listIncidents(db: Kysely<DB>, scope: Scope, f: ListFilter,
   if (f.status) q = q.where('status', '=', f.status);
   if (f.priority) q = q.where('priority', '=', f.priority);
   if (f.assigneeId !== undefined) q = q.where('assignee_id', '=', f.assigneeId);
+  if (f.source_ref !== undefined) q = q.where('source_ref', '=', f.source_ref);
   return q.orderBy('id', 'desc').limit(limit).offset(offset).execute();
 }
 
 export async function countIncidents(db: Kysely<DB>, scope: Scope, f: ListFilter): Promise<number> {
-  // The counters have no assignee dimension: an assignee's list is short, so it is counted directly.
-  if (f.assigneeId !== undefined) {
-    let c = db.selectFrom('incidents').select((eb) => eb.fn.countAll<number>().as('n')).$call(scoped(scope, 'incidents')).where('assignee_id', '=', f.assigneeId);
-    if (f.status) c = c.where('status', '=', f.status);
-    if (f.priority) c = c.where('priority', '=', f.priority);
-    return Number((await c.executeTakeFirstOrThrow()).n);
-  }
+  // The counters have no assignee or source_ref dimension: such lists are short, so they are counted directly.
+  if (f.assigneeId !== undefined || f.source_ref !== undefined) return countDirectly(db, scope, f);
   let q = db
     .selectFrom('incident_counts')
     .select(sql<number>`coalesce(sum(n), 0)`.as('n'))
@@ -90,4 +87,61 @@ export async function touchIncident(db: Kysely<DB>, id: number, nowIso: string):
 /** A live incident by its status-page token (public pages show live data only). */
 export async function findByToken(db: Kysely<DB>, token: string): Promise<IncidentRow | undefined> {
   return db.selectFrom('incidents').selectAll().where('customer_token', '=', token).where('livemode', '=', 1).executeTakeFirst();
+}
+
+/** A `source_ref` filter cannot use the counters: it counts the (few) incidents of that ref, by index. */
+async function countDirectly(db: Kysely<DB>, scope: Scope, f: ListFilter): Promise<number> {
+  let q = db.selectFrom('incidents').select((eb) => eb.fn.countAll<number>().as('n')).$call(scoped(scope, 'incidents'));
+  if (f.assigneeId !== undefined) q = q.where('assignee_id', '=', f.assigneeId);
+  if (f.source_ref !== undefined) q = q.where('source_ref', '=', f.source_ref);
+  if (f.status) q = q.where('status', '=', f.status);
+  if (f.priority) q = q.where('priority', '=', f.priority);
+  return Number((await q.executeTakeFirstOrThrow()).n);
+}
+
+/** The predicate of the partial unique index incidents_open_source_ref_uq (migration 0016), written the same way. */
+const OPEN = sql<SqlBool>`status in ('open', 'in_progress')`;
+
+/**
+ * Inserts unless an open or in-progress incident of the same org, mode and source_ref exists (or
+ * is being inserted by a concurrent transaction, which this one then waits for): undefined then.
+ */
+export async function insertIncidentUnlessOpen(db: Kysely<DB>, row: NewIncident): Promise<IncidentRow | undefined> {
+  const incident = await db
+    .insertInto('incidents')
+    .values(row)
+    .onConflict((oc) => oc.columns(['org_id', 'livemode', 'source_ref']).where(OPEN).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (incident) await bump(db, incident, 1);
+  return incident;
+}
+
+/** The open or in-progress incident of a source_ref, locked on PostgreSQL until the transaction ends. */
+export async function findOpenByRef(db: Kysely<DB>, lock: boolean, ref: { org_id: number; livemode: Flag; source_ref: string }): Promise<IncidentRow | undefined> {
+  const q = db
+    .selectFrom('incidents')
+    .selectAll()
+    .where('org_id', '=', ref.org_id)
+    .where('livemode', '=', ref.livemode)
+    .where('source_ref', '=', ref.source_ref)
+    .where(OPEN);
+  return (lock ? q.forUpdate() : q).executeTakeFirst();
+}
+
+/** A row by id, locked on PostgreSQL until the transaction ends (SQLite already holds its write lock). */
+export async function lockIncident(db: Kysely<DB>, lock: boolean, id: number): Promise<IncidentRow | undefined> {
+  const q = db.selectFrom('incidents').selectAll().where('id', '=', id);
+  return (lock ? q.forUpdate() : q).executeTakeFirst();
+}
+
+/** How many repeats of its trigger an incident's timeline holds. */
+export async function countRepeats(db: Kysely<DB>, incidentId: number): Promise<number> {
+  const row = await db
+    .selectFrom('incident_events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('incident_id', '=', incidentId)
+    .where('type', '=', 'alert_repeated')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }

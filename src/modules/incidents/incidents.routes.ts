@@ -20,6 +20,7 @@ import {
   UpdateIncidentBody,
 } from './incidents.schemas.js';
 import * as incidents from './incidents.service.js';
+import { repeatedViews } from './dedup.js';
 import * as replies from './replies.service.js';
 import { renderStatusPage } from './status-page.js';
 
@@ -33,8 +34,11 @@ function privatePage(reply: FastifyReply): void {
 export const incidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   // `/v1/tickets` and `/v1/incidents` are the same resource with the same bodies.
   for (const base of ['/v1/tickets', '/v1/incidents']) {
-    app.post(base, { config: { idempotent: 201 }, schema: { tags, summary: 'Create an incident', body: CreateIncidentBody, response: { 201: Incident } } }, async (request, reply) =>
-      reply.status(201).send(await incidents.createIncident(ctx, actorOf(request), request.body, request.idempotency)),
+    app.post(base, { config: { idempotent: 201 }, schema: { tags, summary: 'Create an incident', body: CreateIncidentBody, response: { 200: Incident, 201: Incident } } }, async (request, reply) => {
+      const view = await incidents.createIncident(ctx, actorOf(request), request.body, request.idempotency);
+      // A repeat of an open incident's source_ref answers that incident with 200 (dedup.ts).
+      return reply.status(repeatedViews.has(view) ? 200 : 201).send(view);
+    },
     );
     app.get(base, { schema: { tags, summary: 'List incidents, newest first', querystring: ListIncidentsQuery, response: { 200: IncidentList } } }, (request) =>
       incidents.listIncidents(ctx, actorOf(request), request.query),

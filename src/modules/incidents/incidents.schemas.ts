@@ -65,6 +65,7 @@ export const ListIncidentsQuery = Type.Object({
   priority: Type.Optional(PrioritySchema),
   org_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
   assignee_id: Type.Optional(Type.String({ pattern: '^(me|[1-9][0-9]{0,9})$', description: '`me` or a user id' })),
+  source_ref: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'only incidents of this dedup key' })),
 });
 export type ListIncidentsQuery = Static<typeof ListIncidentsQuery>;
 

@@ -17,6 +17,7 @@ import * as repo from './incidents.repository.js';
 import type { IncidentRow } from './incidents.repository.js';
 import type { CreateIncidentBody, Incident, ListIncidentsQuery, UpdateIncidentBody } from './incidents.schemas.js';
 import { isDone, slaState, slaTimes } from './sla.js';
+import { insertOrRepeat, refTaken, repeatedViews, type Placed } from './dedup.js';
 
 export const CHANNEL = 'incidents';
 
@@ -51,41 +52,61 @@ function publish(ctx: AppContext, tx: Tx, type: string, i: IncidentRow, payload:
   ctx.events.publish(tx, { channel: CHANNEL, orgId: i.org_id, mode: i.livemode === 1 ? 'live' : 'test', type, payload });
 }
 
+/** Views answered for a repeat of an open incident rather than a creation (POST answers them 200). */
+function markRepeated(view: Incident): Incident {
+  repeatedViews.add(view);
+  return view;
+}
+
 /**
  * Writes a new incident in the caller's transaction: its SLA and escalation clocks, the
- * `incident.created` broadcast and the `created` timeline event. Also how an alert signal opens one.
+ * `incident.created` broadcast and the `created` timeline event. With a `source_ref` that an open
+ * incident of the org and mode holds, it appends `alert_repeated` to that one instead (dedup.ts).
  */
-export async function openIncident(ctx: AppContext, tx: Tx, actor: Actor, orgId: number, input: Omit<CreateIncidentBody, 'org_id'>): Promise<IncidentRow> {
+export async function placeIncident(ctx: AppContext, tx: Tx, actor: Actor, orgId: number, input: Omit<CreateIncidentBody, 'org_id'>): Promise<Placed> {
   const now = ctx.clock.now();
   const priority = input.priority ?? 'normal';
   const { dueAt, warnAt } = slaTimes(now, priority);
-  const incident = await repo.insertIncident(tx.db, {
-    org_id: orgId,
-    livemode: flag(actor.mode === 'live'),
-    title: input.title.trim(),
-    description: input.description ?? null,
-    status: 'open',
-    priority,
-    source: input.source ?? 'api',
-    source_ref: input.source_ref ?? null,
-    lat: input.lat ?? null,
-    lng: input.lng ?? null,
-    location_name: input.location_name ?? null,
-    assignee_id: null,
-    creator_id: actor.userId,
-    customer_token: randomToken(24),
-    sla_due_at: iso(dueAt),
-    sla_warn_at: iso(warnAt),
-    sla_warned_at: null,
-    sla_breached_at: null,
-    resolved_at: null,
-    created_at: iso(now),
-    updated_at: iso(now),
-    escalate_at: await ackDeadline(tx.db, orgId, priority, now),
-  });
+  const placed = await insertOrRepeat(
+    ctx,
+    tx,
+    {
+      org_id: orgId,
+      livemode: flag(actor.mode === 'live'),
+      title: input.title.trim(),
+      description: input.description ?? null,
+      status: 'open',
+      priority,
+      source: input.source ?? 'api',
+      source_ref: input.source_ref ?? null,
+      lat: input.lat ?? null,
+      lng: input.lng ?? null,
+      location_name: input.location_name ?? null,
+      assignee_id: null,
+      creator_id: actor.userId,
+      customer_token: randomToken(24),
+      sla_due_at: iso(dueAt),
+      sla_warn_at: iso(warnAt),
+      sla_warned_at: null,
+      sla_breached_at: null,
+      resolved_at: null,
+      created_at: iso(now),
+      updated_at: iso(now),
+      escalate_at: await ackDeadline(tx.db, orgId, priority, now),
+    },
+    actor.userId,
+    { source: input.source ?? 'api' },
+  );
+  if (!placed.created) return placed;
+  const incident = placed.incident;
   publish(ctx, tx, 'incident.created', incident, toIncident(ctx, incident));
   await recordTimeline(ctx, tx, incident, 'created', actor.userId, { title: incident.title, priority, source: incident.source });
-  return incident;
+  return placed;
+}
+
+/** A new incident (no dedup key): how an alert signal opens one. */
+export async function openIncident(ctx: AppContext, tx: Tx, actor: Actor, orgId: number, input: Omit<CreateIncidentBody, 'org_id' | 'source_ref'>): Promise<IncidentRow> {
+  return (await placeIncident(ctx, tx, actor, orgId, input)).incident;
 }
 
 /** Creates an incident in the caller's org (default the primary one), queues the creator's push and phone alert. */
@@ -93,8 +114,9 @@ export async function createIncident(ctx: AppContext, actor: Actor, input: Creat
   const { org } = await targetOrg(ctx, actor, input.org_id);
   const creator = await findUserById(ctx.db, actor.userId);
   return ctx.transaction(async (tx) => {
-    const incident = await openIncident(ctx, tx, actor, org.id, input);
+    const { incident, created } = await placeIncident(ctx, tx, actor, org.id, input);
     const view = toIncident(ctx, incident);
+    if (!created) return recorded(tx, idem, markRepeated(view));
     const note = { title: `New ${incident.priority} incident`, body: incident.title, url: `${ctx.config.publicUrl}/app/incidents/${incident.id}`, incident_id: incident.id };
     const base = { topic: 'incident.created', mode: actor.mode, userId: actor.userId, orgId: org.id } as const;
     await queueDelivery(ctx, tx, { ...base, kind: 'push', recipient: `user:${actor.userId}`, payload: note });
@@ -105,7 +127,7 @@ export async function createIncident(ctx: AppContext, actor: Actor, input: Creat
 
 export async function listIncidents(ctx: AppContext, actor: Actor, q: ListIncidentsQuery) {
   const scope = await actorScope(ctx, actor, q.org_id);
-  const filter = { status: q.status, priority: q.priority, assigneeId: assigneeOf(actor, q.assignee_id) };
+  const filter = { status: q.status, priority: q.priority, assigneeId: assigneeOf(actor, q.assignee_id), source_ref: q.source_ref };
   const [rows, total] = await Promise.all([
     repo.listIncidents(ctx.db, scope, filter, q.limit, (q.page - 1) * q.limit),
     repo.countIncidents(ctx.db, scope, filter),
@@ -143,6 +165,15 @@ export async function updateIncident(ctx: AppContext, actor: Actor, id: number, 
   if (input.assignee_id !== undefined && input.assignee_id !== null && !(await findMember(ctx.db, before.org_id, input.assignee_id))) {
     throw invalidField('assignee_id', 'is not a member of this org');
   }
+  return ctx.transaction(async (tx) => toIncident(ctx, await applyChange(ctx, tx, before, input, actor.userId))).catch(refTaken);
+}
+
+/**
+ * The change itself in the caller's transaction, also used by integrations (resolve, acknowledge)
+ * with a null actor, so every path keeps events, timeline, counters, escalation and the assignee's
+ * notice right.
+ */
+export async function applyChange(ctx: AppContext, tx: Tx, before: IncidentRow, input: UpdateIncidentBody, actorId: number | null): Promise<IncidentRow> {
   const now = ctx.clock.now();
   const patch: repo.IncidentPatch = { updated_at: iso(now) };
   if (input.description !== undefined) patch.description = input.description;
@@ -155,25 +186,23 @@ export async function updateIncident(ctx: AppContext, actor: Actor, id: number, 
     patch.status = input.status;
     if (isDone(input.status) !== isDone(before.status)) patch.resolved_at = isDone(input.status) ? iso(now) : null;
   }
-  Object.assign(patch, await dispatchPatch(ctx.db, before, patch, now));
-  return ctx.transaction(async (tx) => {
-    const after = await repo.updateIncident(tx.db, before, patch);
-    const view = toIncident(ctx, after);
-    const changed = (['status', 'priority', 'description', 'assignee_id'] as const).some((k) => after[k] !== before[k]);
-    if (changed) publish(ctx, tx, 'incident.updated', after, view);
-    await recordChanges(ctx, tx, actor, before, after);
-    if (after.assignee_id !== before.assignee_id) await notifyAssignee(ctx, tx, actor, after, view);
-    return view;
-  });
+  Object.assign(patch, await dispatchPatch(tx.db, before, patch, now));
+  const after = await repo.updateIncident(tx.db, before, patch);
+  const view = toIncident(ctx, after);
+  const changed = (['status', 'priority', 'description', 'assignee_id'] as const).some((k) => after[k] !== before[k]);
+  if (changed) publish(ctx, tx, 'incident.updated', after, view);
+  await recordChanges(ctx, tx, actorId, before, after);
+  if (after.assignee_id !== before.assignee_id) await notifyAssignee(ctx, tx, actorId, after, view);
+  return after;
 }
 
 /** One timeline event per changed field (status, priority, assignee), in the update's transaction. */
-async function recordChanges(ctx: AppContext, tx: Tx, actor: Actor, before: IncidentRow, after: IncidentRow): Promise<void> {
-  if (after.status !== before.status) await recordTimeline(ctx, tx, after, 'status_changed', actor.userId, { from: before.status, to: after.status });
-  if (after.priority !== before.priority) await recordTimeline(ctx, tx, after, 'priority_changed', actor.userId, { from: before.priority, to: after.priority });
+async function recordChanges(ctx: AppContext, tx: Tx, actorId: number | null, before: IncidentRow, after: IncidentRow): Promise<void> {
+  if (after.status !== before.status) await recordTimeline(ctx, tx, after, 'status_changed', actorId, { from: before.status, to: after.status });
+  if (after.priority !== before.priority) await recordTimeline(ctx, tx, after, 'priority_changed', actorId, { from: before.priority, to: after.priority });
   if (after.assignee_id === before.assignee_id) return;
-  if (after.assignee_id === null) await recordTimeline(ctx, tx, after, 'unassigned', actor.userId, { previous_assignee_id: before.assignee_id });
-  else await recordTimeline(ctx, tx, after, 'assigned', actor.userId, { assignee_id: after.assignee_id, previous_assignee_id: before.assignee_id });
+  if (after.assignee_id === null) await recordTimeline(ctx, tx, after, 'unassigned', actorId, { previous_assignee_id: before.assignee_id });
+  else await recordTimeline(ctx, tx, after, 'assigned', actorId, { assignee_id: after.assignee_id, previous_assignee_id: before.assignee_id });
 }
 
 /** Org admins and owners only; the replies go with it. */

@@ -12,7 +12,7 @@ export interface ReplyRow {
   created_at: string;
 }
 
-export async function insertReply(db: Kysely<DB>, r: { incidentId: number; body: string; public: boolean; authorId: number; now: string }) {
+export async function insertReply(db: Kysely<DB>, r: { incidentId: number; body: string; public: boolean; authorId: number | null; now: string }) {
   const row = await db
     .insertInto('replies')
     .values({ incident_id: r.incidentId, body: r.body, public: flag(r.public), author_id: r.authorId, created_at: r.now })

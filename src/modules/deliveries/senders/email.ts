@@ -9,6 +9,7 @@ interface EmailPayload {
   subject: string;
   text: string;
   ics?: Invitation;
+  reply_to?: string;
 }
 
 
@@ -41,6 +42,7 @@ export function emailSender(ctx: AppContext): Sender {
         text: p.text,
         html: toHtml(p.text),
         messageId: `<outbox-${row.id}@muster>`,
+        ...(p.reply_to ? { replyTo: p.reply_to } : {}),
         ...(p.ics ? { icalEvent: { method: p.ics.method, filename: 'invite.ics', content: invitationIcs(p.ics) } } : {}),
       });
       return { outcome: 'sent' };

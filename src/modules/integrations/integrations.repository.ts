@@ -1,0 +1,50 @@
+import type { Kysely } from 'kysely';
+import type { DB, IntegrationsTable } from '../../db/schema.js';
+import { scoped, type Scope } from '../../db/scope.js';
+
+export type IntegrationRow = Omit<IntegrationsTable, 'id'> & { id: number };
+export type IntegrationPatch = Partial<Pick<IntegrationRow, 'name' | 'default_assignee_id' | 'priority_map' | 'allowed_senders'>>;
+
+export async function insertIntegration(db: Kysely<DB>, row: Omit<IntegrationRow, 'id' | 'revoked_at'>): Promise<IntegrationRow> {
+  return db.insertInto('integrations').values({ ...row, revoked_at: null }).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Active integrations of these orgs and mode, newest first. */
+export async function listIntegrations(db: Kysely<DB>, scope: Scope): Promise<IntegrationRow[]> {
+  return db.selectFrom('integrations').selectAll().$call(scoped(scope, 'integrations')).where('revoked_at', 'is', null).orderBy('id', 'desc').execute();
+}
+
+export async function findIntegration(db: Kysely<DB>, scope: Scope, id: number): Promise<IntegrationRow | undefined> {
+  return db.selectFrom('integrations').selectAll().$call(scoped(scope, 'integrations')).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+}
+
+export async function updateIntegration(db: Kysely<DB>, id: number, patch: IntegrationPatch): Promise<IntegrationRow> {
+  return db.updateTable('integrations').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Revokes; false when it was already revoked (a concurrent DELETE). */
+export async function revokeIntegration(db: Kysely<DB>, id: number, nowIso: string): Promise<boolean> {
+  const r = await db.updateTable('integrations').set({ revoked_at: nowIso }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** The active integration of a key, by the SHA-256 of the key. */
+export async function findByKeyHash(db: Kysely<DB>, keyHash: string): Promise<IntegrationRow | undefined> {
+  return db.selectFrom('integrations').selectAll().where('key_hash', '=', keyHash).where('revoked_at', 'is', null).executeTakeFirst();
+}
+
+/** The active integration of an inbound address's local part. */
+export async function findByEmailToken(db: Kysely<DB>, token: string): Promise<IntegrationRow | undefined> {
+  return db.selectFrom('integrations').selectAll().where('email_token', '=', token).where('revoked_at', 'is', null).executeTakeFirst();
+}
+
+/** The orgs where this user may manage integrations (admins and owners). */
+export async function adminOrgIds(db: Kysely<DB>, userId: number): Promise<number[]> {
+  const rows = await db.selectFrom('memberships').select('org_id').where('user_id', '=', userId).where('role', 'in', ['owner', 'admin']).execute();
+  return rows.map((r) => r.org_id);
+}
+
+/** By id, revoked or not: mail accepted before a revocation is still processed. */
+export async function findIntegrationById(db: Kysely<DB>, id: number): Promise<IntegrationRow | undefined> {
+  return db.selectFrom('integrations').selectAll().where('id', '=', id).executeTakeFirst();
+}

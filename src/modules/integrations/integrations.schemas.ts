@@ -1,0 +1,63 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable } from '../../lib/schemas.js';
+import { PrioritySchema } from '../incidents/incidents.schemas.js';
+
+const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
+
+/** Severity (Events API, Alertmanager `severity` label) -> incident priority. */
+export const PriorityMap = Type.Object(
+  {
+    critical: Type.Optional(PrioritySchema),
+    error: Type.Optional(PrioritySchema),
+    warning: Type.Optional(PrioritySchema),
+    info: Type.Optional(PrioritySchema),
+  },
+  { additionalProperties: false, description: 'default: critical urgent, error high, warning normal, info low' },
+);
+export type PriorityMap = Static<typeof PriorityMap>;
+
+const Domain = Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.-]+\\.[A-Za-z]{2,}$' });
+const Settings = {
+  default_assignee_id: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'a member of the org; new incidents go to them' }))),
+  priority_map: Type.Optional(Nullable(PriorityMap)),
+  allowed_senders: Type.Optional(Nullable(Type.Array(Domain, { maxItems: 50, description: 'sender domains that may open incidents by email; null: anyone' }))),
+};
+
+export const CreateIntegrationBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+  org_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "default: the caller's primary org" })),
+  ...Settings,
+});
+export type CreateIntegrationBody = Static<typeof CreateIntegrationBody>;
+
+export const UpdateIntegrationBody = Type.Object(
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' })), ...Settings },
+  { minProperties: 1 },
+);
+export type UpdateIntegrationBody = Static<typeof UpdateIntegrationBody>;
+
+export const Integration = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  org_id: Type.Integer(),
+  livemode: Type.Boolean(),
+  redacted_key: Type.String({ description: 'the last four characters of the key' }),
+  email_address: Nullable(Type.String({ description: 'set when inbound email is enabled (INBOUND_EMAIL_DOMAIN)' })),
+  default_assignee_id: Nullable(Type.Integer()),
+  priority_map: Type.Object({ critical: PrioritySchema, error: PrioritySchema, warning: PrioritySchema, info: PrioritySchema }),
+  allowed_senders: Nullable(Type.Array(Type.String())),
+  created_at: Type.String(),
+});
+export type Integration = Static<typeof Integration>;
+
+export const CreatedIntegration = Type.Object({
+  ...Integration.properties,
+  key: Type.String({ description: 'The secret. Shown once: only its hash is stored.' }),
+  events_url: Type.String({ description: 'PagerDuty Events API v2 drop-in' }),
+  alertmanager_url: Type.String(),
+  grafana_url: Type.String(),
+});
+
+export const IntegrationList = Type.Object({ integrations: Type.Array(Integration) });
+export const ListIntegrationsQuery = Type.Object({ org_id: Type.Optional(Id) });
+export const RevokedIntegration = Type.Object({ id: Type.Integer(), revoked: Type.Boolean() });

@@ -1,0 +1,120 @@
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../../context.js';
+import { flag, type Priority } from '../../db/schema.js';
+import type { Actor } from '../../lib/actor.js';
+import { iso } from '../../lib/clock.js';
+import { randomToken, sha256 } from '../../lib/crypto.js';
+import { forbidden, invalidField, notFound } from '../../lib/errors.js';
+import { actorScope, atLeast, orgAccess, targetOrg } from '../orgs/access.js';
+import { findMember } from '../orgs/members.repository.js';
+import * as repo from './integrations.repository.js';
+import type { IntegrationRow } from './integrations.repository.js';
+import type { CreateIntegrationBody, Integration, PriorityMap, UpdateIntegrationBody } from './integrations.schemas.js';
+
+export type Severity = 'critical' | 'error' | 'warning' | 'info';
+export const DEFAULT_PRIORITIES: Readonly<Record<Severity, Priority>> = { critical: 'urgent', error: 'high', warning: 'normal', info: 'low' };
+
+export function priorityMapOf(row: IntegrationRow): Record<Severity, Priority> {
+  return { ...DEFAULT_PRIORITIES, ...(row.priority_map ? (JSON.parse(row.priority_map) as PriorityMap) : {}) };
+}
+
+/** The inbound address of an integration, when inbound email is configured. */
+export function emailAddressOf(ctx: AppContext, row: IntegrationRow): string | null {
+  return ctx.config.inboundEmailDomain ? `${row.email_token}@${ctx.config.inboundEmailDomain}` : null;
+}
+
+export function toIntegration(ctx: AppContext, row: IntegrationRow): Integration {
+  return {
+    id: row.id,
+    name: row.name,
+    org_id: row.org_id,
+    livemode: row.livemode === 1,
+    redacted_key: `...${row.last4}`,
+    email_address: emailAddressOf(ctx, row),
+    default_assignee_id: row.default_assignee_id,
+    priority_map: priorityMapOf(row),
+    allowed_senders: row.allowed_senders ? (JSON.parse(row.allowed_senders) as string[]) : null,
+    created_at: row.created_at,
+  };
+}
+
+/** The URLs that carry the key, for tools that can only be given a URL. */
+export function urlsOf(ctx: AppContext, key: string) {
+  const base = `${ctx.config.publicUrl}/v1/integrations/${key}`;
+  return { events_url: `${base}/events`, alertmanager_url: `${base}/alertmanager`, grafana_url: `${base}/grafana` };
+}
+
+async function checkAssignee(ctx: AppContext, orgId: number, id: number | null | undefined): Promise<void> {
+  if (id !== undefined && id !== null && !(await findMember(ctx.db, orgId, id))) throw invalidField('default_assignee_id', 'is not a member of this org');
+}
+
+function settingsPatch(input: UpdateIntegrationBody): repo.IntegrationPatch {
+  const patch: repo.IntegrationPatch = {};
+  if (input.name !== undefined) patch.name = input.name.trim();
+  if (input.default_assignee_id !== undefined) patch.default_assignee_id = input.default_assignee_id;
+  if (input.priority_map !== undefined) patch.priority_map = input.priority_map === null ? null : JSON.stringify(input.priority_map);
+  if (input.allowed_senders !== undefined) patch.allowed_senders = input.allowed_senders === null ? null : JSON.stringify(input.allowed_senders.map((d) => d.toLowerCase()));
+  return patch;
+}
+
+/** Org admins and owners; the key's mode decides live or test. The key is shown once. */
+export async function createIntegration(ctx: AppContext, actor: Actor, input: CreateIntegrationBody) {
+  const { org, role } = await targetOrg(ctx, actor, input.org_id);
+  if (!atLeast(role, 'admin')) throw forbidden();
+  await checkAssignee(ctx, org.id, input.default_assignee_id);
+  const key = randomToken(24);
+  const row = await repo.insertIntegration(ctx.db, {
+    org_id: org.id,
+    livemode: flag(actor.mode === 'live'),
+    name: input.name.trim(),
+    key_hash: sha256(key),
+    last4: key.slice(-4),
+    // Lower-case hex: mail systems may fold the case of an address.
+    email_token: `in-${randomBytes(12).toString('hex')}`,
+    created_by: actor.userId,
+    default_assignee_id: null,
+    priority_map: null,
+    allowed_senders: null,
+    created_at: iso(ctx.clock.now()),
+    ...settingsPatch({ ...input, name: undefined }),
+  });
+  return { ...toIntegration(ctx, row), key, ...urlsOf(ctx, key) };
+}
+
+/** The integrations of the orgs the caller administers, in the caller's mode. */
+export async function listIntegrations(ctx: AppContext, actor: Actor, orgId?: number) {
+  const scope = await actorScope(ctx, actor, orgId);
+  const admin = new Set(await repo.adminOrgIds(ctx.db, actor.userId));
+  if (orgId !== undefined && !admin.has(orgId)) throw forbidden();
+  const rows = await repo.listIntegrations(ctx.db, { ...scope, orgIds: scope.orgIds.filter((id) => admin.has(id)) });
+  return { integrations: rows.map((r) => toIntegration(ctx, r)) };
+}
+
+async function managed(ctx: AppContext, actor: Actor, id: number): Promise<IntegrationRow> {
+  const row = await repo.findIntegration(ctx.db, await actorScope(ctx, actor), id);
+  if (!row) throw notFound();
+  await orgAccess(ctx, actor, { id: row.org_id }, { role: 'admin' });
+  return row;
+}
+
+export async function updateIntegration(ctx: AppContext, actor: Actor, id: number, input: UpdateIntegrationBody) {
+  const row = await managed(ctx, actor, id);
+  await checkAssignee(ctx, row.org_id, input.default_assignee_id);
+  const patch = settingsPatch(input);
+  // Unknown fields only (they are ignored): nothing to change.
+  if (Object.keys(patch).length === 0) return toIntegration(ctx, row);
+  return toIntegration(ctx, await repo.updateIntegration(ctx.db, row.id, patch));
+}
+
+/** Revoked at once: its URLs answer 401 and mail to it bounces. */
+export async function revokeIntegration(ctx: AppContext, actor: Actor, id: number) {
+  const row = await managed(ctx, actor, id);
+  if (!(await repo.revokeIntegration(ctx.db, row.id, iso(ctx.clock.now())))) throw notFound();
+  return { id: row.id, revoked: true };
+}
+
+/** The active integration a presented key names, or undefined (a wrong or revoked key). */
+export async function integrationByKey(ctx: AppContext, key: string | undefined): Promise<IntegrationRow | undefined> {
+  if (!key || key.length > 200) return undefined;
+  return repo.findByKeyHash(ctx.db, sha256(key));
+}
