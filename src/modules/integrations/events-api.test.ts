@@ -55,9 +55,13 @@ describe('PagerDuty Events API v2', () => {
     assert.equal(ack.statusCode, 202, ack.body);
     const [ticket] = await w.tickets(live(), '?source_ref=ack-1');
     assert.equal(ticket!.status, 'in_progress');
+    // Acknowledged as the dispatch acknowledgement is (which stops escalation), by no user.
+    const shown = ticket as unknown as { acknowledged_at: string | null; acknowledged_by: number | null };
+    assert.ok(shown.acknowledged_at);
+    assert.equal(shown.acknowledged_by, null);
     const events = await w.timelineTypes(ticket!.Id);
-    assert.deepEqual(events.map((e) => e.type), ['created', 'status_changed', 'acknowledged']);
-    assert.equal(events[2]!.data.source, 'integration');
+    assert.deepEqual(events.map((e) => e.type), ['created', 'acknowledged', 'status_changed']);
+    assert.equal(events[1]!.data.source, 'integration');
     // A repeat while in progress still appends, it does not open another.
     await w.call({}, 'POST', url, pdTrigger('', 'ack-1'));
     assert.equal((await w.tickets(live(), '?source_ref=ack-1')).length, 1);
