@@ -57,7 +57,7 @@ export interface Config {
    * Requests allowed per window and bucket (0 = unlimited): `api` per user and mode, the others per
    * client IP: `auth` (login, codes, registration), `booking` (public booking posts), `public` (other public API routes).
    */
-  rateLimit: { windowMs: number; api: number; auth: number; booking: number; public: number };
+  rateLimit: { windowMs: number; api: number; auth: number; booking: number; public: number; account: number; accountWindowMs: number };
   /** An Idempotency-Key request still marked in flight after this long is taken as abandoned (a crash) and may run again. */
   idempotencyLockTimeoutMs: number;
   /** Origins allowed to frame the public booking pages (CSP frame-ancestors); `*` allows any. */
@@ -219,6 +219,9 @@ export function loadConfig(env: Env = process.env): Config {
       auth: int('RATE_LIMIT_AUTH', 10, 0, 1_000_000),
       booking: int('RATE_LIMIT_BOOKING', 20, 0, 1_000_000),
       public: int('RATE_LIMIT_PUBLIC', 300, 0, 1_000_000),
+      // Failed sign-in tries per account (normalised email) and door (password, emailed codes); 0 = off.
+      account: int('RATE_LIMIT_ACCOUNT', 10, 0, 1_000_000),
+      accountWindowMs: int('RATE_LIMIT_ACCOUNT_WINDOW_MS', 900_000, 1_000, 86_400_000),
     },
     idempotencyLockTimeoutMs: int('IDEMPOTENCY_LOCK_TIMEOUT_MS', 60_000, 100, 3_600_000),
     embedAllowedOrigins,

@@ -22,3 +22,11 @@ export async function findSessionUser(db: Kysely<DB>, idHash: string, nowIso: st
 export async function deleteSession(db: Kysely<DB>, idHash: string): Promise<void> {
   await db.deleteFrom('sessions').where('id', '=', idHash).execute();
 }
+
+/** Deletes every session of a user except the one whose hash is `keepIdHash` (if any); answers the deleted hashes. */
+export async function deleteUserSessions(db: Kysely<DB>, userId: number, keepIdHash?: string): Promise<string[]> {
+  let q = db.deleteFrom('sessions').where('user_id', '=', userId);
+  if (keepIdHash !== undefined) q = q.where('id', '!=', keepIdHash);
+  const rows = await q.returning('id').execute();
+  return rows.map((r) => r.id);
+}
