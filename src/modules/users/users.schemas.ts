@@ -49,6 +49,7 @@ export const AdminUser = Type.Object({
   ...UserResponse.properties,
   phone: Nullable(Type.String()),
   admin: Type.Boolean(),
+  email_verified: Type.Boolean(),
   created_at: Type.String(),
 });
 export type AdminUser = Static<typeof AdminUser>;
