@@ -54,6 +54,13 @@ export async function listPendingInvites(db: Kysely<DB>, orgId: number) {
     .execute();
 }
 
-export async function pendingInvitesFor(db: Kysely<DB>, email: string) {
-  return db.selectFrom('org_invites').select(['id', 'org_id', 'role']).where('email', '=', email).where('accepted_at', 'is', null).execute();
+/** The pending invites of an email made (or refreshed) since `sinceIso`: older ones have expired. */
+export async function pendingInvitesFor(db: Kysely<DB>, email: string, sinceIso: string) {
+  return db
+    .selectFrom('org_invites')
+    .select(['id', 'org_id', 'role'])
+    .where('email', '=', email)
+    .where('accepted_at', 'is', null)
+    .where('created_at', '>', sinceIso)
+    .execute();
 }

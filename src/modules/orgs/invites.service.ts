@@ -2,16 +2,16 @@ import type { AppContext } from '../../context.js';
 import type { Role } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Actor } from '../../lib/actor.js';
-import { DAY, iso } from '../../lib/clock.js';
+import { iso } from '../../lib/clock.js';
 import { randomToken, sha256 } from '../../lib/crypto.js';
 import { forbidden, notFound } from '../../lib/errors.js';
 import { queueEmail } from '../deliveries/email.js';
 import { proveEmail } from '../users/email-proof.js';
 import { findUserById } from '../users/users.repository.js';
+import { INVITE_TTL_MS } from './invite-ttl.js';
 import * as invites from './invites.repository.js';
 
-/** An invite link works for two weeks; inviting again sends a fresh link (and retires the old one). */
-export const INVITE_TTL_MS = 14 * DAY;
+export { INVITE_TTL_MS };
 
 const expiresAt = (createdAt: string) => iso(new Date(new Date(createdAt).getTime() + INVITE_TTL_MS));
 

@@ -129,8 +129,15 @@ describe(`org invites wait for a proven address (${testDialect})`, () => {
     const fresh = await tokenFor(email);
     assert.equal((await view(old)).statusCode, 404);
     assert.equal(body<{ role: string }>(await view(fresh)).role, 'admin');
+    const late = await register(t.app, { verified: false });
+    await invite(late.email, 'member');
     t.clock.advance(14 * DAY);
     assert.equal((await view(fresh)).statusCode, 404);
+    // Proving the address after the invite expired joins nothing (sessions have expired too: read the table).
+    await t.app.inject({ method: 'POST', url: '/v1/auth/verify-email/resend', payload: { email: late.email } });
+    await verifyEmail(t.app, late.email);
+    const rows = await t.ctx.db.selectFrom('memberships').select('org_id').where('user_id', '=', late.id).execute();
+    assert.equal(rows.length, 1, 'only their personal org');
   });
 
 });
