@@ -91,3 +91,13 @@ export async function verifyEmail(app: FastifyInstance, email: string): Promise<
   const res = await app.inject({ method: 'POST', url: '/v1/auth/verify-email', payload: { email, code } });
   assert.equal(res.statusCode, 200, res.body);
 }
+
+/**
+ * Removes the confirmation emails that signing users up queued, for delivery tests that count
+ * what reaches their peers: those emails belong to the setup, not to what the test exercises.
+ */
+export async function dropConfirmationEmails(app: FastifyInstance): Promise<void> {
+  const ctx = testContexts.get(app);
+  assert.ok(ctx, 'an app made by buildTestApp');
+  await ctx.db.deleteFrom('outbox').where('topic', '=', 'auth.verify_email').execute();
+}
