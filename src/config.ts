@@ -58,7 +58,7 @@ export interface Config {
    * client IP: `auth` (login, codes, registration), `booking` (public booking posts), `public` (other public API routes);
    * `device` per tracker device token (modules/trackers counts it itself).
    */
-  rateLimit: { windowMs: number; api: number; auth: number; booking: number; public: number; device: number };
+  rateLimit: { windowMs: number; api: number; auth: number; booking: number; public: number; device: number; account: number; accountWindowMs: number };
   /** An Idempotency-Key request still marked in flight after this long is taken as abandoned (a crash) and may run again. */
   idempotencyLockTimeoutMs: number;
   /** Origins allowed to frame the public booking pages (CSP frame-ancestors); `*` allows any. */
@@ -247,6 +247,9 @@ export function loadConfig(env: Env = process.env): Config {
       booking: int('RATE_LIMIT_BOOKING', 20, 0, 1_000_000),
       public: int('RATE_LIMIT_PUBLIC', 300, 0, 1_000_000),
       device: int('RATE_LIMIT_DEVICE', 120, 0, 1_000_000),
+      // Failed sign-in tries per account (normalised email) and door (password, emailed codes); 0 = off.
+      account: int('RATE_LIMIT_ACCOUNT', 10, 0, 1_000_000),
+      accountWindowMs: int('RATE_LIMIT_ACCOUNT_WINDOW_MS', 900_000, 1_000, 86_400_000),
     },
     idempotencyLockTimeoutMs: int('IDEMPOTENCY_LOCK_TIMEOUT_MS', 60_000, 100, 3_600_000),
     embedAllowedOrigins,

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import assert from 'node:assert/strict';
+import { testContexts } from './helpers.js';
 
 let seq = 0;
 
@@ -26,14 +27,21 @@ export function sessionCookie(setCookie: string | string[] | undefined): string 
   return found.split(';')[0]!;
 }
 
+/**
+ * Registers a user through the API. Their address is then proven with the emailed code, as most
+ * users do at once, unless `verified: false` keeps the account unproven (tests of what waits for proof).
+ */
 export async function register(
   app: FastifyInstance,
-  fields: { email?: string; password?: string; name?: string; timezone?: string } = {},
+  fields: { email?: string; password?: string; name?: string; timezone?: string; verified?: boolean } = {},
 ) {
-  const input = { email: uniqueEmail(), password: 'correct horse battery', name: 'Test User', ...fields };
+  const { verified = true, ...rest } = fields;
+  const input = { email: uniqueEmail(), password: 'correct horse battery', name: 'Test User', ...rest };
   const res = await app.inject({ method: 'POST', url: '/v1/users', payload: input });
   assert.equal(res.statusCode, 201, res.body);
-  return { ...res.json<{ id: number; email: string; name: string; slug: string }>(), password: input.password };
+  const user = res.json<{ id: number; email: string; name: string; slug: string }>();
+  if (verified && testContexts.has(app)) await verifyEmail(app, user.email);
+  return { ...user, password: input.password };
 }
 
 export async function login(app: FastifyInstance, email: string, password: string): Promise<string> {
@@ -58,4 +66,38 @@ export async function createKey(app: FastifyInstance, cookie: string, mode: 'liv
 export async function setPlan(app: FastifyInstance, adminCookie: string, userId: number, plan: 'free' | 'starter' | 'agency' | 'enterprise') {
   const res = await app.inject({ method: 'PATCH', url: `/v1/users/${userId}`, headers: { cookie: adminCookie }, payload: { plan } });
   assert.equal(res.statusCode, 200, res.body);
+}
+
+/** The six-digit code in the newest email of this topic to this address (the outbox row is the record). */
+export async function emailedCode(app: FastifyInstance, email: string, topic: string): Promise<string> {
+  const ctx = testContexts.get(app);
+  assert.ok(ctx, 'an app made by buildTestApp');
+  const row = await ctx.db
+    .selectFrom('outbox')
+    .select('payload')
+    .where('recipient', '=', email)
+    .where('topic', '=', topic)
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+  assert.ok(row, `an email ${topic} to ${email}`);
+  const code = /code is (\d{6})/.exec((JSON.parse(row.payload) as { text: string }).text)?.[1];
+  assert.ok(code, 'the email carries a code');
+  return code;
+}
+
+/** Proves an address the way its owner does: the code of the confirmation email, through the API. */
+export async function verifyEmail(app: FastifyInstance, email: string): Promise<void> {
+  const code = await emailedCode(app, email, 'auth.verify_email');
+  const res = await app.inject({ method: 'POST', url: '/v1/auth/verify-email', payload: { email, code } });
+  assert.equal(res.statusCode, 200, res.body);
+}
+
+/**
+ * Removes the confirmation emails that signing users up queued, for delivery tests that count
+ * what reaches their peers: those emails belong to the setup, not to what the test exercises.
+ */
+export async function dropConfirmationEmails(app: FastifyInstance): Promise<void> {
+  const ctx = testContexts.get(app);
+  assert.ok(ctx, 'an app made by buildTestApp');
+  await ctx.db.deleteFrom('outbox').where('topic', '=', 'auth.verify_email').execute();
 }

@@ -61,7 +61,10 @@ async function freshDatabaseEnv(): Promise<{ env: Record<string, string>; drop()
  * Tests send many requests from one address within one minute of a clock that stands still:
  * limits high enough never to be met, unless a test sets its own (test/security/rate-limit.test.ts).
  */
-export const GENEROUS_RATE_LIMITS = { RATE_LIMIT_API: '1000000', RATE_LIMIT_AUTH: '1000000', RATE_LIMIT_BOOKING: '1000000', RATE_LIMIT_PUBLIC: '1000000' };
+export const GENEROUS_RATE_LIMITS = { RATE_LIMIT_API: '1000000', RATE_LIMIT_AUTH: '1000000', RATE_LIMIT_BOOKING: '1000000', RATE_LIMIT_PUBLIC: '1000000', RATE_LIMIT_ACCOUNT: '1000000' };
+
+/** The context behind each test app, so factories can read what the app emailed (its outbox). */
+export const testContexts = new WeakMap<FastifyInstance, AppContext>();
 
 /** A migrated app on its own database with a clock the test sets. Extra env goes through loadConfig. */
 export async function buildTestApp(env: Record<string, string> = {}, overrides: ContextOverrides = {}): Promise<TestApp> {
@@ -70,6 +73,7 @@ export async function buildTestApp(env: Record<string, string> = {}, overrides: 
   const clock = new ManualClock();
   const ctx = await createContext(config, { clock, ...overrides });
   const app = await buildApp(ctx);
+  testContexts.set(app, ctx);
   let closed = false;
   return {
     app,

@@ -24,6 +24,8 @@ export interface UsersTable {
   calendar_feed_version: Generated<number>;
   created_at: string;
   updated_at: string;
+  /** 1 once the address is proven (verification link, magic or reset code, invite link, an admin). */
+  email_verified: Generated<Flag>;
 }
 
 export interface OrgsTable {
@@ -67,6 +69,8 @@ export interface OrgInvitesTable {
   invited_by: number | null;
   created_at: string;
   accepted_at: string | null;
+  /** SHA-256 of the token in the emailed invite link. */
+  token_hash: string | null;
 }
 
 export interface MembershipsTable {
@@ -104,7 +108,11 @@ export interface MagicCodesTable {
   expires_at: string;
   used_at: string | null;
   created_at: string;
+  purpose: Generated<CodePurpose>;
 }
+
+/** What an emailed six-digit code is for: signing in, resetting the password, proving the address. */
+export type CodePurpose = 'magic' | 'reset' | 'verify';
 
 export type OutboxKind = 'email' | 'webhook' | 'push' | 'phone' | 'calendar';
 export type OutboxStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'suppressed' | 'skipped';

@@ -6,7 +6,7 @@ import { SESSION_COOKIE } from '../modules/auth/credentials.js';
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Public routes that start or end a session: checked too (login CSRF, forced logout). */
-const SESSION_ROUTES = new Set(['/v1/auth/login', '/v1/auth/magic-link/verify', '/v1/auth/logout']);
+const SESSION_ROUTES = new Set(['/v1/auth/login', '/v1/auth/magic-link/verify', '/v1/auth/logout', '/v1/auth/password-reset/verify']);
 
 export const crossSiteRefused = () => new AppError(403, 'forbidden', 'Cross-site request refused');
 

@@ -18,7 +18,16 @@ declare module 'fastify' {
 }
 
 /** Sign-in and sign-up: the strict per-IP group. */
-const AUTH_ROUTES = new Set(['POST /v1/auth/login', 'POST /v1/auth/magic-link', 'POST /v1/auth/magic-link/verify', 'POST /v1/users']);
+const AUTH_ROUTES = new Set([
+  'POST /v1/auth/login',
+  'POST /v1/auth/magic-link',
+  'POST /v1/auth/magic-link/verify',
+  'POST /v1/users',
+  'POST /v1/auth/password-reset',
+  'POST /v1/auth/password-reset/verify',
+  'POST /v1/auth/verify-email',
+  'POST /v1/auth/verify-email/resend',
+]);
 const BOOKING_PREFIXES = ['/v1/book/', '/v1/assign/', '/book/'];
 const UNLIMITED = new Set(['/healthz', '/readyz']);
 

@@ -167,6 +167,19 @@ const ROWS: Record<string, Row> = {
   'PATCH /v1/auth/me': { expect: anyUser(200), req: () => ({ url: '/v1/auth/me', payload: { timezone: 'UTC' } }) },
   'POST /v1/auth/magic-link': { expect: all(200), isPublic: true, req: (w) => ({ url: '/v1/auth/magic-link', payload: { email: w.root.email } }) },
   'POST /v1/auth/magic-link/verify': { expect: all(401), isPublic: true, req: () => ({ url: '/v1/auth/magic-link/verify', payload: { email: uniqueEmail('nobody'), code: '000000' } }) },
+  // A wrong current password: the world's passwords and sessions stay as they are.
+  'POST /v1/auth/password': { expect: all(401), req: () => ({ url: '/v1/auth/password', payload: { current_password: 'not the password', new_password: 'a new password' } }) },
+  'POST /v1/auth/password-reset': { expect: all(200), isPublic: true, req: () => ({ url: '/v1/auth/password-reset', payload: { email: uniqueEmail('nobody') } }) },
+  'POST /v1/auth/password-reset/verify': {
+    expect: all(401),
+    isPublic: true,
+    req: () => ({ url: '/v1/auth/password-reset/verify', payload: { email: uniqueEmail('nobody'), code: '000000', new_password: 'a new password' } }),
+  },
+  'POST /v1/auth/verify-email': { expect: all(401), isPublic: true, req: () => ({ url: '/v1/auth/verify-email', payload: { email: uniqueEmail('nobody'), code: '000000' } }) },
+  'POST /v1/auth/verify-email/resend': { expect: all(200), isPublic: true, req: (w) => ({ url: '/v1/auth/verify-email/resend', payload: { email: w.root.email } }) },
+  // Invite links: an unknown token is 404 for everyone (a known one is tested in src/modules/orgs/invites.test.ts).
+  'GET /v1/invites/{token}': { expect: all(404), isPublic: true, req: () => ({ url: '/v1/invites/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }) },
+  'POST /v1/invites/{token}/accept': { expect: anyUser(404), req: () => ({ url: '/v1/invites/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/accept' }) },
 
   // API keys: a test key may not mint a live one (docs/api.md)
   'POST /v1/api-keys': { expect: anyUser(201, 403), req: () => ({ url: '/v1/api-keys', payload: { name: neutral, mode: 'live' } }) },

@@ -11,6 +11,7 @@ import * as m0013 from './0013-calendars.js';
 import * as m0012 from './0012-devices.js';
 import * as m0011 from './0011-dispatch.js';
 import * as m0016 from './0016-integrations.js';
+import * as m0009 from './0009-email-verification.js';
 
 /** Every migration, in order. Names never change once released. */
 export const migrations: Record<string, MigrationModule> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, MigrationModule> = {
   '0012-devices': m0012,
   '0011-dispatch': m0011,
   '0016-integrations': m0016,
+  '0009-email-verification': m0009,
 };

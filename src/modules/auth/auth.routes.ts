@@ -6,6 +6,7 @@ import { MeResponse, UpdateMeBody } from '../users/users.schemas.js';
 import { getMe, toMe, updateMe } from '../users/users.service.js';
 import { LoginBody, LoginResponse, MagicLinkBody, MagicVerifyBody } from './auth.schemas.js';
 import { SESSION_COOKIE } from './credentials.js';
+import { guardOf } from './account.routes.js';
 import { checkPassword } from './login.service.js';
 import { requestMagicCode, verifyMagicCode } from './magic-link.service.js';
 import { endSession, startSession } from './sessions.js';
@@ -17,7 +18,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     '/v1/auth/login',
     { config: { public: true }, schema: { tags, summary: 'Log in with email and password', body: LoginBody, response: { 200: LoginResponse } } },
     async (request, reply) => {
-      const user = await checkPassword(ctx, request.body.email, request.body.password);
+      const user = await checkPassword(ctx, guardOf(ctx, reply), request.body.email, request.body.password);
       await startSession(ctx, reply, user.id);
       return { user: toMe(ctx, user) };
     },
@@ -58,7 +59,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     '/v1/auth/magic-link/verify',
     { config: { public: true }, schema: { tags, summary: 'Log in with the emailed code', body: MagicVerifyBody, response: { 200: LoginResponse } } },
     async (request, reply) => {
-      const user = await verifyMagicCode(ctx, request.body.email, request.body.code);
+      const user = await verifyMagicCode(ctx, guardOf(ctx, reply), request.body.email, request.body.code);
       await startSession(ctx, reply, user.id);
       return { user: toMe(ctx, user) };
     },

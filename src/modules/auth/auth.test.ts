@@ -53,6 +53,7 @@ describe('login, logout and me', () => {
       timezone: 'Asia/Tokyo',
       phone: null,
       admin: false,
+      email_verified: true,
       livemode: true,
     });
   });

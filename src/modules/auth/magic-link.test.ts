@@ -38,7 +38,7 @@ describe('magic link with a six-digit code', () => {
   }
 
   const emailsTo = async (email: string) =>
-    (await t.ctx.db.selectFrom('outbox').select('id').where('recipient', '=', email).execute()).length;
+    (await t.ctx.db.selectFrom('outbox').select('id').where('recipient', '=', email).where('topic', '=', 'auth.magic_code').execute()).length;
 
   test('a known and an unknown email get the same answer; only the known one gets an email', async () => {
     const known = await request(user.email);
@@ -66,7 +66,7 @@ describe('magic link with a six-digit code', () => {
   test('the code is stored hashed', async () => {
     await request(user.email);
     const code = await lastCode(user.email);
-    const row = await t.ctx.db.selectFrom('magic_codes').select('code_hash').where('email', '=', user.email).executeTakeFirstOrThrow();
+    const row = await t.ctx.db.selectFrom('magic_codes').select('code_hash').where('email', '=', user.email).where('purpose', '=', 'magic').executeTakeFirstOrThrow();
     assert.match(row.code_hash, /^[0-9a-f]{64}$/);
     assert.notEqual(row.code_hash, code);
   });
@@ -76,7 +76,7 @@ describe('magic link with a six-digit code', () => {
     const code = await lastCode(user.email);
     const wrong = code === '000000' ? '111111' : '000000';
     for (let i = 0; i < 5; i++) assert.equal((await verify(user.email, wrong)).statusCode, 401);
-    const attempts = await t.ctx.db.selectFrom('magic_codes').select('attempts').where('email', '=', user.email).executeTakeFirstOrThrow();
+    const attempts = await t.ctx.db.selectFrom('magic_codes').select('attempts').where('email', '=', user.email).where('purpose', '=', 'magic').executeTakeFirstOrThrow();
     assert.equal(attempts.attempts, 5);
     assert.equal((await verify(user.email, code)).statusCode, 401);
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { flag } from '../../db/schema.js';
 import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
-import { createKey, setPlan, signUp, type TestUser } from '../../../test/factories.js';
+import { createKey, setPlan, dropConfirmationEmails, signUp, type TestUser } from '../../../test/factories.js';
 import {
   bookAs,
   bookPublic,
@@ -41,6 +41,7 @@ describe('deliveries API and calendar feeds', () => {
     aliceKey = { 'x-api-key': (await createKey(t.app, alice.cookie, 'live')).key };
     aliceTest = { 'x-api-key': (await createKey(t.app, alice.cookie, 'test')).key };
     bobKey = { 'x-api-key': (await createKey(t.app, bob.cookie, 'live')).key };
+    await dropConfirmationEmails(t.app);
 
     // Alice: a booking whose webhook fails for good (410), emails (skipped: no SMTP_URL), an incident, test-mode rows.
     await createEventType(t.app, aliceKey, { name: 'Hooked', slug: 'hooked', webhook_url: `${receiver.origin}/hook` });

@@ -65,6 +65,8 @@ describe('email deliveries through a real SMTP server', () => {
     await setPlan(t.app, root.cookie, host.id, 'agency');
     await createEventType(t.app, as(host), { name: 'Consult', slug: 'consult' });
     await createEventType(t.app, as(host), { name: 'Approval', slug: 'approval', requires_confirmation: true });
+    // The confirmation emails of the registrations go out first, so each test sees only its own.
+    while ((await processDue(t.ctx, senders)) > 0);
   });
   after(async () => {
     await t.close();
@@ -199,7 +201,7 @@ describe('email deliveries through a real SMTP server', () => {
     assertInvitationFor(to(await deliver(), attendee.attendee_email), b, 'CANCEL');
   });
 
-  test('an org invite reaches the unknown email with the registration link', async () => {
+  test('an org invite reaches the unknown email with its own link', async () => {
     const org = await t.app.inject({ method: 'POST', url: '/v1/orgs', headers: as(host), payload: { name: 'Field Team' } });
     assert.equal(org.statusCode, 201, org.body);
     const slug = body<{ slug: string }>(org).slug;
@@ -209,7 +211,7 @@ describe('email deliveries through a real SMTP server', () => {
     assert.deepEqual(body(res), { invited: true, email, role: 'admin' });
     const mail = to(await deliver(), email);
     assert.equal(mail.subject, 'You are invited to Field Team on Muster');
-    assert.ok(mail.text.includes(`http://muster.test/register?email=${encodeURIComponent(email)}`), mail.text);
+    assert.match(mail.text, /http:\/\/muster\.test\/invites\/[A-Za-z0-9_-]{32}\s/, mail.text);
     assert.match(mail.text, /as admin/);
   });
 
@@ -240,6 +242,7 @@ describe('email deliveries through a real SMTP server', () => {
 
   test('a magic-link code arrives by email and logs in', async () => {
     const user = await signUp(t.app, { name: 'Mira Magic' });
+    await deliver();
     const res = await t.app.inject({ method: 'POST', url: '/v1/auth/magic-link', payload: { email: user.email } });
     assert.equal(res.statusCode, 200);
     const mail = to(await deliver(), user.email);
@@ -308,6 +311,7 @@ describe('email without SMTP_URL', () => {
 
   test("is recorded as skipped with 'SMTP_URL is not set', kept in the outbox and printed to the log", async () => {
     const user = await signUp(t.app, { name: 'Nora Nosmtp' });
+    assert.equal(await processDue(t.ctx, createSenders(t.ctx)), 1, 'the confirmation email of the registration');
     const res = await t.app.inject({ method: 'POST', url: '/v1/auth/magic-link', payload: { email: user.email } });
     assert.equal(res.statusCode, 200);
     assert.equal(await processDue(t.ctx, createSenders(t.ctx)), 1);

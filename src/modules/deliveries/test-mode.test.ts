@@ -3,7 +3,7 @@ import https from 'node:https';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
-import { createKey, signUp, type TestUser } from '../../../test/factories.js';
+import { createKey, dropConfirmationEmails, signUp, type TestUser } from '../../../test/factories.js';
 import {
   bookAs,
   browserKeys,
@@ -57,6 +57,7 @@ describe('test mode deliveries', () => {
     senders = createSenders(t.ctx, new https.Agent({ ca: tls.cert }));
     owner = await signUp(t.app, { name: 'Olga Owner' });
     member = await signUp(t.app, { name: 'Max Member' });
+    await dropConfirmationEmails(t.app);
     testKey = { 'x-api-key': (await createKey(t.app, owner.cookie, 'test')).key };
     liveKey = { 'x-api-key': (await createKey(t.app, owner.cookie, 'live')).key };
     await t.app.inject({ method: 'POST', url: `/v1/orgs/${owner.slug}/members`, headers: liveKey, payload: { email: member.email } });

@@ -3,7 +3,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { MINUTE } from '../../lib/clock.js';
 import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
-import { createKey, setPlan, signUp, type TestUser } from '../../../test/factories.js';
+import { createKey, setPlan, dropConfirmationEmails, signUp, type TestUser } from '../../../test/factories.js';
 import {
   bookPublic,
   createEventType,
@@ -47,6 +47,7 @@ describe('webhooks to local receivers (MUSTER_ALLOW_PRIVATE_WEBHOOKS=1)', () => 
     root = await signUp(t.app, { name: 'Root' });
     host = await signUp(t.app, { name: 'Hanna Host' });
     await setPlan(t.app, root.cookie, host.id, 'enterprise');
+    await dropConfirmationEmails(t.app);
     hostKey = { 'x-api-key': (await createKey(t.app, host.cookie, 'live')).key };
     receiver = await startReceiver();
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { iso } from '../../lib/clock.js';
 import { buildTestApp, type TestApp } from '../../../test/helpers.js';
-import { createKey, setPlan, signUp, type TestUser } from '../../../test/factories.js';
+import { createKey, setPlan, dropConfirmationEmails, signUp, type TestUser } from '../../../test/factories.js';
 import { bookPublic, createEventType, listDeliveries, startReceiver, startSmtp, until, type Headers, type Receiver, type SmtpPeer } from '../../../test/peers.js';
 import { claimDue } from './outbox.repository.js';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS, createSenders, processDue, startOutboxWorker, type Senders } from './worker.js';
@@ -42,6 +42,7 @@ describe('peers down: the API answers at once and everything is delivered once w
     const root = await signUp(t.app, { name: 'Root' });
     host = await signUp(t.app, { name: 'Hanna Host' });
     await setPlan(t.app, root.cookie, host.id, 'agency');
+    await dropConfirmationEmails(t.app);
     await t.app.inject({ method: 'PATCH', url: '/v1/auth/me', headers: { cookie: host.cookie }, payload: { phone: '+14155550111' } });
     await createEventType(t.app, { cookie: host.cookie }, { name: 'Consult', slug: 'consult', webhook_url: `${receiver.origin}/hook` });
   });
@@ -126,6 +127,7 @@ describe('a worker that dies mid-send', () => {
     const root = await signUp(t.app, { name: 'Root' });
     host = await signUp(t.app, { name: 'Hanna Host' });
     await setPlan(t.app, root.cookie, host.id, 'agency');
+    await dropConfirmationEmails(t.app);
     hostKey = { 'x-api-key': (await createKey(t.app, host.cookie, 'live')).key };
     await createEventType(t.app, hostKey, { name: 'Consult', slug: 'consult', webhook_url: `${receiver.origin}/hook` });
   });

@@ -6,11 +6,11 @@ import type { Role } from '../../db/schema.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { conflict, forbidden, notFound } from '../../lib/errors.js';
-import { queueEmail } from '../deliveries/email.js';
 import { findUserByEmail } from '../users/users.repository.js';
 import { normalizeEmail } from '../users/users.service.js';
 import { atLeast, orgAccess, type OrgAccess } from './access.js';
 import * as invites from './invites.repository.js';
+import { sendInvite } from './invites.service.js';
 import * as members from './members.repository.js';
 import { insertMembership, updateOrg } from './orgs.repository.js';
 
@@ -29,8 +29,9 @@ function assertMayManage(access: OrgAccess, targetRole: Role | undefined, newRol
 }
 
 /**
- * Adds a registered user as a member, or invites an unknown email: the invite is emailed (outbox)
- * and accepted when that email registers.
+ * Adds a registered user whose address is proven as a member at once. An unknown address, or an
+ * account that has not proven it, gets an emailed invite that its link (or the address proven
+ * later) accepts: otherwise registering a colleague's address first would be enough to be let in.
  */
 export async function addMember(ctx: AppContext, actor: Actor, slug: string, input: { email: string; role?: Role | undefined }) {
   const access = await orgAccess(ctx, actor, { slug }, { role: 'admin', write: true });
@@ -39,24 +40,15 @@ export async function addMember(ctx: AppContext, actor: Actor, slug: string, inp
   const email = normalizeEmail(input.email);
   const now = iso(ctx.clock.now());
   const user = await findUserByEmail(ctx.db, email);
-  if (user) {
-    if (await members.findMember(ctx.db, access.org.id, user.id)) throw conflict('Already a member');
+  if (user && (await members.findMember(ctx.db, access.org.id, user.id))) throw conflict('Already a member');
+  if (user?.email_verified === 1) {
     await insertMembership(ctx.db, { orgId: access.org.id, userId: user.id, role, primary: false, createdAt: now }).catch((err: unknown) => {
       if (isUniqueViolation(err)) throw conflict('Already a member');
       throw err;
     });
     return { status: 201 as const, body: { user_id: user.id, email: user.email, name: user.name, role } };
   }
-  await ctx.transaction(async (tx) => {
-    await invites.upsertInvite(tx.db, { orgId: access.org.id, email, role, invitedBy: actor.userId, now });
-    await queueEmail(ctx, tx, {
-      to: email,
-      topic: 'org.invite',
-      orgId: access.org.id,
-      subject: `You are invited to ${access.org.name} on Muster`,
-      text: `You have been invited to join ${access.org.name} on Muster as ${role}.\n\nCreate your account with this email address to join:\n${ctx.config.publicUrl}/register?email=${encodeURIComponent(email)}`,
-    });
-  });
+  await ctx.transaction((tx) => sendInvite(ctx, tx, { org: access.org, email, role, invitedBy: actor.userId }));
   return { status: 201 as const, body: { invited: true, email, role } };
 }
 

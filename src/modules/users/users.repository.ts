@@ -19,7 +19,7 @@ export async function findUserBySlug(db: Kysely<DB>, slug: string): Promise<User
 /** Inserts a user; the first user of an instance becomes its admin, decided in the same statement. */
 export async function insertUser(
   db: Kysely<DB>,
-  row: Pick<UserRow, 'email' | 'password_hash' | 'name' | 'slug' | 'timezone' | 'created_at'>,
+  row: Pick<UserRow, 'email' | 'password_hash' | 'name' | 'slug' | 'timezone' | 'created_at' | 'email_verified'>,
 ): Promise<UserRow> {
   return db
     .insertInto('users')
@@ -37,7 +37,7 @@ export async function insertUser(
 export async function updateUser(
   db: Kysely<DB>,
   id: number,
-  patch: Partial<Pick<UserRow, 'name' | 'timezone' | 'phone' | 'plan' | 'updated_at'>>,
+  patch: Partial<Pick<UserRow, 'name' | 'timezone' | 'phone' | 'plan' | 'updated_at' | 'email_verified' | 'password_hash'>>,
 ): Promise<UserRow | undefined> {
   return db.updateTable('users').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
 }

@@ -3,12 +3,12 @@ import type { AppContext } from '../../context.js';
 import { IdParams } from '../../lib/schemas.js';
 import { actorOf } from '../../plugins/auth.js';
 import {
+  AdminUpdateUserBody,
   AdminUser,
   CreateUserBody,
   ListUsersQuery,
   ListUsersResponse,
   PublicProfile,
-  SetPlanBody,
   SlugParams,
   UserResponse,
 } from './users.schemas.js';
@@ -35,9 +35,15 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
   app.patch(
     '/v1/users/:id',
     {
-      schema: { tags, summary: "Change a user's plan (instance admins)", params: IdParams, body: SetPlanBody, response: { 200: AdminUser } },
+      schema: {
+        tags,
+        summary: "Change a user's plan, or mark their email verified (instance admins)",
+        params: IdParams,
+        body: AdminUpdateUserBody,
+        response: { 200: AdminUser },
+      },
     },
-    (request) => service.setPlan(ctx, actorOf(request), request.params.id, request.body.plan),
+    (request) => service.adminUpdateUser(ctx, actorOf(request), request.params.id, request.body),
   );
 
   app.get(

@@ -8,6 +8,9 @@ export const CreateUserBody = Type.Object({
   password: Type.String({ minLength: 8, maxLength: 1024, description: 'At least 8 characters' }),
   name: PersonName,
   timezone: Type.Optional(TimeZone),
+  invite_token: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 100, description: 'The token of an invite link to this address: proves the address and joins the org' }),
+  ),
 });
 export type CreateUserBody = Static<typeof CreateUserBody>;
 
@@ -26,6 +29,7 @@ export const MeResponse = Type.Object({
   ...UserResponse.properties,
   phone: Nullable(Type.String()),
   admin: Type.Boolean(),
+  email_verified: Type.Boolean({ description: 'The address is proven (confirmation code, magic or reset code, invite link, an admin)' }),
   livemode: Type.Boolean({ description: 'false when the request used an sk_test_ key' }),
 });
 export type MeResponse = Static<typeof MeResponse>;
@@ -35,6 +39,7 @@ export const UpdateMeBody = Type.Object(
     name: Type.Optional(PersonName),
     timezone: Type.Optional(TimeZone),
     phone: Type.Optional(Nullable(Phone)),
+    password: Type.Optional(Type.Unknown({ description: 'Not accepted here (422): use POST /v1/auth/password' })),
   },
   { minProperties: 1 },
 );
@@ -44,6 +49,7 @@ export const AdminUser = Type.Object({
   ...UserResponse.properties,
   phone: Nullable(Type.String()),
   admin: Type.Boolean(),
+  email_verified: Type.Boolean(),
   created_at: Type.String(),
 });
 export type AdminUser = Static<typeof AdminUser>;
@@ -56,7 +62,11 @@ export const ListUsersResponse = Type.Object({
   limit: Type.Integer(),
 });
 
-export const SetPlanBody = Type.Object({ plan: PlanSchema });
+export const AdminUpdateUserBody = Type.Object(
+  { plan: Type.Optional(PlanSchema), email_verified: Type.Optional(Type.Boolean()) },
+  { minProperties: 1 },
+);
+export type AdminUpdateUserBody = Static<typeof AdminUpdateUserBody>;
 
 export const PublicProfile = Type.Object({
   id: Type.Integer(),

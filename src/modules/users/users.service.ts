@@ -1,37 +1,25 @@
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
-import type { Kysely } from 'kysely';
-import type { DB, Plan } from '../../db/schema.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
-import { conflict, forbidden, notFound } from '../../lib/errors.js';
+import { conflict, forbidden, invalidField, notFound } from '../../lib/errors.js';
 import type { PagingQuery } from '../../lib/schemas.js';
 import { firstFreeSlug, slugify } from '../../lib/slug.js';
-import { markAccepted, pendingInvitesFor } from '../orgs/invites.repository.js';
 import { publicEventTypes } from '../scheduling/event-types.service.js';
 import { insertMembership, insertOrg } from '../orgs/orgs.repository.js';
 import { slugsLike } from '../../db/slugs.js';
+import { findInvite } from '../orgs/invites.service.js';
+import { proveEmail } from './email-proof.js';
+import { sendVerification } from './email-verification.js';
 import * as users from './users.repository.js';
 import type { UserRow } from './users.repository.js';
-import type { AdminUser, CreateUserBody, MeResponse, PublicProfile, UpdateMeBody } from './users.schemas.js';
-
-/** Registration accepts every pending invite of the email: the user joins each org with the invited role. */
-async function acceptInvites(db: Kysely<DB>, userId: number, email: string, now: string): Promise<void> {
-  const pending = await pendingInvitesFor(db, email);
-  for (const invite of pending) {
-    await insertMembership(db, { orgId: invite.org_id, userId, role: invite.role, primary: false, createdAt: now });
-  }
-  await markAccepted(
-    db,
-    pending.map((i) => i.id),
-    now,
-  );
-}
+import type { AdminUpdateUserBody, AdminUser, CreateUserBody, MeResponse, PublicProfile, UpdateMeBody } from './users.schemas.js';
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
+/** The first user of the instance, or a PROVEN address of MUSTER_ADMIN_EMAILS (registering one proves nothing). */
 export function isAdmin(ctx: AppContext, user: UserRow): boolean {
-  return user.is_admin === 1 || ctx.config.adminEmails.includes(user.email);
+  return user.is_admin === 1 || (user.email_verified === 1 && ctx.config.adminEmails.includes(user.email));
 }
 
 export const toUser = (u: UserRow) => ({
@@ -47,6 +35,7 @@ export const toMe = (ctx: AppContext, u: UserRow, livemode = true): MeResponse =
   ...toUser(u),
   phone: u.phone,
   admin: isAdmin(ctx, u),
+  email_verified: u.email_verified === 1,
   livemode,
 });
 
@@ -57,17 +46,22 @@ const toAdminUser = (ctx: AppContext, u: UserRow): AdminUser => ({
 
 /**
  * Registers a user and their personal primary org (owner). Slugs come from the name and get a
- * numeric suffix when taken; a concurrent registration taking the same slug is retried.
+ * numeric suffix when taken; a concurrent registration taking the same slug is retried. The
+ * address is unproven: a confirmation code is emailed, unless the registration comes through an
+ * invite link of this address (`invite_token`), which proves it and accepts the invite.
  */
 export async function registerUser(ctx: AppContext, input: CreateUserBody): Promise<UserRow> {
   const email = normalizeEmail(input.email);
   const name = input.name.trim();
   // Hash outside the transaction: it takes tens of milliseconds and must not hold the write lock.
   const passwordHash = await ctx.passwords.hash(input.password);
+  const invite = input.invite_token === undefined ? undefined : await findInvite(ctx, input.invite_token);
+  if (input.invite_token !== undefined && invite?.email !== email) throw invalidField('invite_token', 'is not a valid invite for this email');
 
   for (let attempt = 0; ; attempt++) {
     try {
-      return await ctx.transaction(async ({ db }) => {
+      return await ctx.transaction(async (tx) => {
+        const { db } = tx;
         if (await users.findUserByEmail(db, email)) throw conflict('Email already registered');
         const now = iso(ctx.clock.now());
         const base = slugify(name);
@@ -79,11 +73,13 @@ export async function registerUser(ctx: AppContext, input: CreateUserBody): Prom
           slug,
           timezone: input.timezone ?? 'UTC',
           created_at: now,
+          email_verified: 0,
         });
         const orgSlug = firstFreeSlug(slug, await slugsLike(db, 'orgs', slug));
         const org = await insertOrg(db, { name, slug: orgSlug, description: null, personal: 1, owner_id: user.id, created_at: now });
         await insertMembership(db, { orgId: org.id, userId: user.id, role: 'owner', primary: true, createdAt: now });
-        await acceptInvites(db, user.id, email, now);
+        if (invite) return (await proveEmail(db, user, now)) ?? user;
+        await sendVerification(ctx, tx, user);
         return user;
       });
     } catch (err) {
@@ -101,6 +97,8 @@ export async function getMe(ctx: AppContext, actor: Actor): Promise<MeResponse> 
 }
 
 export async function updateMe(ctx: AppContext, actor: Actor, input: UpdateMeBody): Promise<MeResponse> {
+  // Named in the schema so it is not silently dropped: a password needs the current one.
+  if (input.password !== undefined) throw invalidField('password', 'is changed with POST /v1/auth/password {current_password, new_password}');
   const user = await users.updateUser(ctx.db, actor.userId, {
     ...(input.name !== undefined ? { name: input.name.trim() } : {}),
     ...(input.timezone !== undefined ? { timezone: input.timezone } : {}),
@@ -122,9 +120,20 @@ export async function listUsers(ctx: AppContext, actor: Actor, paging: PagingQue
   return { users: rows.map((u) => toAdminUser(ctx, u)), total, page: paging.page, limit: paging.limit };
 }
 
-export async function setPlan(ctx: AppContext, actor: Actor, userId: number, plan: Plan): Promise<AdminUser> {
+/** An admin changes a plan, or vouches for (or withdraws) a user's address: vouching accepts their waiting invites. */
+export async function adminUpdateUser(ctx: AppContext, actor: Actor, userId: number, input: AdminUpdateUserBody): Promise<AdminUser> {
   await requireAdmin(ctx, actor);
-  const user = await users.updateUser(ctx.db, userId, { plan, updated_at: iso(ctx.clock.now()) });
+  const now = iso(ctx.clock.now());
+  const user = await ctx.transaction(async ({ db }) => {
+    const target = await users.findUserById(db, userId);
+    if (!target) return undefined;
+    if (input.email_verified === true && target.email_verified === 0) await proveEmail(db, target, now);
+    return users.updateUser(db, userId, {
+      ...(input.plan !== undefined ? { plan: input.plan } : {}),
+      ...(input.email_verified === false ? { email_verified: 0 as const } : {}),
+      updated_at: now,
+    });
+  });
   if (!user) throw notFound();
   return toAdminUser(ctx, user);
 }

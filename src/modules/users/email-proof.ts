@@ -1,0 +1,19 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { iso } from '../../lib/clock.js';
+import { INVITE_TTL_MS } from '../orgs/invite-ttl.js';
+import { acceptInvite, pendingInvitesFor } from '../orgs/invites.repository.js';
+import { updateUser, type UserRow } from './users.repository.js';
+
+/**
+ * The address of this user is proven (verification code, magic or reset code, an invite's own
+ * link, or an instance admin's word): mark it, and accept every unexpired invite waiting for it. Invites
+ * wait for this because registering an address proves nothing: before issue #14, pre-registering
+ * a colleague's invited address was enough to join their org. Run it in the caller's transaction.
+ */
+export async function proveEmail(db: Kysely<DB>, user: Pick<UserRow, 'id' | 'email'>, now: string): Promise<UserRow | undefined> {
+  const proven = await updateUser(db, user.id, { email_verified: 1, updated_at: now });
+  const since = iso(new Date(new Date(now).getTime() - INVITE_TTL_MS));
+  for (const invite of await pendingInvitesFor(db, user.email, since)) await acceptInvite(db, invite, user.id, now);
+  return proven;
+}
