@@ -83,6 +83,9 @@ export const BENCH_RATE_LIMITS = {
   RATE_LIMIT_AUTH: '1000000',
   RATE_LIMIT_BOOKING: '1000000',
   RATE_LIMIT_PUBLIC: '1000000',
+  RATE_LIMIT_DEVICE: '1000000',
+  // Failed sign-ins per account: the limit check's test signs in with wrong passwords on purpose.
+  RATE_LIMIT_ACCOUNT: '1000000',
 };
 
 /** The environment of every benchmarked Muster: quiet, limits out of reach; `env` on top (DATABASE_URL, REDIS_URL...). */

@@ -62,7 +62,7 @@ describe('logs', () => {
 
     // The emails go out through SMTP (the code, the confirm link) and are read from the peer.
     while ((await processDue(t.ctx, createSenders(t.ctx))) > 0);
-    const codeMail = smtp.messages.find((m) => /code is \d{6}/.test(m.text));
+    const codeMail = smtp.messages.find((m) => /sign-in code is \d{6}/.test(m.text));
     secrets.magic_code = /code is (\d{6})/.exec(codeMail?.text ?? '')?.[1] ?? '';
     assert.match(secrets.magic_code, /^\d{6}$/);
     const confirm = smtp.messages.map((m) => /\/v1\/bookings\/([A-Za-z0-9._-]{20,})\/confirm/.exec(m.text)?.[1]).find(Boolean);

@@ -41,6 +41,8 @@ async function owned(ctx: AppContext, actor: Actor, id: number): Promise<Connect
 /** Adds a connection and reads it at once, so the answer already says whether it works. */
 export async function createCalendar(ctx: AppContext, actor: Actor, input: CreateCalendarBody) {
   const url = input.url.replace(/^webcal:/i, 'https:');
+  // The schema checks the scheme; what follows it must parse as a URL too (a 422, not a 500).
+  if (!URL.canParse(url)) throw invalidField('url', 'is not a valid URL');
   if (input.password !== undefined && input.username === undefined) throw invalidField('username', 'is required with a password');
   const now = iso(ctx.clock.now());
   const row = await repo.insertConnection(ctx.db, {

@@ -135,11 +135,12 @@ describe('Web Push to a local HTTPS push service, phone alerts through a local T
   test('an alert is pushed to every member of the org', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/v1/signals', headers: ownerKey, payload: { type: 'alert', note: 'Man down at gate 3' } });
     assert.equal(res.statusCode, 201, res.body);
-    const signal = body<{ Id: number; org_id: number }>(res);
+    // The alert opened an incident (docs/dispatch.md): the push links to it.
+    const signal = body<{ Id: number; org_id: number; ticket_id: number }>(res);
     await processDue(t.ctx, senders);
     assert.deepEqual(pushService.requests.map((r) => r.path).sort(), ['/push/max-laptop', '/push/olga-laptop', '/push/olga-phone']);
     for (const path of ['/push/max-laptop', '/push/olga-laptop', '/push/olga-phone']) {
-      assert.deepEqual(opened(path), { title: 'Alert from Olga Owner', body: 'Man down at gate 3', signal_id: signal.Id, org_id: signal.org_id });
+      assert.deepEqual(opened(path), { title: 'Alert from Olga Owner', body: 'Man down at gate 3', signal_id: signal.Id, org_id: signal.org_id, incident_id: signal.ticket_id });
     }
     const memberDeliveries = await listDeliveries(t.app, { cookie: member.cookie });
     assert.deepEqual(memberDeliveries.filter((d) => d.topic === 'signal.alert').map((d) => [d.kind, d.status]), [['push', 'sent']]);
