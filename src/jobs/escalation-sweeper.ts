@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import type { Tx } from '../db/transaction.js';
 import { MINUTE, iso } from '../lib/clock.js';
 import { queueEmail } from '../modules/deliveries/email.js';
+import { replyAddress } from '../modules/inbound-email/reply-address.js';
 import { queueDelivery } from '../modules/deliveries/outbox.js';
 import { MAX_ESCALATIONS } from '../modules/dispatch/assignment.js';
 import { claimEscalation, dueEscalations, orgManagers, type DueEscalation } from '../modules/dispatch/escalation.repository.js';
@@ -29,7 +30,7 @@ async function tellManagers(ctx: AppContext, tx: Tx, e: DueEscalation, level: nu
   for (const m of managers) {
     const base = { topic: 'incident.escalated', mode, userId: m.user_id, orgId: e.org_id } as const;
     await queueDelivery(ctx, tx, { ...base, kind: 'push', recipient: `user:${m.user_id}`, payload: { title: subject, body: who, url, incident_id: e.id } });
-    await queueEmail(ctx, tx, { ...base, to: m.email, subject, text: `${subject}\n\nIt is unacknowledged: ${who}.\n\n${url}` });
+    await queueEmail(ctx, tx, { ...base, to: m.email, replyTo: replyAddress(ctx, e.id), subject, text: `${subject}\n\nIt is unacknowledged: ${who}.\n\n${url}` });
   }
   return managers.map((m) => m.user_id);
 }
