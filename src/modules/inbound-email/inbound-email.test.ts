@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import nodemailer from 'nodemailer';
 import sharp from 'sharp';
 import { buildTestApp, type TestApp } from '../../../test/helpers.js';
-import { buildWorld, type CreatedIntegration, type World } from '../integrations/test-world.js';
+import { buildWorld, type CreatedIntegration, type World } from '../../../test/integrations-world.js';
 import { startInboundSmtp, type InboundListener } from './smtp-listener.js';
 
 // Speaks SMTP to the real listener, with nodemailer as the sending client.

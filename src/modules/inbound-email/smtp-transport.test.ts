@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import nodemailer from 'nodemailer';
 import { buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { selfSignedCert } from '../../../test/peers.js';
-import { buildWorld, type World } from '../integrations/test-world.js';
+import { buildWorld, type World } from '../../../test/integrations-world.js';
 import { startInboundSmtp, type InboundListener } from './smtp-listener.js';
 
 // The listener's transport: STARTTLS when a certificate is configured, the per-client rate limit.

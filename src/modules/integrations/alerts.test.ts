@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, type TestApp } from '../../../test/helpers.js';
-import { alertmanagerMessage, grafanaMessage } from './test-payloads.js';
-import { buildWorld, type CreatedIntegration, type World } from './test-world.js';
+import { alertmanagerMessage, grafanaMessage } from '../../../test/integrations-payloads.js';
+import { buildWorld, type CreatedIntegration, type World } from '../../../test/integrations-world.js';
 
 describe('Alertmanager and Grafana webhooks', () => {
   let t: TestApp;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, type TestApp } from '../../../test/helpers.js';
-import { pdTrigger } from './test-payloads.js';
-import { buildWorld, type World } from './test-world.js';
+import { pdTrigger } from '../../../test/integrations-payloads.js';
+import { buildWorld, type World } from '../../../test/integrations-world.js';
 
 // The database decides dedup races (a partial unique index), so this holds on PostgreSQL's
 // concurrent connections as well as on SQLite's serialised writes.

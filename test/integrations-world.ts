@@ -1,8 +1,8 @@
 // Shared set-up of the integration tests: an org owner, a member, and helpers to call as them.
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import type { TestApp } from '../../../test/helpers.js';
-import { createKey, signUp, type TestUser } from '../../../test/factories.js';
+import type { TestApp } from './helpers.js';
+import { createKey, signUp, type TestUser } from './factories.js';
 
 export type Headers = Record<string, string>;
 export interface CreatedIntegration {

@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createContext } from '../src/context.js';
+import { ManualClock } from '../src/lib/clock.js';
+/** The engine this test run uses: PostgreSQL when TEST_DATABASE_URL is set, else SQLite. */
+export const testDialect = process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
+/**
+ * A PostgreSQL schema name for one test database. Under `npm run test:pg` every name carries the
+ * run's id and the runner drops them all once the run is over: a schema dropped while another
+ * file's migrator lists the tables of every schema would make that listing fail.
+ */
+export function testSchemaName(prefix = 't') {
+    const run = process.env.TEST_RUN_ID;
+    return `${prefix}_${run ? `${run}_` : ''}${process.pid}_${randomBytes(4).toString('hex')}`;
+}
+/** Drops a test schema now when the file runs alone; under the runner, the runner drops it later. */
+export async function dropTestSchema(schema) {
+    const url = process.env.TEST_DATABASE_URL;
+    if (!url || process.env.TEST_RUN_ID)
+        return;
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    await c.query(`drop schema if exists ${schema} cascade`);
+    await c.end();
+}
+/** A fresh database for one test file: a temp SQLite file, or a new PostgreSQL schema. */
+async function freshDatabaseEnv() {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-test-'));
+    const removeDir = () => fs.rmSync(dataDir, { recursive: true, force: true });
+    const url = process.env.TEST_DATABASE_URL;
+    if (!url)
+        return { env: { DATA_DIR: dataDir }, drop: () => Promise.resolve(removeDir()) };
+    // The server creates its schema at boot (DATABASE_SCHEMA).
+    const schema = testSchemaName();
+    return {
+        env: { DATA_DIR: dataDir, DATABASE_URL: url, DATABASE_SCHEMA: schema },
+        drop: async () => {
+            await dropTestSchema(schema);
+            removeDir();
+        },
+    };
+}
+/**
+ * Tests send many requests from one address within one minute of a clock that stands still:
+ * limits high enough never to be met, unless a test sets its own (test/security/rate-limit.test.ts).
+ */
+export const GENEROUS_RATE_LIMITS = { RATE_LIMIT_API: '1000000', RATE_LIMIT_AUTH: '1000000', RATE_LIMIT_BOOKING: '1000000', RATE_LIMIT_PUBLIC: '1000000', RATE_LIMIT_ACCOUNT: '1000000' };
+/** The context behind each test app, so factories can read what the app emailed (its outbox). */
+export const testContexts = new WeakMap();
+/** A migrated app on its own database with a clock the test sets. Extra env goes through loadConfig. */
+export async function buildTestApp(env = {}, overrides = {}) {
+    const database = await freshDatabaseEnv();
+    const config = loadConfig({ LOG_LEVEL: 'silent', PUBLIC_URL: 'http://muster.test', ...GENEROUS_RATE_LIMITS, ...database.env, ...env });
+    const clock = new ManualClock();
+    const ctx = await createContext(config, { clock, ...overrides });
+    const app = await buildApp(ctx);
+    testContexts.set(app, ctx);
+    let closed = false;
+    return {
+        app,
+        ctx,
+        clock,
+        close: async () => {
+            if (closed)
+                return;
+            closed = true;
+            await app.close();
+            await ctx.close();
+            await database.drop();
+        },
+    };
+}
+/** The parsed JSON body of an injected response. */
+export function body(res) {
+    return res.json();
+}
+//# sourceMappingURL=helpers.js.map
