@@ -8,7 +8,7 @@ import { useSession } from './session';
 const NAV = [
   { href: '/app/incidents', label: 'Incidents', icon: '!' },
   { href: '/app/signals', label: 'Signals', icon: '◎' },
-  { href: '/app/devices', label: 'Devices', icon: '⌖' },
+  { href: '/app/devices', label: 'Devices', icon: '◈' },
   { href: '/app/bookings', label: 'Bookings', icon: '▦' },
   { href: '/app/event-types', label: 'Event types', icon: '◷' },
   { href: '/app/orgs', label: 'Organizations', icon: '⌂' },
