@@ -1,7 +1,7 @@
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
-import { BlockedAddressError, guardedLookup, isPrivateAddress } from '../deliveries/ssrf.js';
+import { outgoingTarget } from '../deliveries/http-post.js';
+import { guardedLookup } from '../deliveries/ssrf.js';
 
 export interface FetchOptions {
   method?: string;
@@ -56,13 +56,10 @@ function once(url: string, method: string, body: string | undefined, opts: Fetch
   return new Promise((resolve, reject) => {
     let target: URL;
     try {
-      target = new URL(url);
-    } catch {
-      return reject(new Error('invalid URL'));
+      target = outgoingTarget(url, opts.allowPrivate);
+    } catch (err) {
+      return reject(err instanceof Error ? err : new Error(String(err)));
     }
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') return reject(new Error(`unsupported protocol ${target.protocol}`));
-    const host = target.hostname.replace(/^\[|\]$/g, '');
-    if (!opts.allowPrivate && isIP(host) && isPrivateAddress(host)) return reject(new BlockedAddressError(host));
     const headers: Record<string, string> = { 'user-agent': 'Muster-Calendars/1', ...opts.headers };
     if (body !== undefined) headers['content-length'] = Buffer.byteLength(body).toString();
     if (auth) headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;

@@ -9,6 +9,25 @@ export interface PostResult {
 }
 
 /**
+ * Parses an outgoing URL and refuses what is plainly not allowed before any connection: another
+ * scheme than http(s), or (unless `allowPrivate`) a private address literal. Names are checked
+ * when connecting (`guardedLookup`).
+ */
+export function outgoingTarget(url: string, allowPrivate: boolean): URL {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    throw new Error('invalid URL');
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error(`unsupported protocol ${target.protocol}`);
+  // WHATWG URL parsing already turns decimal, octal and hex spellings into dotted IPv4.
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  if (!allowPrivate && isIP(host) && isPrivateAddress(host)) throw new BlockedAddressError(host);
+  return target;
+}
+
+/**
  * POSTs to a URL the way outgoing deliveries must: a hard deadline for the whole exchange, redirects never followed (a
  * 3xx is an answer like any other), and, unless `allowPrivate`, the target address checked when
  * connecting, on every attempt, so no name or literal can reach an internal service.
@@ -17,14 +36,10 @@ export function postGuarded(url: string, body: string | Buffer, headers: Record<
   return new Promise((resolve, reject) => {
     let target: URL;
     try {
-      target = new URL(url);
-    } catch {
-      return reject(new Error('invalid URL'));
+      target = outgoingTarget(url, opts.allowPrivate);
+    } catch (err) {
+      return reject(err instanceof Error ? err : new Error(String(err)));
     }
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') return reject(new Error(`unsupported protocol ${target.protocol}`));
-    // WHATWG URL parsing already turns decimal, octal and hex spellings into dotted IPv4.
-    const host = target.hostname.replace(/^\[|\]$/g, '');
-    if (!opts.allowPrivate && isIP(host) && isPrivateAddress(host)) return reject(new BlockedAddressError(host));
     const client = target.protocol === 'https:' ? https : http;
     const req = client.request(
       target,
