@@ -11,7 +11,7 @@ import { Hub } from './events/hub.js';
 import { safeRequest } from './lib/log-safe.js';
 import type { AccessNotice } from './events/access.js';
 import { memoryStreamSlots, redisStreamSlots, type StreamSlots } from './events/stream-slots.js';
-import { withTransaction, type Tx } from './db/transaction.js';
+import { transactionRunner, type Tx } from './db/transaction.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLocalStorage, type ObjectStorage } from './lib/storage.js';
 import { createPasswordHasher, type PasswordHasher } from './lib/passwords.js';
@@ -119,6 +119,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   });
   const limit = config.streamLimitPerUser;
   const streamSlots = redis ? redisStreamSlots(redis, log, { prefix: config.redisPrefix, limit }) : memoryStreamSlots(limit);
+  const transactions = transactionRunner(database, (err) => log.error({ err }, 'after-commit hook failed'), {
+    onGroup: (size) => log.debug({ group: size }, 'grouped commit'),
+  });
   const events: Events = {
     bus,
     hub,
@@ -139,8 +142,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     storage: createLocalStorage(path.join(config.dataDir, 'uploads')),
     outbox: createOutboxSignal(),
     redis,
-    transaction: (fn) => withTransaction(database.db, fn, (err) => log.error({ err }, 'after-commit hook failed')),
+    transaction: (fn) => transactions.run(fn),
     close: async () => {
+      await transactions.drain();
       hub.close();
       await streamSlots.close();
       await bus.close();

@@ -1,4 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { Database } from './database.js';
+import { GroupCommitter } from './group-commit.js';
 import type { DB } from './schema.js';
 
 type Hook = () => void | Promise<void>;
@@ -30,4 +32,27 @@ export async function withTransaction<T>(
     }
   }
   return result;
+}
+
+export interface TransactionRunner {
+  run<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Resolves once no transaction is queued or open (call before closing the database). */
+  drain(): Promise<void>;
+}
+
+/**
+ * How ctx.transaction runs: grouped commits on SQLite (group-commit.ts: one fsync for the
+ * transactions that arrive together), one pooled transaction each on PostgreSQL, which commits
+ * concurrent transactions on separate connections and groups their WAL flushes itself.
+ */
+export function transactionRunner(
+  database: Database,
+  onHookError: HookErrorHandler,
+  options: { maxGroup?: number; onGroup?: (size: number) => void } = {},
+): TransactionRunner {
+  if (database.dialect === 'sqlite') {
+    const group = new GroupCommitter(database.db, { onHookError, ...options });
+    return { run: (fn) => group.run(fn), drain: () => group.drain() };
+  }
+  return { run: (fn) => withTransaction(database.db, fn, onHookError), drain: async () => undefined };
 }

@@ -1,7 +1,8 @@
 // Crash safety: the real server is killed with SIGKILL at a random moment of a burst of bookings,
 // incidents and signals, 20 rounds. After each restart, every write a client saw acknowledged
-// (2xx with its id) is in the database, every booking has its outbox rows (the attendee's email,
-// the host's email, the webhook), and on SQLite `PRAGMA integrity_check` answers ok. On
+// (2xx with its id) is in the database, including those that shared a grouped commit on SQLite (a
+// storm of simultaneous incidents each round; the server logs each group's size), every booking has
+// its outbox rows (the attendee's email, the host's email, the webhook), and on SQLite `PRAGMA integrity_check` answers ok. On
 // PostgreSQL (TEST_DATABASE_URL) the same rounds run on a schema of their own.
 // The seed of the kill moments is printed; CRASH_SEED reproduces a run.
 import assert from 'node:assert/strict';
@@ -57,6 +58,17 @@ describe(`crash safety under SIGKILL (${PG_URL ? 'PostgreSQL' : 'SQLite'})`, () 
   const schema = PG_URL ? testSchemaName('crash') : undefined;
   let server: Server | undefined;
   let deadPort: number;
+  /** Grouped commits seen in the servers' logs (SQLite): how many, and how many had several members. */
+  const groups = {
+    all: 0,
+    shared: 0,
+    largest: 0,
+    record(size: number) {
+      this.all += 1;
+      if (size > 1) this.shared += 1;
+      this.largest = Math.max(this.largest, size);
+    },
+  };
 
   async function start(): Promise<Server> {
     const port = await freePort();
@@ -67,7 +79,8 @@ describe(`crash safety under SIGKILL (${PG_URL ? 'PostgreSQL' : 'SQLite'})`, () 
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       PUBLIC_URL: base,
-      LOG_LEVEL: 'warn',
+      // debug: the server logs each grouped commit's size ("grouped commit"), counted below.
+      LOG_LEVEL: 'debug',
       MUSTER_ALLOW_PRIVATE_WEBHOOKS: 'true',
       RATE_LIMIT_API: '1000000',
       RATE_LIMIT_AUTH: '1000000',
@@ -80,7 +93,17 @@ describe(`crash safety under SIGKILL (${PG_URL ? 'PostgreSQL' : 'SQLite'})`, () 
     if (PG_URL) Object.assign(env, { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema! });
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
+    let lines = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out = (out + d.toString()).slice(-4000);
+      lines += d.toString();
+      const complete = lines.split('\n');
+      lines = complete.pop()!;
+      for (const line of complete) {
+        const m = /"group":(\d+).*"msg":"grouped commit"/.exec(line);
+        if (m) groups.record(Number(m[1]));
+      }
+    });
     child.stderr.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     // Generous: a loaded machine (or PostgreSQL ending the killed process's sessions) can take a while.
@@ -231,6 +254,12 @@ describe(`crash safety under SIGKILL (${PG_URL ? 'PostgreSQL' : 'SQLite'})`, () 
           acked.signals.push(b.Id as number),
         );
       }
+      // A storm: a dozen incidents sent at one moment, so they reach the server together and (on SQLite)
+      // commit in shared groups, which the kill may cut between their COMMIT and their answers.
+      const stormAt = random() * 400;
+      for (let i = 0; i < PER_KIND; i += 1) {
+        fire(stormAt, () => post('/v1/tickets', { title: `Storm ${round}.${i}` }, auth), (b) => acked.incidents.push(b.Id as number));
+      }
       await sleep(killAt);
       await kill(server);
       server = undefined;
@@ -265,5 +294,9 @@ describe(`crash safety under SIGKILL (${PG_URL ? 'PostgreSQL' : 'SQLite'})`, () 
     );
     assert.ok(acked.bookings.length > 0 && acked.incidents.length > 0 && acked.signals.length > 0, 'some writes of each kind were acknowledged');
     assert.ok(killedMidway > 0, 'at least one kill cut requests short');
+    if (!PG_URL) {
+      console.log(`crash: ${groups.all} grouped commits, ${groups.shared} with several transactions, the largest ${groups.largest}`);
+      assert.ok(groups.shared > 0, 'concurrent writes committed in shared groups');
+    }
   });
 });

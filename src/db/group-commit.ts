@@ -1,0 +1,183 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { sql, type ControlledTransaction, type Kysely } from 'kysely';
+import type { DB } from './schema.js';
+import type { HookErrorHandler, Tx } from './transaction.js';
+
+type Hook = () => void | Promise<void>;
+
+interface Member {
+  fn: (tx: Tx) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+  hooks: Hook[];
+  result?: unknown;
+  /** True while `fn` runs: a ctx.transaction() called from inside it would wait for its own group. */
+  running: boolean;
+}
+
+export interface GroupCommitOptions {
+  /** At most this many transactions share one COMMIT (bounds a group's latency and its rollback). */
+  maxGroup?: number;
+  onHookError: HookErrorHandler;
+  /** Sees each group's size once it committed (tests, diagnostics). */
+  onGroup?: (size: number) => void;
+}
+
+/** Thrown to a member whose own work was fine when its group as a whole could not commit. */
+export class GroupCommitError extends Error {
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+    this.name = 'GroupCommitError';
+  }
+}
+
+const SAVEPOINT = sql.raw('savepoint muster_member');
+const ROLLBACK_TO = sql.raw('rollback to muster_member');
+const RELEASE = sql.raw('release muster_member');
+
+/**
+ * Grouped commits on SQLite (docs/architecture.md, "Grouped commits"). A transaction asked for is
+ * queued; at the next check phase of the event loop (setImmediate: after the I/O poll phase, so the
+ * requests read in this loop turn have all queued theirs) one SQLite transaction opens (BEGIN
+ * IMMEDIATE), runs the queued transactions one after another, each inside a SAVEPOINT (a failing one
+ * is rolled back to it and only its caller gets the error), and COMMITs once: one fsync with
+ * `synchronous = FULL` for the whole group. Only then does each caller's promise settle, after its
+ * onCommit hooks ran, so an answered write is on disk. The group holds Kysely's single SQLite
+ * connection from BEGIN to COMMIT, so no other query (a read outside any transaction) runs while it
+ * is open or sees its uncommitted rows.
+ */
+export class GroupCommitter {
+  readonly #db: Kysely<DB>;
+  readonly #max: number;
+  readonly #onHookError: HookErrorHandler;
+  readonly #onGroup: ((size: number) => void) | undefined;
+  readonly #queue: Member[] = [];
+  readonly #inside = new AsyncLocalStorage<Member>();
+  #scheduled = false;
+  #running = false;
+  #idle: (() => void)[] = [];
+
+  constructor(db: Kysely<DB>, options: GroupCommitOptions) {
+    this.#db = db;
+    this.#max = options.maxGroup ?? 64;
+    this.#onHookError = options.onHookError;
+    this.#onGroup = options.onGroup;
+  }
+
+  run<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    if (this.#inside.getStore()?.running) {
+      // On one connection the nested transaction would wait for the group its caller holds: forever.
+      return Promise.reject(new Error('ctx.transaction() called inside a transaction: pass the caller\'s tx instead'));
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, hooks: [], running: false });
+      this.#schedule();
+    });
+  }
+
+  /** Resolves once no group is queued or open (before the database closes). */
+  async drain(): Promise<void> {
+    while (this.#running || this.#scheduled || this.#queue.length > 0) {
+      await new Promise<void>((resolve) => this.#idle.push(resolve));
+    }
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#running) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      void this.#runGroup();
+    });
+  }
+
+  async #runGroup(): Promise<void> {
+    this.#running = true;
+    const group = this.#queue.splice(0, this.#max);
+    try {
+      await this.#commitGroup(group);
+    } finally {
+      this.#running = false;
+      if (this.#queue.length > 0) this.#schedule();
+      else for (const wake of this.#idle.splice(0)) wake();
+    }
+  }
+
+  async #commitGroup(group: Member[]): Promise<void> {
+    let trx: ControlledTransaction<DB>;
+    try {
+      trx = await this.#db.startTransaction().execute();
+    } catch (err) {
+      // BEGIN IMMEDIATE failed (SQLITE_BUSY past busy_timeout: another process holds the write lock).
+      for (const m of group) m.reject(err);
+      return;
+    }
+    const done: Member[] = [];
+    for (let i = 0; i < group.length; i++) {
+      const m = group[i]!;
+      const outcome = await this.#runMember(trx, m);
+      if (outcome.kind === 'ok') done.push(m);
+      else if (outcome.kind === 'lost') {
+        // SQLite rolled the whole transaction back (disk full, I/O error): the members before lost their
+        // writes too and the ones after never ran. None was answered yet, so each gets an error.
+        const err = new GroupCommitError('The grouped transaction was rolled back by the database', { cause: outcome.err });
+        for (const other of [...done, ...group.slice(i + 1)]) other.reject(err);
+        await trx.rollback().execute().catch(() => undefined);
+        return;
+      }
+    }
+    try {
+      await trx.commit().execute();
+    } catch (err) {
+      // COMMIT failed (I/O error, SQLITE_BUSY): nothing of the group is durable, so every member fails.
+      await trx.rollback().execute().catch(() => undefined);
+      const failed = new GroupCommitError('The grouped transaction could not commit', { cause: err });
+      for (const m of done) m.reject(failed);
+      return;
+    }
+    this.#onGroup?.(done.length);
+    // Each member's hooks run in their order and its promise settles after them; members start in commit order.
+    for (const m of done) void this.#afterCommit(m);
+  }
+
+  /** Runs one member inside its savepoint; its own failure settles its promise at once (nothing of it is kept). */
+  async #runMember(trx: ControlledTransaction<DB>, m: Member): Promise<{ kind: 'ok' | 'failed' } | { kind: 'lost'; err: unknown }> {
+    try {
+      await SAVEPOINT.execute(trx);
+    } catch (err) {
+      m.reject(err);
+      return { kind: 'lost', err };
+    }
+    m.running = true;
+    try {
+      const tx: Tx = { db: trx, onCommit: (hook) => m.hooks.push(hook) };
+      m.result = await this.#inside.run(m, () => m.fn(tx));
+      m.running = false;
+      await RELEASE.execute(trx);
+      return { kind: 'ok' };
+    } catch (err) {
+      m.running = false;
+      m.hooks.length = 0;
+      m.reject(err);
+      try {
+        await ROLLBACK_TO.execute(trx);
+        await RELEASE.execute(trx);
+      } catch (rollbackErr) {
+        // "no such savepoint": the database already rolled the whole transaction back.
+        return { kind: 'lost', err: rollbackErr };
+      }
+      return { kind: 'failed' };
+    }
+  }
+
+  async #afterCommit(m: Member): Promise<void> {
+    for (const hook of m.hooks) {
+      try {
+        await hook();
+      } catch (err) {
+        this.#onHookError(err);
+      }
+    }
+    m.resolve(m.result);
+  }
+}
