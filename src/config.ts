@@ -79,6 +79,11 @@ export interface Config {
   inbound: { port: number | undefined; host: string; domain: string | undefined; tlsKey: string | undefined; tlsCert: string | undefined; maxBytes: number; perMinute: number };
   /** Shortcut for inbound.domain: set when Muster gives out email addresses. */
   inboundEmailDomain: string | undefined;
+  /**
+   * The in-process cache of API keys, sessions and org memberships (modules/auth/credential-cache.ts):
+   * how long an entry may serve without a new read (0 = no cache), and how many entries each part holds.
+   */
+  credentialCache: { ttlMs: number; maxEntries: number };
 }
 
 export class ConfigError extends Error {
@@ -263,6 +268,7 @@ export function loadConfig(env: Env = process.env): Config {
     streamLimitPerUser: int('STREAM_LIMIT_PER_USER', 30, 0, 100_000),
     inbound,
     inboundEmailDomain: inbound.domain,
+    credentialCache: { ttlMs: int('CREDENTIAL_CACHE_TTL_MS', 5_000, 0, 60_000), maxEntries: int('CREDENTIAL_CACHE_SIZE', 10_000, 1, 1_000_000) },
   };
 
   if (problems.length > 0) throw new ConfigError(problems);

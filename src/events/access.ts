@@ -1,13 +1,15 @@
 /**
  * "Access changed" notices: published where a credential or a membership ends (after the change
  * commits), carried to every instance by the event bus, and acted on by each instance's hub, which
- * closes the streams the notice covers. One shape for every consumer, so a later in-memory
- * credential cache can drop its entries on the same notices.
+ * closes the streams the notice covers, and by each instance's credential cache, which drops the
+ * entries it covers (modules/auth/credential-cache.ts).
  *
  * - `{keyId}`: an API key was revoked.
  * - `{sessionId}`: a session ended (logout, deletion); the id is the stored hash of the cookie.
  * - `{userId}`: everything of a user ended (the user was deleted).
- * - `{userId, orgId}`: a user's membership of an org ended or its role changed.
+ * - `{userId, orgId}`: a user's membership of an org ended or its role changed; also when one
+ *   begins, so that credential caches (modules/auth/credential-cache.ts) read it again (it closes
+ *   no stream: none includes an org its holder was not a member of).
  * - `{orgId}`: the org was deleted (every member's view of it ends).
  */
 export interface AccessNotice {

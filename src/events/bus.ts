@@ -54,6 +54,13 @@ export interface EventBus {
    */
   publishAccess(notice: AccessNotice): void;
   subscribeAccess(listener: AccessListener): () => void;
+  /**
+   * Whether this instance hears the other instances' notices now: undefined while it may be
+   * missing some (the Redis subscriber is down), else a number that changes each time hearing
+   * resumes after a gap. Absent: one instance, nothing to miss. Caches of access (the credential
+   * cache) serve nothing while it is undefined and drop what they hold when it changes.
+   */
+  accessEpoch?(): number | undefined;
   close(): Promise<void>;
 }
 

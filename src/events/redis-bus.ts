@@ -95,10 +95,20 @@ export function createRedisBus(redis: Redis, log: FastifyBaseLogger, options: Re
     const event = parseWire(message);
     if (event) dispatch(event);
   });
+  /** accessEpoch(): counts the subscriptions that took; undefined while the subscriber is not subscribed. */
+  let epoch = 0;
+  let hearing = false;
   const subscribe = () => {
-    sub.subscribe(keys.topic, keys.accessTopic).catch((err: unknown) => log.warn({ err: err instanceof Error ? err.message : String(err) }, 'redis subscribe failed; retried on the next connection'));
+    sub
+      .subscribe(keys.topic, keys.accessTopic)
+      .then(() => {
+        epoch += 1;
+        hearing = true;
+      })
+      .catch((err: unknown) => log.warn({ err: err instanceof Error ? err.message : String(err) }, 'redis subscribe failed; retried on the next connection'));
   };
   sub.on('ready', subscribe);
+  sub.on('close', () => (hearing = false));
 
   return {
     publish: (event) => {
@@ -124,6 +134,7 @@ export function createRedisBus(redis: Redis, log: FastifyBaseLogger, options: Re
       accessListeners.add(listener);
       return () => accessListeners.delete(listener);
     },
+    accessEpoch: () => (hearing && sub.status === 'ready' ? epoch : undefined),
     replay: async ({ channel, orgIds, mode }, afterId) => {
       const oldest = (now() - options.replayMs) * 1000;
       // Ids are microseconds of Redis' clock: an id from before the window may have missed events.

@@ -4,6 +4,7 @@ import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { sha256 } from '../../lib/crypto.js';
 import { findActiveKey } from '../api-keys/api-keys.repository.js';
+import { credentialCache } from './credential-cache.js';
 import { findLiveSession } from './sessions.repository.js';
 
 export const SESSION_COOKIE = 'muster_session';
@@ -30,20 +31,28 @@ export interface Credential extends Actor {
 
 /**
  * Resolves the credential of a request, or null. A presented key wins over a cookie; a
- * malformed, unknown or revoked key is not silently replaced by the cookie.
+ * malformed, unknown or revoked key is not silently replaced by the cookie. Keys and sessions
+ * come from the credential cache, which access notices keep true (credential-cache.ts).
  */
 export async function resolveCredential(ctx: AppContext, request: FastifyRequest): Promise<Credential | null> {
   const key = presentedKey(request);
   if (key !== undefined) {
     if (!KEY_PATTERN.test(key)) return null;
-    const row = await findActiveKey(ctx.db, sha256(key));
-    return row ? { userId: row.user_id, mode: row.mode, via: 'key', keyId: row.id } : null;
+    const hash = sha256(key);
+    const grant = await credentialCache(ctx).key(hash, async () => {
+      const row = await findActiveKey(ctx.db, hash);
+      return row && { userId: row.user_id, mode: row.mode, keyId: row.id };
+    });
+    return grant ? { userId: grant.userId, mode: grant.mode, via: 'key', keyId: grant.keyId } : null;
   }
   const token = request.cookies[SESSION_COOKIE];
   if (!token) return null;
   const sessionId = sha256(token);
-  const session = await findLiveSession(ctx.db, sessionId, iso(ctx.clock.now()));
-  return session ? { userId: session.user_id, mode: 'live', via: 'session', sessionId, expiresAt: Date.parse(session.expires_at) } : null;
+  const session = await credentialCache(ctx).session(sessionId, async () => {
+    const row = await findLiveSession(ctx.db, sessionId, iso(ctx.clock.now()));
+    return row && { userId: row.user_id, expiresAt: Date.parse(row.expires_at) };
+  });
+  return session ? { userId: session.userId, mode: 'live', via: 'session', sessionId, expiresAt: session.expiresAt } : null;
 }
 
 /** The actor of a request's credential, or null. */

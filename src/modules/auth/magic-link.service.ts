@@ -7,6 +7,7 @@ import { findUserByEmail, type UserRow } from '../users/users.repository.js';
 import { normalizeEmail } from '../users/users.service.js';
 import { issueCode, redeemCode } from './email-codes.js';
 import type { Guard } from './guard.js';
+import { membershipBegan } from '../orgs/access.js';
 
 export const CODE_TTL_MS = 10 * MINUTE;
 export { MAX_ATTEMPTS, MAX_CODES_PER_HOUR } from './email-codes.js';
@@ -46,6 +47,6 @@ export async function verifyMagicCode(ctx: AppContext, guard: Guard, rawEmail: s
     const user = await findUserByEmail(ctx.db, email);
     if (!user) throw unauthorized();
     if (user.email_verified === 1) return user;
-    return (await ctx.transaction((tx) => proveEmail(tx.db, user, iso(ctx.clock.now())))) ?? user;
+    return (await ctx.transaction((tx) => proveEmail(tx.db, user, iso(ctx.clock.now()), membershipBegan(ctx, user.id, tx)))) ?? user;
   });
 }

@@ -9,6 +9,7 @@ import { normalizeEmail } from '../users/users.service.js';
 import { issueCode, redeemCode } from './email-codes.js';
 import type { Guard } from './guard.js';
 import { endUserSessions } from './sessions.js';
+import { membershipBegan } from '../orgs/access.js';
 
 /** Same life as a magic code: a reset code is a sign-in code that also sets a password. */
 export const RESET_CODE_TTL_MS = 10 * MINUTE;
@@ -74,6 +75,6 @@ export async function resetPassword(ctx: AppContext, guard: Guard, input: { emai
     const now = iso(ctx.clock.now());
     await updateUser(tx.db, user.id, { password_hash: hash, updated_at: now });
     await endUserSessions(ctx, user.id, { tx });
-    return (await proveEmail(tx.db, user, now)) ?? user;
+    return (await proveEmail(tx.db, user, now, membershipBegan(ctx, user.id, tx))) ?? user;
   });
 }

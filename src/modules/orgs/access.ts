@@ -3,7 +3,10 @@ import type { Role } from '../../db/schema.js';
 import type { Actor } from '../../lib/actor.js';
 import { forbidden, notFound, resourceLocked } from '../../lib/errors.js';
 import type { Scope } from '../../db/scope.js';
-import { findMemberOrg, findPrimaryOrgId, memberOrgIds, type MemberOrgRow, type OrgRef } from './orgs.repository.js';
+import type { Tx } from '../../db/transaction.js';
+import { credentialCache, type Memberships } from '../auth/credential-cache.js';
+import { membershipsOfUser } from './members.repository.js';
+import { findMemberOrg, type MemberOrgRow, type OrgRef } from './orgs.repository.js';
 import { PLAN_LIMITS, isLockedAt, type PlanLimits } from './plans.js';
 
 export const ROLE_RANK: Readonly<Record<Role, number>> = { member: 1, admin: 2, owner: 3 };
@@ -45,11 +48,31 @@ export async function orgAccess(ctx: AppContext, actor: Actor, ref: OrgRef, need
 export const atLeast = (role: Role, need: Role) => ROLE_RANK[role] >= ROLE_RANK[need];
 
 /**
+ * The orgs of a user and their primary org, from the credential cache (modules/auth/credential-cache.ts):
+ * every change of a membership publishes an access notice that drops the user's entry. Not inside
+ * a transaction (it reads through ctx.db). The org rows themselves (slug, plan, lock) are read
+ * fresh by orgAccess and targetOrg.
+ */
+export function membershipsOf(ctx: AppContext, userId: number): Promise<Memberships> {
+  return credentialCache(ctx).memberships(userId, () => membershipsOfUser(ctx.db, userId));
+}
+
+/**
+ * Announces memberships of `userId` that began (after `tx` commits, when given): the credential
+ * caches of every instance read the user's memberships again. It closes no stream (none includes
+ * an org its holder was not a member of).
+ */
+export const membershipBegan =
+  (ctx: AppContext, userId: number, tx?: Tx) =>
+  (orgId: number): void =>
+    ctx.events.endAccess({ userId, orgId }, tx);
+
+/**
  * The tenant scope of a caller: every org they belong to, in the mode of their credential; or
  * only `orgId` when a list asks for one, which must be one of theirs (403 otherwise).
  */
 export async function actorScope(ctx: AppContext, actor: Actor, orgId?: number): Promise<Scope> {
-  const orgIds = await memberOrgIds(ctx.db, actor.userId);
+  const { orgIds } = await membershipsOf(ctx, actor.userId);
   if (orgId === undefined) return { orgIds, mode: actor.mode };
   if (!orgIds.includes(orgId)) throw forbidden();
   return { orgIds: [orgId], mode: actor.mode };
@@ -61,7 +84,7 @@ export async function actorScope(ctx: AppContext, actor: Actor, orgId?: number):
  * a locked org refuses new records.
  */
 export async function targetOrg(ctx: AppContext, actor: Actor, orgId: number | undefined): Promise<OrgAccess> {
-  const id = orgId ?? (await findPrimaryOrgId(ctx.db, actor.userId));
+  const id = orgId ?? (await membershipsOf(ctx, actor.userId)).primaryOrgId;
   const org = id === undefined ? undefined : await findMemberOrg(ctx.db, actor.userId, { id });
   if (!org) throw forbidden();
   const access = accessOf(org);

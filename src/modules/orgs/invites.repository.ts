@@ -29,19 +29,20 @@ export async function findPendingByToken(db: Kysely<DB>, tokenHash: string) {
  * Accepts one invite for a user: the conditional update decides which of two concurrent proofs
  * of the address accepts it, and the membership is added unless the user is a member already.
  */
-export async function acceptInvite(db: Kysely<DB>, invite: { id: number; org_id: number; role: Role }, userId: number, now: string) {
+export async function acceptInvite(db: Kysely<DB>, invite: { id: number; org_id: number; role: Role }, userId: number, now: string): Promise<boolean> {
   const claimed = await db
     .updateTable('org_invites')
     .set({ accepted_at: now })
     .where('id', '=', invite.id)
     .where('accepted_at', 'is', null)
     .executeTakeFirst();
-  if (Number(claimed.numUpdatedRows) !== 1) return;
+  if (Number(claimed.numUpdatedRows) !== 1) return false;
   await db
     .insertInto('memberships')
     .values({ org_id: invite.org_id, user_id: userId, role: invite.role, is_primary: 0, created_at: now })
     .onConflict((oc) => oc.columns(['org_id', 'user_id']).doNothing())
     .execute();
+  return true;
 }
 
 export async function listPendingInvites(db: Kysely<DB>, orgId: number) {

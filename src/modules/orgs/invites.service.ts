@@ -10,6 +10,7 @@ import { proveEmail } from '../users/email-proof.js';
 import { findUserById } from '../users/users.repository.js';
 import { INVITE_TTL_MS } from './invite-ttl.js';
 import * as invites from './invites.repository.js';
+import { membershipBegan } from './access.js';
 
 export { INVITE_TTL_MS };
 
@@ -55,6 +56,6 @@ export async function acceptInviteLink(ctx: AppContext, actor: Actor, token: str
   const user = await findUserById(ctx.db, actor.userId);
   if (!user) throw notFound();
   if (user.email !== invite.email) throw forbidden();
-  await ctx.transaction((tx) => proveEmail(tx.db, user, iso(ctx.clock.now())));
+  await ctx.transaction((tx) => proveEmail(tx.db, user, iso(ctx.clock.now()), membershipBegan(ctx, user.id, tx)));
   return { org: { id: invite.org_id, name: invite.org_name, slug: invite.org_slug }, role: invite.role, email_verified: true };
 }

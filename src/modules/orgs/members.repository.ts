@@ -57,3 +57,9 @@ export async function removeMember(db: Kysely<DB>, orgId: number, userId: number
     .execute();
   await db.deleteFrom('memberships').where('org_id', '=', orgId).where('user_id', '=', userId).execute();
 }
+
+/** Every org of a user and which one is primary: what the credential cache holds per user. */
+export async function membershipsOfUser(db: Kysely<DB>, userId: number): Promise<{ orgIds: number[]; primaryOrgId: number | undefined }> {
+  const rows = await db.selectFrom('memberships').select(['org_id', 'is_primary']).where('user_id', '=', userId).orderBy('org_id').execute();
+  return { orgIds: rows.map((r) => r.org_id), primaryOrgId: rows.find((r) => r.is_primary === 1)?.org_id };
+}

@@ -8,7 +8,7 @@ import { iso } from '../../lib/clock.js';
 import { conflict, forbidden, notFound } from '../../lib/errors.js';
 import { findUserByEmail } from '../users/users.repository.js';
 import { normalizeEmail } from '../users/users.service.js';
-import { atLeast, orgAccess, type OrgAccess } from './access.js';
+import { atLeast, membershipBegan, orgAccess, type OrgAccess } from './access.js';
 import * as invites from './invites.repository.js';
 import { sendInvite } from './invites.service.js';
 import * as members from './members.repository.js';
@@ -46,6 +46,7 @@ export async function addMember(ctx: AppContext, actor: Actor, slug: string, inp
       if (isUniqueViolation(err)) throw conflict('Already a member');
       throw err;
     });
+    membershipBegan(ctx, user.id)(access.org.id);
     return { status: 201 as const, body: { user_id: user.id, email: user.email, name: user.name, role } };
   }
   await ctx.transaction((tx) => sendInvite(ctx, tx, { org: access.org, email, role, invitedBy: actor.userId }));

@@ -6,7 +6,7 @@ import { conflict, notFound, upgradeRequired } from '../../lib/errors.js';
 import { firstFreeSlug, slugify } from '../../lib/slug.js';
 import { slugsLike } from '../../db/slugs.js';
 import { findUserById } from '../users/users.repository.js';
-import { accessOf, orgAccess, type OrgAccess } from './access.js';
+import { accessOf, membershipBegan, orgAccess, type OrgAccess } from './access.js';
 import * as orgs from './orgs.repository.js';
 import type { CreateOrgBody, Org, UpdateOrgBody } from './orgs.schemas.js';
 import { PLAN_LIMITS, assertRoomFor } from './plans.js';
@@ -36,13 +36,15 @@ export async function createOrg(ctx: AppContext, actor: Actor, input: CreateOrgB
   const limit = PLAN_LIMITS[user.plan].orgs;
   if (limit === 0) throw upgradeRequired();
   const id = await ctx
-    .transaction(async ({ db }) => {
+    .transaction(async (tx) => {
+      const { db } = tx;
       assertRoomFor(await orgs.countOwnedOrgs(db, user.id), limit);
       const base = slugify(input.name, 'org');
       const slug = input.slug ?? firstFreeSlug(base, await slugsLike(db, 'orgs', base));
       const now = iso(ctx.clock.now());
       const org = await orgs.insertOrg(db, { name: input.name.trim(), slug, description: input.description ?? null, personal: 0, owner_id: user.id, created_at: now });
       await orgs.insertMembership(db, { orgId: org.id, userId: user.id, role: 'owner', primary: false, createdAt: now });
+      membershipBegan(ctx, user.id, tx)(org.id);
       return org.id;
     })
     .catch(slugConflict);

@@ -7,6 +7,7 @@ import type { Guard } from '../auth/guard.js';
 import { queueEmail } from '../deliveries/email.js';
 import { proveEmail } from './email-proof.js';
 import { findUserByEmail, type UserRow } from './users.repository.js';
+import { membershipBegan } from '../orgs/access.js';
 
 const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -41,6 +42,6 @@ export async function verifyEmail(ctx: AppContext, guard: Guard, rawEmail: strin
     if (!(await redeemCode(ctx, email, 'verify', code))) throw unauthorized();
     const user = await findUserByEmail(ctx.db, email);
     if (!user) throw unauthorized();
-    await ctx.transaction((tx) => proveEmail(tx.db, user, iso(ctx.clock.now())));
+    await ctx.transaction((tx) => proveEmail(tx.db, user, iso(ctx.clock.now()), membershipBegan(ctx, user.id, tx)));
   });
 }

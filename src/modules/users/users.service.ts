@@ -14,6 +14,7 @@ import { sendVerification } from './email-verification.js';
 import * as users from './users.repository.js';
 import type { UserRow } from './users.repository.js';
 import type { AdminUpdateUserBody, AdminUser, CreateUserBody, MeResponse, PublicProfile, UpdateMeBody } from './users.schemas.js';
+import { membershipBegan } from '../orgs/access.js';
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -124,10 +125,11 @@ export async function listUsers(ctx: AppContext, actor: Actor, paging: PagingQue
 export async function adminUpdateUser(ctx: AppContext, actor: Actor, userId: number, input: AdminUpdateUserBody): Promise<AdminUser> {
   await requireAdmin(ctx, actor);
   const now = iso(ctx.clock.now());
-  const user = await ctx.transaction(async ({ db }) => {
+  const user = await ctx.transaction(async (tx) => {
+    const { db } = tx;
     const target = await users.findUserById(db, userId);
     if (!target) return undefined;
-    if (input.email_verified === true && target.email_verified === 0) await proveEmail(db, target, now);
+    if (input.email_verified === true && target.email_verified === 0) await proveEmail(db, target, now, membershipBegan(ctx, target.id, tx));
     return users.updateUser(db, userId, {
       ...(input.plan !== undefined ? { plan: input.plan } : {}),
       ...(input.email_verified === false ? { email_verified: 0 as const } : {}),

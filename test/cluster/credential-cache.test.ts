@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { dropTestSchema, testSchemaName } from '../helpers.js';
+import { call, newUser, ok, startInstance, until, type ClusterUser, type Headers, type Instance } from './instances.js';
+import { startRedisServer, type RedisServer } from './redis-server.js';
+
+// Issue #19: each instance holds keys, sessions and memberships in memory. Access that ends (or a
+// membership that begins) on instance A reaches B's memory through the Redis bus within a second.
+// The TTL is set to a minute here, so that nothing below passes because an entry simply aged out;
+// the first test shows that B really serves from memory.
+
+const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const WITHIN_MS = 1_000;
+
+describe('two instances: the credential cache of each follows changes made on the other', () => {
+  let redis: RedisServer;
+  let db: pg.Client;
+  const schema = testSchemaName('c');
+  let a: Instance;
+  let b: Instance;
+  let root: ClusterUser;
+
+  before(async () => {
+    redis = await startRedisServer();
+    const env = {
+      DATABASE_URL,
+      DATABASE_SCHEMA: schema,
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: redis.prefix,
+      PUBLIC_URL: 'http://muster.test',
+      CREDENTIAL_CACHE_TTL_MS: '60000',
+      RATE_LIMIT_API: '1000000',
+      RATE_LIMIT_AUTH: '1000000',
+      RATE_LIMIT_PUBLIC: '1000000',
+    };
+    a = await startInstance('a', env); // the first migrates the schema
+    b = await startInstance('b', env);
+    db = new pg.Client({ connectionString: DATABASE_URL });
+    await db.connect();
+    root = await newUser(a, b, 'Root'); // the first user: instance admin
+    await db.query(`update ${schema}.users set plan = 'enterprise' where id = $1`, [root.id]);
+  });
+  after(async () => {
+    await a?.stop();
+    await b?.stop();
+    await db?.end();
+    await redis?.clean();
+    await redis?.stop();
+    await dropTestSchema(schema);
+  });
+
+  const statusOn = async (at: Instance, method: string, url: string, headers: Headers, payload?: unknown) => (await call(at, method, url, headers, payload)).status;
+  const me = (at: Instance, headers: Headers) => statusOn(at, 'GET', '/v1/auth/me', headers);
+  const listIn = (at: Instance, headers: Headers, orgId: number) => statusOn(at, 'GET', `/v1/incidents?org_id=${orgId}`, headers);
+  /** B answers `status` within a second of the change on A. */
+  const soonOnB = (check: () => Promise<number>, status: number, what: string) => until(async () => (await check()) === status, what, WITHIN_MS);
+  const keyIdOf = async (user: ClusterUser, mode: 'live' | 'test') =>
+    (await ok<{ api_keys: { id: number; mode: string }[] }>(200, a, 'GET', '/v1/api-keys', { cookie: user.cookie })).api_keys.find((k) => k.mode === mode)!.id;
+  /** Adds a user to an org the way an admin does (their address proven first, so they join at once). */
+  async function addTo(org: { slug: string }, user: ClusterUser, role: 'member' | 'admin') {
+    const { email } = await ok<{ email: string }>(200, a, 'PATCH', `/v1/users/${user.id}`, { cookie: root.cookie }, { email_verified: true });
+    await ok(201, a, 'POST', `/v1/orgs/${org.slug}/members`, { cookie: root.cookie }, { email, role });
+  }
+  const newOrg = (name: string) => ok<{ id: number; slug: string }>(201, a, 'POST', '/v1/orgs', { cookie: root.cookie }, { name: `${name} ${Date.now()}` });
+
+  test('B serves a key from memory: revoked behind its back (no notice), it still works there', async () => {
+    const user = await newUser(a, b, 'Mem');
+    assert.equal(await me(b, user.test), 200);
+    await db.query(`update ${schema}.api_keys set revoked_at = $1 where id = $2`, [new Date().toISOString(), await keyIdOf(user, 'test')]);
+    assert.equal(await me(b, user.test), 200, 'B answered from memory');
+    assert.equal(await me(a, user.test), 401, 'A had not read it: it reads the database');
+  });
+
+  test('a key revoked on A is refused on A at once and on B within a second', async () => {
+    const user = await newUser(a, b, 'Ann');
+    assert.equal(await me(a, user.live), 200);
+    assert.equal(await me(b, user.live), 200);
+    await ok(200, a, 'DELETE', `/v1/api-keys/${await keyIdOf(user, 'live')}`, { cookie: user.cookie });
+    assert.equal(await me(a, user.live), 401);
+    await soonOnB(() => me(b, user.live), 401, 'B refusing the revoked key');
+    assert.equal(await me(b, user.test), 200, 'the other key stays');
+  });
+
+  test('a logout on A ends the session on B within a second', async () => {
+    const user = await newUser(a, b, 'Bob');
+    assert.equal(await me(b, { cookie: user.cookie }), 200);
+    await ok(200, a, 'POST', '/v1/auth/logout', { cookie: user.cookie });
+    assert.equal(await me(a, { cookie: user.cookie }), 401);
+    await soonOnB(() => me(b, { cookie: user.cookie }), 401, 'B refusing the logged-out session');
+  });
+
+  test('a password change on A ends the other sessions on B within a second', async () => {
+    const user = await newUser(a, b, 'Cat');
+    const caller = { cookie: user.cookie };
+    const { email } = await ok<{ email: string }>(200, b, 'GET', '/v1/auth/me', caller);
+    const second = await call(a, 'POST', '/v1/auth/login', {}, { email, password: 'correct horse battery' });
+    assert.equal(second.status, 200);
+    const other = { cookie: second.headers.getSetCookie().find((c) => c.startsWith('muster_session='))!.split(';')[0]! };
+    assert.equal(await me(b, other), 200);
+    await ok(200, a, 'POST', '/v1/auth/password', caller, { current_password: 'correct horse battery', new_password: 'another horse battery' });
+    await soonOnB(() => me(b, other), 401, 'B refusing the ended session');
+    assert.equal(await me(b, caller), 200, 'the caller’s session stays');
+  });
+
+  test('a member added on A gains the org on B within a second, and removed loses it', async () => {
+    const member = await newUser(a, b, 'Max');
+    const org = await newOrg('Removal');
+    assert.equal(await listIn(b, member.live, org.id), 403); // B holds the member's memberships now
+    await addTo(org, member, 'member');
+    await soonOnB(() => listIn(b, member.live, org.id), 200, 'B seeing the new membership');
+    await ok(200, a, 'DELETE', `/v1/orgs/${org.slug}/members/${member.id}`, { cookie: root.cookie });
+    assert.equal(await listIn(a, member.live, org.id), 403);
+    await soonOnB(() => listIn(b, member.live, org.id), 403, 'B refusing the removed member');
+  });
+
+  test('a role changed on A holds on B at once (roles are read with the org, never from memory)', async () => {
+    const admin = await newUser(a, b, 'Ada');
+    const org = await newOrg('Roles');
+    await addTo(org, admin, 'admin');
+    const invite = (n: number) => statusOn(b, 'POST', `/v1/orgs/${org.slug}/members`, admin.live, { email: `invitee-${process.pid}-${n}@example.com`, role: 'member' });
+    assert.equal(await invite(1), 201);
+    await ok(200, a, 'PATCH', `/v1/orgs/${org.slug}/members/${admin.id}`, { cookie: root.cookie }, { role: 'member' });
+    assert.equal(await invite(2), 403);
+  });
+
+  test('while Redis is away B serves nothing from memory, and after it returns notices flow again', async () => {
+    const user = await newUser(a, b, 'Dot');
+    assert.equal(await me(b, user.test), 200);
+    await db.query(`update ${schema}.api_keys set revoked_at = $1 where id = $2`, [new Date().toISOString(), await keyIdOf(user, 'test')]);
+    assert.equal(await me(b, user.test), 200, 'from memory while B hears the notices');
+    await redis.stop();
+    try {
+      // As soon as B sees its subscriber connection gone it may have missed a notice: it reads.
+      await until(async () => (await me(b, user.test)) === 401, 'B reading the database while Redis is away', 5_000);
+      assert.equal(await me(b, user.live), 200);
+    } finally {
+      await redis.start();
+    }
+    // Back: B hears notices again (or, until its subscriber is back, reads the database).
+    await until(async () => (await call<{ redis?: string }>(b, 'GET', '/readyz')).body.redis === 'ok', 'B reconnecting to Redis', 10_000);
+    assert.equal(await me(b, user.live), 200);
+    await ok(200, a, 'DELETE', `/v1/api-keys/${await keyIdOf(user, 'live')}`, { cookie: user.cookie });
+    await soonOnB(() => me(b, user.live), 401, 'B refusing a key revoked on A after Redis returned');
+  });
+});
