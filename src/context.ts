@@ -36,6 +36,8 @@ export interface AppContext {
   redis: Redis | null;
   /** Runs `fn` in one transaction; `tx.onCommit` hooks run after it commits. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Runs `fn` when the context closes, before the database closes (flushes state kept in memory). */
+  onClose(fn: () => Promise<void>): void;
   close(): Promise<void>;
 }
 
@@ -127,6 +129,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     streamSlots,
   };
 
+  const closers: (() => Promise<void>)[] = [];
   return {
     config,
     database,
@@ -140,7 +143,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     outbox: createOutboxSignal(),
     redis,
     transaction: (fn) => withTransaction(database.db, fn, (err) => log.error({ err }, 'after-commit hook failed')),
+    onClose: (fn) => closers.push(fn),
     close: async () => {
+      for (const fn of closers.splice(0)) await fn().catch((err: unknown) => log.error({ err }, 'closing failed'));
       hub.close();
       await streamSlots.close();
       await bus.close();
