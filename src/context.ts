@@ -36,6 +36,8 @@ export interface AppContext {
   redis: Redis | null;
   /** Runs `fn` in one transaction; `tx.onCommit` hooks run after it commits. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Runs `fn` when the context closes, before the database closes (flushes state kept in memory). */
+  onClose(fn: () => Promise<void>): void;
   close(): Promise<void>;
 }
 
@@ -130,6 +132,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     streamSlots,
   };
 
+  const closers: (() => Promise<void>)[] = [];
   return {
     config,
     database,
@@ -143,7 +146,10 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     outbox: createOutboxSignal(),
     redis,
     transaction: (fn) => transactions.run(fn),
+    onClose: (fn) => closers.push(fn),
     close: async () => {
+      // Closers first (the beacon flush writes through a transaction), then the last group commits.
+      for (const fn of closers.splice(0)) await fn().catch((err: unknown) => log.error({ err }, 'closing failed'));
       await transactions.drain();
       hub.close();
       await streamSlots.close();

@@ -6,6 +6,7 @@ import { startJobs } from './jobs/scheduler.js';
 import { startOutboxWorker } from './modules/deliveries/worker.js';
 import { claimDataDir } from './ops/instance-lock.js';
 import { startInboundSmtp } from './modules/inbound-email/smtp-listener.js';
+import { beaconStore } from './modules/signals/beacon-store.js';
 
 let config;
 try {
@@ -17,6 +18,8 @@ try {
 }
 
 const ctx = await createContext(config);
+// Without Redis the active devices live in memory: load them before answering (flushed again by ctx.close()).
+await beaconStore(ctx).ready();
 // `npm run db:restore` refuses while this file names a live process.
 const releaseDataDir = claimDataDir(config.dataDir);
 const app = await buildApp(ctx);

@@ -11,12 +11,15 @@
  *   begins, so that credential caches (modules/auth/credential-cache.ts) read it again (it closes
  *   no stream: none includes an org its holder was not a member of).
  * - `{orgId}`: the org was deleted (every member's view of it ends).
+ * - `{deviceId}`: a tracker device's token was revoked or the device changed (devices cache
+ *   them, modules/devices/device-cache.ts); it covers no stream.
  */
 export interface AccessNotice {
   keyId?: number;
   sessionId?: string;
   userId?: number;
   orgId?: number;
+  deviceId?: number;
 }
 
 /** Who holds a stream: the user and the credential that opened it. */
@@ -28,6 +31,7 @@ export interface StreamHolder {
 
 /** Whether a notice ends (part of) what a stream of `holder` over `orgIds` may receive. */
 export function noticeCovers(notice: AccessNotice, holder: StreamHolder, orgIds: ReadonlySet<number>): boolean {
+  if (notice.deviceId !== undefined) return false;
   if (notice.keyId !== undefined) return notice.keyId === holder.keyId;
   if (notice.sessionId !== undefined) return notice.sessionId === holder.sessionId;
   if (notice.userId !== undefined && notice.userId !== holder.userId) return false;
@@ -50,5 +54,6 @@ export function parseNotice(text: string): AccessNotice | undefined {
   if (typeof r.sessionId === 'string') notice.sessionId = r.sessionId;
   if (Number.isSafeInteger(r.userId)) notice.userId = r.userId as number;
   if (Number.isSafeInteger(r.orgId)) notice.orgId = r.orgId as number;
+  if (Number.isSafeInteger(r.deviceId)) notice.deviceId = r.deviceId as number;
   return Object.keys(notice).length > 0 ? notice : undefined;
 }

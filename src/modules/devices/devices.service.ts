@@ -8,6 +8,8 @@ import { randomToken, sha256 } from '../../lib/crypto.js';
 import { conflict, forbidden, notFound } from '../../lib/errors.js';
 import { atLeast, targetOrg } from '../orgs/access.js';
 import { listMemberOrgs } from '../orgs/orgs.repository.js';
+import { beaconStore } from '../signals/beacon-store.js';
+import type { BeaconState } from '../signals/beacons.repository.js';
 import { turnOff } from '../signals/beacons.service.js';
 import { findUserById } from '../users/users.repository.js';
 import { TOKEN_PLACEHOLDER, deviceUrls, owntracksConfig } from './device-urls.js';
@@ -19,6 +21,13 @@ export const TOKEN_PATTERN = /^mdt_[A-Za-z0-9_-]{43}$/;
 
 /** The spec's device identity form, `dev-xxxxxx-xxxxxxxx` (lowercase hex). */
 const newDeviceId = () => `dev-${randomBytes(3).toString('hex')}-${randomBytes(4).toString('hex')}`;
+
+/** The device with its live state laid over the stored one (the memory store flushes positions once a second). */
+function withLive(d: ListedDevice, live: BeaconState | undefined): ListedDevice {
+  if (!live) return d;
+  const seen = d.last_seen_at === null || live.last_seen_at > d.last_seen_at ? live.last_seen_at : d.last_seen_at;
+  return { ...d, lat: live.lat, lng: live.lng, accuracy: live.accuracy, position_at: live.position_at, active: live.active, last_seen_at: seen };
+}
 
 function toDevice(ctx: AppContext, d: ListedDevice, token = TOKEN_PLACEHOLDER) {
   return {
@@ -75,7 +84,8 @@ async function administeredOrgs(ctx: AppContext, actor: Actor) {
 export async function listDevices(ctx: AppContext, actor: Actor) {
   const orgs = await administeredOrgs(ctx, actor);
   const rows = await repo.listDevices(ctx.db, { orgIds: orgs.all, mode: actor.mode }, actor.userId, orgs.admin);
-  return { devices: rows.map((d) => toDevice(ctx, d)) };
+  const live = await beaconStore(ctx).lookup(rows.map(beaconKey));
+  return { devices: rows.map((d, i) => toDevice(ctx, withLive(d, live[i]))) };
 }
 
 /** A device the caller may manage: their own, or any in an org they administer; else 404. */
@@ -86,8 +96,9 @@ async function manageable(ctx: AppContext, actor: Actor, id: number) {
   return d;
 }
 
-const beaconKey = (d: DeviceRow) => ({ mode: d.livemode === 1 ? ('live' as const) : ('test' as const), userId: d.user_id, deviceKey: d.device_id });
-
+function beaconKey(d: DeviceRow) {
+  return { mode: d.livemode === 1 ? ('live' as const) : ('test' as const), userId: d.user_id, deviceKey: d.device_id };
+}
 /** Renames, or moves to another org of the device's owner (only the owner moves it; the old org sees beacon_off). */
 export async function updateDevice(ctx: AppContext, actor: Actor, id: number, input: { name?: string; org_id?: number }) {
   const d = await manageable(ctx, actor, id);
@@ -99,6 +110,8 @@ export async function updateDevice(ctx: AppContext, actor: Actor, id: number, in
   const set = { updated_at: iso(ctx.clock.now()), ...(input.name !== undefined ? { name: input.name.trim() } : {}), ...(moving ? { org_id: input.org_id } : {}) };
   const row = await repo.updateDevice(ctx.db, id, set);
   if (!row) throw notFound();
+  // Cached tokens carry the device's org and name: every instance reads the device again.
+  ctx.events.endAccess({ deviceId: id });
   if (moving) await turnOff(ctx, beaconKey(d), 'request');
   const listed = (await repo.listDevices(ctx.db, { orgIds: [row.org_id], mode: actor.mode }, row.user_id, [row.org_id])).find((x) => x.id === id);
   return toDevice(ctx, listed ?? unlisted(row, ''));
@@ -107,7 +120,12 @@ export async function updateDevice(ctx: AppContext, actor: Actor, id: number, in
 /** Revokes the token (401 from then on) and switches the device off, writing beacon_off. */
 export async function revokeDevice(ctx: AppContext, actor: Actor, id: number) {
   const d = await manageable(ctx, actor, id);
-  const revoked = await ctx.transaction(async (tx) => repo.revokeDevice(tx.db, id, iso(ctx.clock.now())));
+  const revoked = await ctx.transaction(async (tx) => {
+    const done = await repo.revokeDevice(tx.db, id, iso(ctx.clock.now()));
+    // Every instance drops the cached token once this commits (before the device is switched off below).
+    if (done) ctx.events.endAccess({ deviceId: id }, tx);
+    return done;
+  });
   if (!revoked) throw notFound();
   await turnOff(ctx, beaconKey(d), 'request');
   return { id, revoked: true };

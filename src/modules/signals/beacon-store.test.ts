@@ -8,7 +8,7 @@ import { beaconStore, type BeaconStore } from './beacon-store.js';
 import type { DeviceKey, Ping } from './beacons.repository.js';
 import { sweepSilentBeacons } from './beacons.service.js';
 
-// One contract, two stores: the database (no REDIS_URL) and Redis (REDIS_URL set). The Redis
+// One contract, two stores: memory over the database (no REDIS_URL) and Redis (REDIS_URL set). The Redis
 // store is what several instances share; each promise below is what keeps beacon_on and
 // beacon_off exactly-once when pings of one device land on different instances.
 
@@ -21,7 +21,7 @@ after(async () => {
   await redisServer.stop();
 });
 
-for (const kind of ['database', 'redis'] as const) {
+for (const kind of ['memory', 'redis'] as const) {
   describe(`beacon store: ${kind}`, () => {
     let t: TestApp;
     let store: BeaconStore;

@@ -2,27 +2,43 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { DB, Mode } from '../../db/schema.js';
 import type { Scope } from '../../db/scope.js';
-import * as repo from './beacons.repository.js';
+import type { Tx } from '../../db/transaction.js';
+import type * as repo from './beacons.repository.js';
 import type { BeaconState, DeviceKey, Ping } from './beacons.repository.js';
+import { createMemoryBeaconStore } from './beacon-memory.js';
 import { createRedisBeaconStore } from './redis-beacon-store.js';
 
 export type ActiveBeacon = BeaconState & { user_name: string };
 /** The lean form the responder search reads: one row per active device with a position. */
 export type DevicePosition = repo.DevicePosition;
 
+export interface PingOptions {
+  /**
+   * Called synchronously right before the ping changes the state; throws to refuse it (a
+   * tracker's token revoked meanwhile). Nothing is awaited between the call and the change.
+   */
+  check?: () => void;
+  /** Runs in the transaction that makes a turn-on durable (the `beacon_on` audit row, its event). */
+  onTurnOn?: (tx: Tx) => Promise<void>;
+}
+/** Runs in the transaction that makes a switch-off durable (the `beacon_off` audit row, its event). */
+export type TurnOffHook = (tx: Tx, state: BeaconState) => Promise<void>;
+
 /**
- * Where the live state of beaconing devices lives: the database (one instance, or several on
- * PostgreSQL), or Redis when REDIS_URL is set (shared by every instance without a durable commit
- * per ping). Both make the same promises: of concurrent pings of a device that is off, exactly
- * one turns it on; of concurrent switch-offs exactly one returns the state; a position taken
- * before the stored one never replaces it. `db` is the caller's transaction (or the database):
- * the database store writes through it, the Redis store ignores it.
+ * Where the live state of beaconing devices lives: this process's memory (one instance, without
+ * Redis; transitions written at once, positions flushed in batches: beacon-memory.ts), or Redis
+ * when REDIS_URL is set (shared by every instance). Both make the same promises: of concurrent
+ * pings of a device that is off, exactly one turns it on (and runs `onTurnOn`); of concurrent
+ * switch-offs exactly one returns the state (and runs its hook); a position taken before the
+ * stored one never replaces it. `db` is only read from (names of the owners).
  */
 export interface BeaconStore {
-  readonly kind: 'database' | 'redis';
-  recordPing(db: Kysely<DB>, key: DeviceKey, ping: Ping): Promise<{ turnedOn: boolean; moved: boolean }>;
+  readonly kind: 'memory' | 'redis';
+  /** Resolves once the state is loaded (the memory store reads the active rows at start). */
+  ready(): Promise<void>;
+  recordPing(db: Kysely<DB>, key: DeviceKey, ping: Ping, opts?: PingOptions): Promise<{ turnedOn: boolean; moved: boolean }>;
   /** Switches a device off; its state when this call did it. With `silentBefore`, only if not seen since then. */
-  switchOff(db: Kysely<DB>, key: DeviceKey, silentBefore?: string): Promise<BeaconState | undefined>;
+  switchOff(db: Kysely<DB>, key: DeviceKey, silentBefore?: string, onOff?: TurnOffHook): Promise<BeaconState | undefined>;
   /** Active devices of the scope with their owner's name, most recently seen first. */
   active(db: Kysely<DB>, scope: Scope): Promise<ActiveBeacon[]>;
   /**
@@ -33,26 +49,26 @@ export interface BeaconStore {
   positions(db: Kysely<DB>, orgId: number, mode: Mode, seenSince: string, box?: repo.Box): Promise<DevicePosition[]>;
   /** Active devices not heard from since `beforeIso`. */
   silent(db: Kysely<DB>, beforeIso: string, limit: number): Promise<DeviceKey[]>;
+  /** The live state of each device (undefined: the store knows none), for the device list. */
+  lookup(keys: DeviceKey[]): Promise<(BeaconState | undefined)[]>;
+  /** Makes what is only in memory durable (the memory store's positions); a no-op for Redis. */
+  flush(): Promise<void>;
+  /** Flushes and stops (the context's close). */
+  close(): Promise<void>;
 }
-
-export const databaseBeaconStore: BeaconStore = {
-  kind: 'database',
-  recordPing: repo.recordPing,
-  switchOff: repo.switchOff,
-  positions: repo.devicePositions,
-  active: async (db, scope) => (await repo.activeBeacons(db, scope)).map((b) => ({ ...b, user_name: b.user_name })),
-  silent: async (db, beforeIso, limit) =>
-    (await repo.silentBeacons(db, beforeIso, limit)).map((s) => ({ mode: s.livemode === 1 ? ('live' as const) : ('test' as const), userId: s.user_id, deviceKey: s.device_key })),
-};
 
 const stores = new WeakMap<AppContext, BeaconStore>();
 
-/** The context's beacon store: Redis when the instance has a Redis connection, else the database. */
+/** The context's beacon store: Redis when the instance has a Redis connection, else memory over the database. */
 export function beaconStore(ctx: AppContext): BeaconStore {
   let store = stores.get(ctx);
   if (!store) {
-    store = ctx.redis ? createRedisBeaconStore(ctx.redis, ctx.config.redisPrefix, ctx.log) : databaseBeaconStore;
+    store = ctx.redis
+      ? createRedisBeaconStore(ctx.redis, ctx.config.redisPrefix, ctx.log, (fn) => ctx.transaction(fn))
+      : createMemoryBeaconStore({ db: ctx.db, transaction: (fn) => ctx.transaction(fn), log: ctx.log, flushMs: ctx.config.beaconFlushMs });
     stores.set(ctx, store);
+    const s = store;
+    ctx.onClose(() => s.close());
   }
   return store;
 }

@@ -1,7 +1,6 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { BeaconStatesTable, DB } from '../../db/schema.js';
-import { flag, type Mode } from '../../db/schema.js';
-import { scoped, type Scope } from '../../db/scope.js';
+import type { Mode } from '../../db/schema.js';
 
 export type BeaconState = BeaconStatesTable;
 export interface DeviceKey {
@@ -9,8 +8,6 @@ export interface DeviceKey {
   userId: number;
   deviceKey: string;
 }
-
-const byKey = (k: DeviceKey) => ({ livemode: flag(k.mode === 'live'), user_id: k.userId, device_key: k.deviceKey });
 
 export interface Ping {
   orgId: number;
@@ -21,86 +18,6 @@ export interface Ping {
   meta: string;
   positionAt: string;
   now: string;
-}
-
-/**
- * Records a beacon. Every step is a conditional write, so concurrent pings of one device (on one
- * instance or several) agree: exactly one of them turns the device on, and a position taken
- * before the stored one never replaces it.
- */
-export async function recordPing(db: Kysely<DB>, k: DeviceKey, p: Ping): Promise<{ turnedOn: boolean; moved: boolean }> {
-  const key = byKey(k);
-  const position = { org_id: p.orgId, device_id: p.deviceId, lat: p.lat, lng: p.lng, accuracy: p.accuracy, meta: p.meta, position_at: p.positionAt };
-  const inserted = await db
-    .insertInto('beacon_states')
-    .values({ ...key, ...position, active: 1, last_seen_at: p.now })
-    .onConflict((oc) => oc.columns(['livemode', 'user_id', 'device_key']).doNothing())
-    .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { turnedOn: true, moved: true };
-
-  const on = await db
-    .updateTable('beacon_states')
-    .set({ active: 1, org_id: p.orgId })
-    .where('livemode', '=', key.livemode)
-    .where('user_id', '=', key.user_id)
-    .where('device_key', '=', key.device_key)
-    .where('active', '=', 0)
-    .executeTakeFirst();
-  const turnedOn = Number(on.numUpdatedRows) === 1;
-  const moved = await db
-    .updateTable('beacon_states')
-    .set({ ...position, last_seen_at: p.now })
-    .where('livemode', '=', key.livemode)
-    .where('user_id', '=', key.user_id)
-    .where('device_key', '=', key.device_key)
-    .where('position_at', '<=', p.positionAt)
-    .executeTakeFirst();
-  if (Number(moved.numUpdatedRows) === 0) {
-    await db
-      .updateTable('beacon_states')
-      .set({ last_seen_at: p.now })
-      .where('livemode', '=', key.livemode)
-      .where('user_id', '=', key.user_id)
-      .where('device_key', '=', key.device_key)
-      .execute();
-  }
-  return { turnedOn, moved: turnedOn || Number(moved.numUpdatedRows) === 1 };
-}
-
-/**
- * Switches a device off; returns its state when this call did it (so beacon_off is written once).
- * With `silentBefore`, only a device not seen since then (a ping that came after the sweeper
- * listed it keeps it on).
- */
-export async function switchOff(db: Kysely<DB>, k: DeviceKey, silentBefore?: string): Promise<BeaconState | undefined> {
-  const key = byKey(k);
-  let q = db
-    .updateTable('beacon_states')
-    .set({ active: 0 })
-    .where('livemode', '=', key.livemode)
-    .where('user_id', '=', key.user_id)
-    .where('device_key', '=', key.device_key)
-    .where('active', '=', 1);
-  if (silentBefore !== undefined) q = q.where('last_seen_at', '<', silentBefore);
-  return q.returningAll().executeTakeFirst();
-}
-
-/** Active devices of the scope with their owner's name: the live map's first paint. */
-export async function activeBeacons(db: Kysely<DB>, scope: Scope) {
-  return db
-    .selectFrom('beacon_states')
-    .innerJoin('users', 'users.id', 'beacon_states.user_id')
-    .selectAll('beacon_states')
-    .select('users.name as user_name')
-    .where('beacon_states.active', '=', 1)
-    .$call(scoped(scope, 'beacon_states'))
-    .orderBy('beacon_states.last_seen_at', 'desc')
-    .execute();
-}
-
-/** Active devices not heard from since `beforeIso`. */
-export async function silentBeacons(db: Kysely<DB>, beforeIso: string, limit: number): Promise<BeaconState[]> {
-  return db.selectFrom('beacon_states').selectAll().where('active', '=', 1).where('last_seen_at', '<', beforeIso).limit(limit).execute();
 }
 
 export interface DevicePosition {
@@ -119,17 +36,64 @@ export interface Box {
   maxLng: number;
 }
 
-/** Active, recently seen devices of one org and mode that have a position (one indexed range read). */
-export async function devicePositions(db: Kysely<DB>, orgId: number, mode: Mode, seenSince: string, box?: Box): Promise<DevicePosition[]> {
-  let q = db
-    .selectFrom('beacon_states')
-    .select(['user_id', 'device_id', 'lat', 'lng', 'last_seen_at'])
-    .where('org_id', '=', orgId)
-    .where('livemode', '=', flag(mode === 'live'))
-    .where('active', '=', 1)
-    .where('last_seen_at', '>=', seenSince)
-    .where('lat', 'is not', null)
-    .where('lng', 'is not', null);
-  if (box) q = q.where('lat', '>=', box.minLat).where('lat', '<=', box.maxLat).where('lng', '>=', box.minLng).where('lng', '<=', box.maxLng);
-  return (await q.execute()) as DevicePosition[];
+// The memory store's writes (beacon-memory.ts): the state row of a transition, written in the
+// transition's transaction, and the batched positions of the devices that moved since the last flush.
+
+/** A device turning on: its row becomes active with the ping's position (inserted when new). */
+export async function writeOn(db: Kysely<DB>, s: BeaconState): Promise<void> {
+  const { device_id, org_id, active, lat, lng, accuracy, meta, position_at, last_seen_at } = s;
+  await db
+    .insertInto('beacon_states')
+    .values(s)
+    .onConflict((oc) => oc.columns(['livemode', 'user_id', 'device_key']).doUpdateSet({ device_id, org_id, active, lat, lng, accuracy, meta, position_at, last_seen_at }))
+    .execute();
+}
+
+/** A device switched off: its row is inactive, with the last position and time it had. */
+export async function writeOff(db: Kysely<DB>, s: BeaconState): Promise<void> {
+  const { livemode, user_id, device_key, device_id, org_id, lat, lng, accuracy, meta, position_at, last_seen_at } = s;
+  await db
+    .updateTable('beacon_states')
+    .set({ device_id, org_id, lat, lng, accuracy, meta, position_at, last_seen_at, active: 0 })
+    .where('livemode', '=', livemode)
+    .where('user_id', '=', user_id)
+    .where('device_key', '=', device_key)
+    .execute();
+}
+
+/** Rows per statement of a batched flush: 12 parameters each stays far below both engines' limits. */
+const FLUSH_CHUNK = 500;
+
+/**
+ * Writes the positions and last-seen times of active devices, a multi-row upsert per 500 rows.
+ * `active` is left as it is (transitions own it), and a row is never moved back to an older
+ * last-seen time (a transition that committed meanwhile wrote newer values).
+ */
+export async function writePositions(db: Kysely<DB>, rows: BeaconState[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += FLUSH_CHUNK) {
+    await db
+      .insertInto('beacon_states')
+      .values(rows.slice(i, i + FLUSH_CHUNK))
+      .onConflict((oc) =>
+        oc
+          .columns(['livemode', 'user_id', 'device_key'])
+          .doUpdateSet({
+            org_id: sql`excluded.org_id`,
+            device_id: sql`excluded.device_id`,
+            lat: sql`excluded.lat`,
+            lng: sql`excluded.lng`,
+            accuracy: sql`excluded.accuracy`,
+            meta: sql`excluded.meta`,
+            position_at: sql`excluded.position_at`,
+            last_seen_at: sql`excluded.last_seen_at`,
+          })
+          .where('beacon_states.last_seen_at', '<=', sql<string>`excluded.last_seen_at`),
+      )
+      .execute();
+  }
+}
+
+/** Every active device: the memory store's state at start. */
+export async function loadActive(db: Kysely<DB>): Promise<BeaconState[]> {
+  return db.selectFrom('beacon_states').selectAll().where('active', '=', 1).execute();
 }

@@ -19,19 +19,17 @@ const parseMeta = (meta: string) => JSON.parse(meta) as Record<string, unknown>;
  * once, whichever caller gets there first. False when it was not on.
  */
 export async function turnOff(ctx: AppContext, key: DeviceKey, reason: 'request' | 'silence', silentBefore?: string): Promise<boolean> {
-  return ctx.transaction(async (tx) => {
-    const state = await beaconStore(ctx).switchOff(tx.db, key, silentBefore);
-    if (!state) return false;
-    await audit(ctx, tx, state, key.mode, 'beacon_off', { reason });
+  const state = await beaconStore(ctx).switchOff(ctx.db, key, silentBefore, async (tx, s) => {
+    await audit(ctx, tx, s, key.mode, 'beacon_off', { reason });
     ctx.events.publish(tx, {
       channel: CHANNEL,
-      orgId: state.org_id,
+      orgId: s.org_id,
       mode: key.mode,
       type: 'beacon_off',
-      payload: { device_id: state.device_id, user_id: state.user_id, org_id: state.org_id },
+      payload: { device_id: s.device_id, user_id: s.user_id, org_id: s.org_id },
     });
-    return true;
   });
+  return state !== undefined;
 }
 
 export async function audit(

@@ -1,8 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
 import { flag, type Mode } from '../../db/schema.js';
+import type { Tx } from '../../db/transaction.js';
 import { AppError } from '../../lib/errors.js';
-import type { ActiveBeacon, BeaconStore, DevicePosition } from './beacon-store.js';
+import type { ActiveBeacon, BeaconStore, DevicePosition, PingOptions, TurnOffHook } from './beacon-store.js';
 import type { BeaconState, Box, DeviceKey } from './beacons.repository.js';
 
 // Keys (P = REDIS_PREFIX):
@@ -74,7 +75,9 @@ function positionsOf(members: string[], rows: (string | null)[][], orgId: number
   return out;
 }
 
-export function createRedisBeaconStore(redis: Redis, prefix: string, log: FastifyBaseLogger): BeaconStore {
+type Transaction = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
+
+export function createRedisBeaconStore(redis: Redis, prefix: string, log: FastifyBaseLogger, transaction: Transaction): BeaconStore {
   redis.defineCommand('musterBeaconPing', { numberOfKeys: 2, lua: PING });
   redis.defineCommand('musterBeaconOff', { numberOfKeys: 2, lua: SWITCH_OFF });
   const scripts = redis as unknown as { musterBeaconPing: Script; musterBeaconOff: Script };
@@ -110,30 +113,47 @@ export function createRedisBeaconStore(redis: Redis, prefix: string, log: Fastif
      * not updated: turning on (and its beacon_on) waits for the first ping once Redis is back,
      * rather than risking a second beacon_on for a device that was already on.
      */
-    recordPing: async (_db, k, p) => {
+    recordPing: async (_db, k, p, opts: PingOptions = {}) => {
       const member = memberOf(k);
       const args = [member, String(p.orgId), p.deviceId ?? '', p.deviceId === null ? '0' : '1', String(p.lat ?? ''), String(p.lng ?? ''), String(p.accuracy ?? ''), p.meta, p.positionAt, p.now, String(Date.parse(p.now)), orgSetPrefix(k.mode)];
+      let result: { turnedOn: boolean; moved: boolean };
+      opts.check?.();
       try {
         const [turnedOn, moved] = (await scripts.musterBeaconPing(hashOf(member), seenKey, ...args)) as [number, number];
-        return { turnedOn: turnedOn === 1, moved: moved === 1 };
+        result = { turnedOn: turnedOn === 1, moved: moved === 1 };
       } catch (err) {
         unreachable(err, 'beacon state not updated');
         return { turnedOn: false, moved: true };
       }
+      if (result.turnedOn && opts.onTurnOn) {
+        const onTurnOn = opts.onTurnOn;
+        try {
+          await transaction(onTurnOn);
+        } catch (err) {
+          // The turn-on was refused (a revoked tracker) or not recorded: the device goes back off, so
+          // the next ping turns it on (and writes beacon_on) again.
+          await scripts.musterBeaconOff(hashOf(member), seenKey, member, orgSetPrefix(k.mode), '', String(OFF_TTL_MS)).catch((e: unknown) => unreachable(e, 'refused turn-on not undone'));
+          throw err;
+        }
+      }
+      return result;
     },
-    switchOff: async (_db, k, silentBefore) => {
+    switchOff: async (_db, k, silentBefore, onOff?: TurnOffHook) => {
       const member = memberOf(k);
       const silent = silentBefore === undefined ? '' : String(Date.parse(silentBefore));
+      let state: BeaconState;
       try {
         const flat = (await scripts.musterBeaconOff(hashOf(member), seenKey, member, orgSetPrefix(k.mode), silent, String(OFF_TTL_MS))) as string[] | null;
         if (!flat) return undefined;
         const f: Record<string, string> = {};
         for (let i = 0; i + 1 < flat.length; i += 2) f[flat[i]!] = flat[i + 1]!;
-        return stateOf(k, f);
+        state = stateOf(k, f);
       } catch (err) {
         unreachable(err, 'device not switched off');
         return undefined;
       }
+      if (onOff) await transaction((tx) => onOff(tx, state));
+      return state;
     },
     active: async (db, scope) => {
       let members: string[][];
@@ -185,6 +205,23 @@ export function createRedisBeaconStore(redis: Redis, prefix: string, log: Fastif
         throw new AppError(503, 'not_ready', 'Live device state is unavailable for a moment; try again shortly');
       }
     },
+    lookup: async (keys) => {
+      if (keys.length === 0) return [];
+      try {
+        const got = await redis.pipeline(keys.map((k) => ['hgetall', hashOf(memberOf(k))])).exec();
+        return (got ?? []).map(([err, h], i) => {
+          if (err) throw err;
+          const f = h as Record<string, string>;
+          return f.org === undefined ? undefined : stateOf(keys[i]!, f);
+        });
+      } catch (err) {
+        unreachable(err, 'device states unknown');
+        return keys.map(() => undefined);
+      }
+    },
+    ready: () => Promise.resolve(),
+    flush: () => Promise.resolve(),
+    close: () => Promise.resolve(),
     silent: async (_db, beforeIso, limit) => {
       try {
         const members = await redis.zrangebyscore(seenKey, '-inf', `(${Date.parse(beforeIso)}`, 'LIMIT', 0, limit);

@@ -53,10 +53,15 @@ function validate(ctx: AppContext, input: CreateSignalBody): { meta: string; at:
 }
 
 /**
- * Runs first in the signal's transaction and throws to refuse it: a tracker device checks there
- * that its token was not revoked meanwhile (modules/trackers), so the check and the beacon commit together.
+ * How a tracker device (modules/trackers) refuses its signal when its token was revoked meanwhile:
+ * `check` synchronously right before a beacon changes the live state (nothing is awaited between),
+ * `inTx` first in the transaction of a stored signal or of a beacon that turns the device on, so
+ * the check and the write commit together.
  */
-export type SignalGuard = (tx: Tx) => Promise<void>;
+export interface SignalGuard {
+  check(): void;
+  inTx(tx: Tx): Promise<void>;
+}
 
 /**
  * Posts a signal into one of the caller's orgs. Beacons update the device's live state (turning
@@ -88,20 +93,29 @@ export async function createSignal(ctx: AppContext, actor: Actor, input: CreateS
   };
   const event = { channel: CHANNEL, orgId: org.id, mode: actor.mode, type: `signal.${input.type}` };
 
+  if (input.type === 'beacon') {
+    // A beacon writes nothing unless it turns its device on: the store keeps the position (in
+    // memory, flushed in batches, or in Redis) and the event goes out at once.
+    const deviceId = input.meta?.device_id ?? null;
+    const key = { mode: actor.mode, userId: actor.userId, deviceKey: deviceKeyOf(deviceId) };
+    const ping = { orgId: org.id, deviceId, lat: record.lat, lng: record.lng, accuracy: record.accuracy, meta, positionAt: record.created_at, now };
+    const { user_id, lat, lng, accuracy, created_at, user_name, org_id } = record;
+    const beaconEvent = { ...event, payload: { user_id, lat, lng, accuracy, meta: record.meta, created_at, user_name, org_id } };
+    const { turnedOn, moved } = await beaconStore(ctx).recordPing(ctx.db, key, ping, {
+      ...(guard ? { check: () => guard.check() } : {}),
+      onTurnOn: async (tx) => {
+        if (guard) await guard.inTx(tx);
+        await audit(ctx, tx, { org_id: org.id, user_id: actor.userId, device_id: deviceId }, actor.mode, 'beacon_on', { lat: record.lat, lng: record.lng });
+        ctx.events.publish(tx, beaconEvent);
+      },
+    });
+    if (moved && !turnedOn) ctx.events.bus.publish(beaconEvent);
+    return idem ? ctx.transaction((tx) => recorded(tx, idem, record)) : record;
+  }
+
+  const type = input.type;
   return ctx.transaction(async (tx) => {
-    if (guard) await guard(tx);
-    if (input.type === 'beacon') {
-      const deviceId = input.meta?.device_id ?? null;
-      const key = { mode: actor.mode, userId: actor.userId, deviceKey: deviceKeyOf(deviceId) };
-      const ping = { orgId: org.id, deviceId, lat: record.lat, lng: record.lng, accuracy: record.accuracy, meta, positionAt: record.created_at, now };
-      const { turnedOn, moved } = await beaconStore(ctx).recordPing(tx.db, key, ping);
-      if (turnedOn) await audit(ctx, tx, { org_id: org.id, user_id: actor.userId, device_id: deviceId }, actor.mode, 'beacon_on', { lat: record.lat, lng: record.lng });
-      if (moved) {
-        const { user_id, lat, lng, accuracy, created_at, user_name, org_id } = record;
-        ctx.events.publish(tx, { ...event, payload: { user_id, lat, lng, accuracy, meta: record.meta, created_at, user_name, org_id } });
-      }
-      return recorded(tx, idem, record);
-    }
+    if (guard) await guard.inTx(tx);
     // An alert without an incident opens one (same org and mode, in this transaction) and links to it.
     const opened = input.type === 'alert' && input.ticket_id === undefined ? await openIncident(ctx, tx, actor, org.id, alertIncident(record)) : undefined;
     if (opened) record.ticket_id = opened.id;
@@ -109,7 +123,7 @@ export async function createSignal(ctx: AppContext, actor: Actor, input: CreateS
       org_id: org.id,
       livemode: flag(actor.mode === 'live'),
       user_id: actor.userId,
-      type: input.type,
+      type,
       lat: record.lat,
       lng: record.lng,
       accuracy: record.accuracy,

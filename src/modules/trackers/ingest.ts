@@ -5,7 +5,8 @@ import { iso } from '../../lib/clock.js';
 import { sha256 } from '../../lib/crypto.js';
 import { unauthorized } from '../../lib/errors.js';
 import { TOKEN_PATTERN } from '../devices/devices.service.js';
-import { findActiveDeviceByToken, touchDevice, type DeviceRow } from '../devices/devices.repository.js';
+import { deviceCache, type CachedDevice } from '../devices/device-cache.js';
+import { touchDevice, type DeviceRow } from '../devices/devices.repository.js';
 import { createSignal, type SignalGuard } from '../signals/signals.service.js';
 import { badRequest, type Fix } from './fix.js';
 
@@ -17,12 +18,15 @@ export type Protocol = 'osmand' | 'traccar' | 'owntracks' | 'gpslogger';
 /** A fix may come from an offline queue, but not from the future: the same skew POST /v1/signals allows. */
 const MAX_CLOCK_SKEW_MS = 60_000;
 
-/** The device a token belongs to; 401 for a missing, malformed, unknown or revoked token (in every protocol). */
-export async function authenticate(ctx: AppContext, token: string | undefined): Promise<DeviceRow> {
+/**
+ * The device a token belongs to (from the device cache); 401 for a missing, malformed, unknown or
+ * revoked token (in every protocol).
+ */
+export async function authenticate(ctx: AppContext, token: string | undefined): Promise<CachedDevice> {
   if (token === undefined || !TOKEN_PATTERN.test(token)) throw unauthorized();
-  const device = await findActiveDeviceByToken(ctx.db, sha256(token));
-  if (!device) throw unauthorized();
-  return device;
+  const entry = await deviceCache(ctx).byToken(sha256(token));
+  if (!entry) throw unauthorized();
+  return entry;
 }
 
 export const modeOf = (d: DeviceRow): Mode => (d.livemode === 1 ? 'live' : 'test');
@@ -30,12 +34,20 @@ export const modeOf = (d: DeviceRow): Mode => (d.livemode === 1 ? 'live' : 'test
 /** The device posts as its owner, in its own org and mode (a test-mode device stays in test mode). */
 const actorOf = (d: DeviceRow): Actor => ({ userId: d.user_id, mode: modeOf(d), via: 'device' });
 
-/** Refuses the signal inside its transaction when the device was revoked since it was authenticated. */
-const notRevoked =
-  (ctx: AppContext, d: DeviceRow): SignalGuard =>
-  async (tx) => {
-    if (!(await touchDevice(tx.db, d.id, iso(ctx.clock.now())))) throw unauthorized();
-  };
+/**
+ * Refuses the signal when the device was revoked since it was authenticated: at once when the
+ * cache heard of it (an access notice), and in the transaction of a stored signal or of a turn-on,
+ * where the device's row is written and locked (a revoke running at the same time waits for it,
+ * then switches the device off, or wins and the fix is refused).
+ */
+const notRevoked = (ctx: AppContext, entry: CachedDevice): SignalGuard => ({
+  check: () => {
+    if (!entry.valid) throw unauthorized();
+  },
+  inTx: async (tx) => {
+    if (!entry.valid || !(await touchDevice(tx.db, entry.device.id, iso(ctx.clock.now())))) throw unauthorized();
+  },
+});
 
 function check(ctx: AppContext, fix: Fix, i: number): Date {
   const field = (f: string) => (i === 0 ? f : `${i}.${f}`);
@@ -54,11 +66,12 @@ function check(ctx: AppContext, fix: Fix, i: number): Date {
  * one; the store keeps no history), and the beacon store never moves a marker back to an older
  * fix than it shows. Each `alarm=sos` also becomes an alert signal. Any bad fix refuses the request.
  */
-export async function ingest(ctx: AppContext, device: DeviceRow, protocol: Protocol, fixes: Fix[]): Promise<void> {
+export async function ingest(ctx: AppContext, entry: CachedDevice, protocol: Protocol, fixes: Fix[]): Promise<void> {
   if (fixes.length === 0) throw badRequest('location', 'no position');
   const dated = fixes.map((fix, i) => ({ fix, at: check(ctx, fix, i) }));
+  const device = entry.device;
   const actor = actorOf(device);
-  const guard = notRevoked(ctx, device);
+  const guard = notRevoked(ctx, entry);
   const base = { org_id: device.org_id, lat: 0, lng: 0 };
   for (const { fix, at } of dated.filter((d) => d.fix.alarm === 'sos')) {
     const note = `SOS from ${device.name}`;

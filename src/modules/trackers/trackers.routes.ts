@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../lib/errors.js';
 import { TOKEN_PATTERN } from '../devices/devices.service.js';
-import type { DeviceRow } from '../devices/devices.repository.js';
+import type { CachedDevice } from '../devices/device-cache.js';
 import type { Params } from './fix.js';
 import { gpsloggerFix } from './gpslogger.js';
 import { authenticate, ingest } from './ingest.js';
@@ -52,11 +52,11 @@ function owntracksToken(request: FastifyRequest): string | undefined {
  * Authenticates the token and counts the request: per device once known; a refused token counts
  * against the caller's address with the public routes' limit, so guessing tokens is throttled.
  */
-async function asDevice(app: FastifyInstance, ctx: AppContext, request: FastifyRequest, reply: FastifyReply, token: string | undefined): Promise<DeviceRow> {
+async function asDevice(app: FastifyInstance, ctx: AppContext, request: FastifyRequest, reply: FastifyReply, token: string | undefined): Promise<CachedDevice> {
   try {
-    const device = await authenticate(ctx, token);
-    await app.rateLimitHit(reply, 'device', `device:${device.id}`);
-    return device;
+    const entry = await authenticate(ctx, token);
+    await app.rateLimitHit(reply, 'device', `device:${entry.device.id}`);
+    return entry;
   } catch (err) {
     if (err instanceof AppError && err.status === 401) await app.rateLimitHit(reply, 'public', `public:ip:${request.ip}`);
     throw err;

@@ -1,0 +1,73 @@
+import type { AppContext } from '../../context.js';
+import type { AccessNotice } from '../../events/access.js';
+import { findActiveDeviceByToken, type DeviceRow } from './devices.repository.js';
+
+/** A cached device; `valid` turns false the moment a notice covering it arrives (a fix in flight checks it). */
+export interface CachedDevice {
+  readonly device: DeviceRow;
+  valid: boolean;
+  readonly at: number;
+}
+
+/** An entry is read again after this long even without a notice (a notice lost while Redis was away). */
+const MAX_AGE_MS = 30_000;
+/** Tokens kept at most (the oldest go first). */
+const MAX_ENTRIES = 50_000;
+
+/**
+ * Device tokens (by their SHA-256) resolved from memory, so a tracker fix reads no database row.
+ * Every change that ends or changes a device's access publishes an access notice (`{deviceId}`
+ * on revoke and on PATCH, `{userId}`, `{userId, orgId}`, `{orgId}` from elsewhere), which reaches
+ * this instance at once and the others through the Redis bus: the entry is dropped and marked
+ * invalid, so a fix that authenticated with it just before is refused at its next check.
+ */
+export class DeviceCache {
+  private readonly byHash = new Map<string, CachedDevice>();
+  /** Per device id, the invalidation counter when it was last invalidated (a read that started before is read again). */
+  private readonly invalidated = new Map<number, number>();
+  private seq = 0;
+
+  constructor(private readonly ctx: AppContext) {
+    ctx.events.bus.subscribeAccess((n) => this.onNotice(n));
+  }
+
+  async byToken(hash: string): Promise<CachedDevice | undefined> {
+    const hit = this.byHash.get(hash);
+    if (hit && hit.valid && Date.now() - hit.at < MAX_AGE_MS) return hit;
+    if (hit) this.byHash.delete(hash);
+    for (;;) {
+      const started = this.seq;
+      const device = await findActiveDeviceByToken(this.ctx.db, hash);
+      if (!device) return undefined;
+      // Invalidated while it was being read: what was read may be stale.
+      if ((this.invalidated.get(device.id) ?? -1) > started) continue;
+      const entry: CachedDevice = { device, valid: true, at: Date.now() };
+      if (this.byHash.size >= MAX_ENTRIES) this.byHash.delete(this.byHash.keys().next().value!);
+      this.byHash.set(hash, entry);
+      return entry;
+    }
+  }
+
+  private onNotice(n: AccessNotice): void {
+    if (n.deviceId === undefined && n.userId === undefined && n.orgId === undefined) return;
+    for (const [hash, e] of this.byHash) {
+      const d = e.device;
+      const covered =
+        n.deviceId !== undefined ? d.id === n.deviceId : (n.userId === undefined || d.user_id === n.userId) && (n.orgId === undefined || d.org_id === n.orgId);
+      if (!covered) continue;
+      e.valid = false;
+      this.byHash.delete(hash);
+      this.invalidated.set(d.id, ++this.seq);
+    }
+    if (n.deviceId !== undefined) this.invalidated.set(n.deviceId, ++this.seq);
+    if (this.invalidated.size > MAX_ENTRIES) this.invalidated.clear();
+  }
+}
+
+const caches = new WeakMap<AppContext, DeviceCache>();
+
+export function deviceCache(ctx: AppContext): DeviceCache {
+  let c = caches.get(ctx);
+  if (!c) caches.set(ctx, (c = new DeviceCache(ctx)));
+  return c;
+}

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createContext } from '../../context.js';
+import { sha256 } from '../../lib/crypto.js';
+import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { signUp, type TestUser } from '../../../test/factories.js';
+import { createDevice } from '../../../test/trackers-kit.js';
+import { authenticate, ingest } from '../trackers/ingest.js';
+import { beaconStore } from './beacon-store.js';
+import type { MemoryBeaconStore } from './beacon-memory.js';
+
+// The memory store (no REDIS_URL): transitions written at once, positions in batches, state
+// loaded at start and flushed at close. The crash side (kill -9) is test/beacon-crash.test.ts.
+
+describe('beacon state in memory', () => {
+  let t: TestApp;
+  let u: TestUser;
+  let org: number;
+  before(async () => {
+    // A long flush interval: only the flushes the tests ask for run.
+    t = await buildTestApp({ BEACON_FLUSH_MS: '60000' });
+    u = await signUp(t.app, { name: 'Mia' });
+    org = body<{ orgs: { id: number; primary: boolean }[] }>(await t.app.inject({ url: '/v1/orgs', headers: { cookie: u.cookie } })).orgs.find((o) => o.primary)!.id;
+  });
+  after(() => t.close());
+
+  const ping = (device: string, lat: number, lng = 5) =>
+    t.app.inject({ method: 'POST', url: '/v1/signals', headers: { cookie: u.cookie }, payload: { type: 'beacon', lat, lng, meta: { device_id: device } } });
+  const row = (device: string) => t.ctx.db.selectFrom('beacon_states').selectAll().where('user_id', '=', u.id).where('device_key', '=', device).executeTakeFirst();
+  const audits = async (device: string) =>
+    (await t.ctx.db.selectFrom('audit_log').select('action').where('device_id', '=', device).orderBy('id').execute()).map((r) => r.action);
+
+  test('turning on is durable when answered: the row (with the first position) and beacon_on, before any flush', async () => {
+    assert.equal((await ping('m1', 10)).statusCode, 201);
+    const r = await row('m1');
+    assert.deepEqual([r?.active, r?.lat, r?.org_id], [1, 10, org]);
+    assert.deepEqual(await audits('m1'), ['beacon_on']);
+  });
+
+  test('a ping of an active device writes nothing; the flush writes every moved device in one go', async () => {
+    await ping('m2', 20);
+    t.clock.advance(1_000);
+    assert.equal((await ping('m1', 11)).statusCode, 201);
+    assert.equal((await ping('m2', 21)).statusCode, 201);
+    assert.equal((await row('m1'))?.lat, 10, 'not written yet');
+    assert.equal((await row('m2'))?.lat, 20, 'not written yet');
+    const store = beaconStore(t.ctx) as MemoryBeaconStore;
+    assert.equal(store.kind, 'memory');
+    assert.equal(store.dirtyCount(), 2);
+    // The live views read memory: the map and the responders see the new positions at once.
+    const map = body<{ beacons: { device_id: string; lat: number }[] }>(await t.app.inject({ url: '/v1/signals/beacons', headers: { cookie: u.cookie } }));
+    assert.deepEqual(map.beacons.filter((b) => b.device_id === 'm1').map((b) => b.lat), [11]);
+
+    await store.flush();
+    assert.equal(store.dirtyCount(), 0);
+    assert.deepEqual([(await row('m1'))?.lat, (await row('m1'))?.last_seen_at], [11, new Date(t.clock.now()).toISOString()]);
+    assert.equal((await row('m2'))?.lat, 21);
+    assert.deepEqual(await audits('m1'), ['beacon_on'], 'no transition written by pings of an active device');
+  });
+
+  test('switching off is durable when answered: the row inactive with its last position, and beacon_off', async () => {
+    await ping('m3', 30);
+    t.clock.advance(1_000);
+    await ping('m3', 31);
+    const res = await t.app.inject({ method: 'DELETE', url: '/v1/signals/beacon', headers: { cookie: u.cookie }, payload: { device_id: 'm3' } });
+    assert.equal(res.statusCode, 200);
+    const r = await row('m3');
+    assert.deepEqual([r?.active, r?.lat], [0, 31]);
+    assert.deepEqual(await audits('m3'), ['beacon_on', 'beacon_off']);
+  });
+
+  test('a new instance on the same database loads the active devices with their flushed positions; its close flushes', async () => {
+    await ping('m4', 40);
+    t.clock.advance(1_000);
+    await ping('m4', 41);
+    await beaconStore(t.ctx).flush();
+
+    const other = await createContext(t.ctx.config, { clock: t.clock });
+    try {
+      const store = beaconStore(other);
+      await store.ready();
+      const seen = await store.active(other.db, { orgIds: [org], mode: 'live' });
+      const m4 = seen.find((b) => b.device_key === 'm4');
+      assert.deepEqual([m4?.lat, m4?.active, m4?.user_name], [41, 1, 'Mia']);
+      assert.ok(!seen.some((b) => b.device_key === 'm3'), 'switched off before: not loaded as active');
+      // A ping on the new instance, then its graceful close: the position is in the table.
+      t.clock.advance(1_000);
+      const key = { mode: 'live' as const, userId: u.id, deviceKey: 'm4' };
+      const now = t.clock.now().toISOString();
+      const r = await store.recordPing(other.db, key, { orgId: org, deviceId: 'm4', lat: 42, lng: 5, accuracy: null, meta: '{"device_id":"m4"}', positionAt: now, now });
+      assert.deepEqual(r, { turnedOn: false, moved: true });
+    } finally {
+      await other.close();
+    }
+    assert.equal((await row('m4'))?.lat, 42, 'flushed by close');
+  });
+
+  test('a tracker fix authenticated just before its device is revoked is refused, and the device stays off', async () => {
+    const d = await createDevice(t, { cookie: u.cookie }, { name: 'Race phone' });
+    const fix = { lat: 1, lng: 2, at: null, accuracy: null, alarm: null, meta: {} };
+    // On, through the cache.
+    await ingest(t.ctx, await authenticate(t.ctx, d.token), 'osmand', [fix]);
+    const entry = await authenticate(t.ctx, d.token);
+    assert.equal((await t.app.inject({ method: 'DELETE', url: `/v1/devices/${d.id}`, headers: { cookie: u.cookie } })).statusCode, 200);
+    assert.equal(entry.valid, false, 'the cached entry was invalidated by the revoke');
+    await assert.rejects(ingest(t.ctx, entry, 'osmand', [{ ...fix, lat: 3 }]), (err: { status?: number }) => err.status === 401);
+    const on = await beaconStore(t.ctx).lookup([{ mode: 'live', userId: u.id, deviceKey: d.device_id }]);
+    assert.equal(on[0], undefined, 'switched off by the revoke and not on again');
+    await assert.rejects(authenticate(t.ctx, d.token), (err: { status?: number }) => err.status === 401);
+    assert.equal(sha256(d.token).length, 64);
+  });
+
+  test('a moved device is read again: its cached token carries the new org at once', async () => {
+    const d = await createDevice(t, { cookie: u.cookie }, { name: 'Mover' });
+    const before = await authenticate(t.ctx, d.token);
+    assert.equal(before.device.name, 'Mover');
+    const res = await t.app.inject({ method: 'PATCH', url: `/v1/devices/${d.id}`, headers: { cookie: u.cookie }, payload: { name: 'Moved' } });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(before.valid, false);
+    assert.equal((await authenticate(t.ctx, d.token)).device.name, 'Moved');
+  });
+});
