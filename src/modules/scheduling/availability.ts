@@ -1,5 +1,8 @@
 // The availability engine: pure, no I/O. Day ranges are built in the schedule's time zone with
 // Luxon, so a daylight-saving day has 23 or 25 hours; the slot grid then steps in absolute time.
+// Everything after the zone conversions is integer epoch ms: each host's busy time is sorted and
+// merged once, and the candidate slots (sorted) are swept against it with one pointer per host,
+// O(slots + intervals) per host instead of testing every slot against every interval.
 import { DateTime } from 'luxon';
 
 export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
@@ -52,53 +55,129 @@ export interface Slot {
   hostIds: number[];
 }
 
+/** A half-open `[start, end)` range of epoch ms. */
+export interface Interval {
+  start: number;
+  end: number;
+}
+
 const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+// Zone conversions are the costly part (Luxon asks Intl for offsets), and their answers depend only
+// on the zone and the date, so they are remembered; cleared when full, so the memory stays bounded.
+const CACHE_LIMIT = 20_000;
+const zoneCache = new Map<string, number>();
+function cached(key: string, compute: () => number): number {
+  let v = zoneCache.get(key);
+  if (v === undefined) {
+    if (zoneCache.size >= CACHE_LIMIT) zoneCache.clear();
+    v = compute();
+    zoneCache.set(key, v);
+  }
+  return v;
+}
+
+/** Local midnight of `date` in `zone`, in epoch ms. */
+function midnight(date: string, zone: string): number {
+  return cached(`${zone}\n${date}`, () => DateTime.fromISO(date, { zone }).startOf('day').toMillis());
+}
+
+/** `YYYY-MM-DD` of the day after `date` (calendar arithmetic, no zone involved). */
+function nextDate(date: string, days = 1): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
+}
 
 /** `[00:00, next 00:00)` of a calendar day in a zone, in epoch ms (23 or 25 hours on DST days). */
 export function dayRange(date: string, zone: string): { start: number; end: number } {
-  const start = DateTime.fromISO(date, { zone }).startOf('day');
-  return { start: start.toMillis(), end: start.plus({ days: 1 }).toMillis() };
+  return { start: midnight(date, zone), end: midnight(nextDate(date), zone) };
 }
 
 export function isValidDate(date: string): boolean {
-  return /^\d{4}-\d{2}-\d{2}$/.test(date) && DateTime.fromISO(date, { zone: 'UTC' }).isValid;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return false;
+  const ms = Date.parse(`${date}T00:00:00Z`);
+  return Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 10) === date;
 }
 
-function localTime(day: DateTime, hhmm: string): DateTime {
+/** `HH:MM` of `date` in `zone` as epoch ms; 24:00 is the next midnight; a time inside a spring-forward gap moves forward (Luxon). */
+function localTime(date: string, zone: string, hhmm: string): number {
   const [h, m] = hhmm.split(':').map(Number) as [number, number];
-  // 24:00 is the end of the day; a time inside a spring-forward gap moves forward (Luxon).
-  return h === 24 ? day.plus({ days: 1 }).startOf('day') : day.set({ hour: h, minute: m, second: 0, millisecond: 0 });
+  if (h === 24) return midnight(nextDate(date), zone);
+  return cached(`${zone}\n${date}\n${hhmm}`, () => DateTime.fromISO(date, { zone }).set({ hour: h, minute: m, second: 0, millisecond: 0 }).toMillis());
 }
 
-/** The schedule's windows on the days of its zone that overlap `[from, to)`, with each day's date. */
-function windowsBetween(schedule: Schedule, from: number, to: number) {
-  const out: { day: string; start: number; end: number }[] = [];
-  for (let day = DateTime.fromMillis(from, { zone: schedule.timezone }).startOf('day'); day.toMillis() < to; day = day.plus({ days: 1 })) {
-    const weekday = WEEKDAYS[day.weekday - 1];
+interface ScheduleDay {
+  date: string;
+  start: number;
+  end: number;
+  windows: Interval[];
+}
+
+/** The days of the schedule's zone that overlap `[from, to)`, in order, with that day's windows. */
+function scheduleDays(schedule: Schedule, from: number, to: number): ScheduleDay[] {
+  const zone = schedule.timezone;
+  const out: ScheduleDay[] = [];
+  // Zone offsets lie within ±14 h of UTC: the local days overlapping the range lie among the UTC
+  // dates of its ends, one either side.
+  const last = nextDate(new Date(to).toISOString().slice(0, 10));
+  for (let date = nextDate(new Date(from).toISOString().slice(0, 10), -1); date <= last; date = nextDate(date)) {
+    const day = dayRange(date, zone);
+    if (day.end <= from || day.start >= to) continue;
+    const weekday = WEEKDAYS[(new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7];
+    const windows: Interval[] = [];
     for (const w of schedule.weekly) {
       if (w.day !== weekday) continue;
-      const start = localTime(day, w.start).toMillis();
-      const end = localTime(day, w.end).toMillis();
-      if (end > start) out.push({ day: day.toISODate()!, start, end });
+      const start = localTime(date, zone, w.start);
+      const end = localTime(date, zone, w.end);
+      if (end > start) windows.push({ start, end });
+    }
+    out.push({ date, ...day, windows });
+  }
+  return out;
+}
+
+/**
+ * Sorts intervals by start and merges those that overlap, touch or contain one another, so the
+ * result is disjoint and increasing in both start and end. The input is not changed.
+ */
+export function mergeIntervals(intervals: readonly Interval[]): Interval[] {
+  const sorted = [...intervals].sort((a, b) => a.start - b.start);
+  const out: Interval[] = [];
+  for (const iv of sorted) {
+    const last = out[out.length - 1];
+    // Touching intervals merge too: for half-open ranges [a, b) and [b, c) overlap exactly what [a, c) overlaps.
+    if (last && iv.start <= last.end) {
+      if (iv.end > last.end) last.end = iv.end;
+    } else {
+      out.push({ start: iv.start, end: iv.end });
     }
   }
   return out;
 }
 
-function perDayCount(host: Host, day: string, zone: string): number {
-  let n = 0;
-  for (const b of host.bookings) if (b.sameEventType && DateTime.fromMillis(b.start, { zone }).toISODate() === day) n++;
-  return n;
+/**
+ * For each range (sorted by `start`, so the pointer only moves forward), whether it misses every
+ * interval of `merged` (the output of mergeIntervals). One pass: O(ranges + intervals).
+ */
+export function sweepFree(merged: readonly Interval[], ranges: readonly Interval[]): boolean[] {
+  const free: boolean[] = [];
+  let j = 0;
+  for (const r of ranges) {
+    while (j < merged.length && merged[j]!.end <= r.start) j++;
+    free.push(j === merged.length || merged[j]!.start >= r.end);
+  }
+  return free;
 }
 
-function isFree(host: Host, start: number, end: number, rules: Rules): boolean {
-  // Buffers widen both sides: the new slot's own, and each existing booking's.
-  const from = start - rules.bufferBeforeMinutes * MINUTE;
-  const to = end + rules.bufferAfterMinutes * MINUTE;
-  for (const b of host.bookings) {
-    if (from < b.end + b.bufferAfterMinutes * MINUTE && b.start - b.bufferBeforeMinutes * MINUTE < to) return false;
-  }
-  return true;
+/** A host's busy time, each booking widened by its own buffers, merged. */
+function busyOf(host: Host): Interval[] {
+  return mergeIntervals(host.bookings.map((b) => ({ start: b.start - b.bufferBeforeMinutes * MINUTE, end: b.end + b.bufferAfterMinutes * MINUTE })));
+}
+
+function countIn(host: Host, day: ScheduleDay): number {
+  let n = 0;
+  for (const b of host.bookings) if (b.sameEventType && b.start >= day.start && b.start < day.end) n++;
+  return n;
 }
 
 /**
@@ -110,25 +189,37 @@ function isFree(host: Host, start: number, end: number, rules: Rules): boolean {
 export function computeSlots(schedule: Schedule, rules: Rules, hosts: readonly Host[], q: { date: string; timezone: string; now: number }): Slot[] {
   const span = dayRange(q.date, q.timezone);
   const earliest = q.now + rules.minNoticeHours * 60 * MINUTE;
-  const latest = q.now + rules.maxAdvanceDays * 24 * 60 * MINUTE;
+  const latest = q.now + rules.maxAdvanceDays * DAY;
   const duration = rules.durationMinutes * MINUTE;
   const step = Math.max(1, rules.intervalMinutes) * MINUTE;
-  const slots = new Map<number, Slot>();
-  const fullDays = new Map<string, Set<number>>();
 
-  for (const w of windowsBetween(schedule, span.start, span.end)) {
-    if (rules.blackoutDates.has(w.day)) continue;
-    let full = fullDays.get(w.day);
-    if (!full) {
-      full = new Set(rules.maxBookingsPerDay === null ? [] : hosts.filter((h) => perDayCount(h, w.day, schedule.timezone) >= rules.maxBookingsPerDay!).map((h) => h.id));
-      fullDays.set(w.day, full);
+  // The candidate starts, each with the schedule day it belongs to, sorted and without repeats.
+  const days = scheduleDays(schedule, span.start, span.end).filter((d) => !rules.blackoutDates.has(d.date));
+  const candidates: { start: number; day: number }[] = [];
+  const seen = new Set<number>();
+  days.forEach((d, i) => {
+    for (const w of d.windows) {
+      for (let start = w.start; start + duration <= w.end; start += step) {
+        if (start < span.start || start >= span.end || start < earliest || start > latest || seen.has(start)) continue;
+        seen.add(start);
+        candidates.push({ start, day: i });
+      }
     }
-    for (let start = w.start; start + duration <= w.end; start += step) {
-      if (start < span.start || start >= span.end || start < earliest || start > latest || slots.has(start)) continue;
-      const end = start + duration;
-      const hostIds = hosts.filter((h) => !full.has(h.id) && isFree(h, start, end, rules)).map((h) => h.id);
-      if (hostIds.length > 0) slots.set(start, { start, end, hostIds });
-    }
+  });
+  if (candidates.length === 0) return [];
+  candidates.sort((a, b) => a.start - b.start);
+
+  // What each slot must keep clear: itself widened by the new booking's buffers.
+  const ranges = candidates.map((c) => ({ start: c.start - rules.bufferBeforeMinutes * MINUTE, end: c.start + duration + rules.bufferAfterMinutes * MINUTE }));
+  const free: number[][] = candidates.map(() => []);
+  for (const host of hosts) {
+    const full = rules.maxBookingsPerDay === null ? null : days.map((d) => countIn(host, d) >= rules.maxBookingsPerDay!);
+    const open = sweepFree(busyOf(host), ranges);
+    for (let i = 0; i < candidates.length; i++) if (open[i] && !full?.[candidates[i]!.day]) free[i]!.push(host.id);
   }
-  return [...slots.values()].sort((a, b) => a.start - b.start);
+  const slots: Slot[] = [];
+  for (let i = 0; i < candidates.length; i++) {
+    if (free[i]!.length > 0) slots.push({ start: candidates[i]!.start, end: candidates[i]!.start + duration, hostIds: free[i]! });
+  }
+  return slots;
 }

@@ -14,26 +14,33 @@ export async function findBooking(db: Kysely<DB>, id: string): Promise<BookingRo
   return db.selectFrom('bookings').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** A half-open range of ISO times. */
+export interface IsoRange {
+  from: string;
+  to: string;
+}
+
 /**
- * Confirmed and pending bookings of all the given hosts that touch `[fromIso, toIso)`, and the
- * busy intervals their external calendars contributed (`event_type_id` null, no buffers of their
- * own), in one query (never one per host, never one per source): the busy time of a whole team.
+ * Confirmed and pending bookings of all the given hosts that touch `bookings`, and the busy
+ * intervals their external calendars contributed that touch `calendar` (`event_type_id` null, no
+ * buffers of their own, so a caller needs them only where a slot could meet them), in one query
+ * (never one per host, never one per source): the busy time of a whole team.
  */
-export async function busyBookings(db: Kysely<DB>, hostIds: number[], livemode: Flag, fromIso: string, toIso: string, excludeId?: string) {
+export async function busyBookings(db: Kysely<DB>, hostIds: number[], livemode: Flag, bookings: IsoRange, calendar: IsoRange = bookings, excludeId?: string) {
   if (hostIds.length === 0) return [];
   // A booking lasts at most a day (duration_minutes <= 1440), and calendar intervals are stored
   // cut into pieces of at most a day: one that starts a day before the window cannot reach it.
   // This lower bound turns each index scan into a range of a few rows.
-  const earliest = new Date(Date.parse(fromIso) - MAX_BOOKING_MS).toISOString();
+  const earliest = (from: string) => new Date(Date.parse(from) - MAX_BOOKING_MS).toISOString();
   let q = db
     .selectFrom('bookings')
     .select(['id', 'host_id', 'event_type_id', 'start_time', 'end_time', 'buffer_before_minutes', 'buffer_after_minutes'])
     .where('host_id', 'in', hostIds)
     .where('livemode', '=', livemode)
     .where('status', 'in', ['confirmed', 'pending'])
-    .where('start_time', '<', toIso)
-    .where('start_time', '>=', earliest)
-    .where('end_time', '>', fromIso);
+    .where('start_time', '<', bookings.to)
+    .where('start_time', '>=', earliest(bookings.from))
+    .where('end_time', '>', bookings.from);
   if (excludeId) q = q.where('id', '!=', excludeId);
   // A host's calendar is busy in both modes: a test-mode booking must not land on a real meeting either.
   const external = db
@@ -48,9 +55,9 @@ export async function busyBookings(db: Kysely<DB>, hostIds: number[], livemode: 
       sql<number>`0`.as('buffer_after_minutes'),
     ])
     .where('user_id', 'in', hostIds)
-    .where('start_time', '<', toIso)
-    .where('start_time', '>=', earliest)
-    .where('end_time', '>', fromIso);
+    .where('start_time', '<', calendar.to)
+    .where('start_time', '>=', earliest(calendar.from))
+    .where('end_time', '>', calendar.from);
   return q.unionAll(external).execute();
 }
 

@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { DB } from '../../db/schema.js';
-import { DAY, iso } from '../../lib/clock.js';
+import { DAY, MINUTE, iso } from '../../lib/clock.js';
 import { invalidField, resourceLocked } from '../../lib/errors.js';
 import { isTimeZone } from '../../lib/timezone.js';
 import { orgLimits } from '../orgs/access.js';
 import { isLockedAt, withLocks } from '../orgs/plans.js';
 import { listTeamMembers } from '../orgs/teams.repository.js';
-import { computeSlots, dayRange, isValidDate, type Host, type Slot } from './availability.js';
+import { computeSlots, dayRange, isValidDate, type BusyBooking, type Host, type Slot } from './availability.js';
 import { busyBookings } from './bookings.repository.js';
 import type { PositionedEventType } from './event-types.repository.js';
 import { describe, scheduleOf } from './event-types.service.js';
@@ -39,25 +39,30 @@ export function assertBookable(b: Bookable): void {
 }
 
 /**
- * The slots of one day for a bookable, from one query for the busy time of all its hosts
- * (two days either side cover buffers and the per-day count in any zone).
+ * The slots of one day for a bookable, from one query for the busy time of all its hosts: their
+ * bookings from two days either side (buffers and the per-day count in any zone), and their calendars'
+ * intervals only where a slot of the day, with this event type's buffers, could meet them.
  */
 export async function slotsFor(ctx: AppContext, db: Kysely<DB>, b: Bookable, date: string, timezone: string, excludeBookingId?: string): Promise<Slot[]> {
-  const span = dayRange(date, timezone);
-  const busy = await busyBookings(db, b.hostIds, b.et.livemode, iso(new Date(span.start - 2 * DAY)), iso(new Date(span.end + 2 * DAY)), excludeBookingId);
-  const hosts: Host[] = b.hostIds.map((id) => ({
-    id,
-    bookings: busy
-      .filter((x) => x.host_id === id)
-      .map((x) => ({
-        start: Date.parse(x.start_time),
-        end: Date.parse(x.end_time),
-        bufferBeforeMinutes: x.buffer_before_minutes,
-        bufferAfterMinutes: x.buffer_after_minutes,
-        sameEventType: x.event_type_id === b.et.id,
-      })),
-  }));
   const et = b.et;
+  const span = dayRange(date, timezone);
+  const reach = {
+    from: iso(new Date(span.start - et.buffer_before_minutes * MINUTE)),
+    to: iso(new Date(span.end + (et.duration_minutes + et.buffer_after_minutes) * MINUTE)),
+  };
+  const busy = await busyBookings(db, b.hostIds, et.livemode, { from: iso(new Date(span.start - 2 * DAY)), to: iso(new Date(span.end + 2 * DAY)) }, reach, excludeBookingId);
+  // One pass over the rows, grouped by host (never a scan of all rows per host).
+  const byHost = new Map<number, BusyBooking[]>(b.hostIds.map((id) => [id, []]));
+  for (const x of busy) {
+    byHost.get(x.host_id)?.push({
+      start: Date.parse(x.start_time),
+      end: Date.parse(x.end_time),
+      bufferBeforeMinutes: x.buffer_before_minutes,
+      bufferAfterMinutes: x.buffer_after_minutes,
+      sameEventType: x.event_type_id === et.id,
+    });
+  }
+  const hosts: Host[] = b.hostIds.map((id) => ({ id, bookings: byHost.get(id)! }));
   return computeSlots(
     scheduleOf(et),
     {
