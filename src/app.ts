@@ -29,6 +29,7 @@ import { webRoutes } from './modules/web/web.routes.js';
 import { devicesRoutes } from './modules/devices/devices.routes.js';
 import { trackersRoutes } from './modules/trackers/trackers.routes.js';
 import { webConfigRoutes } from './modules/web/web-config.routes.js';
+import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { invalidField } from './lib/errors.js';
 import { fieldWithNul } from './lib/nul.js';
 import authPlugin from './plugins/auth.js';
@@ -104,6 +105,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(csrfPlugin, { ctx });
   await app.register(idempotencyPlugin, { ctx });
   await app.register(securityHeadersPlugin, { ctx });
+  // GET /metrics and the request histogram's onResponse hook (before the routes it times).
+  await app.register(metricsRoutes, { ctx });
 
   await app.register(healthRoutes, { ctx });
   await app.register(pagesAssetsRoutes);

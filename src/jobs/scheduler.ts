@@ -1,3 +1,4 @@
+import { metricsOf } from '../modules/metrics/metrics.js';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { DB } from '../db/schema.js';
@@ -69,8 +70,15 @@ export function startJobs(ctx: AppContext, jobs: Job[] = defaultJobs(ctx), ticke
     ticker.every(job.intervalMs, () => {
       if (running.has(job.name)) return undefined;
       const run = claimTick(ctx.db, job.name, job.intervalMs, ticker.now())
-        .then((mine) => (mine ? job.run(ctx) : undefined))
-        .catch((err: unknown) => ctx.log.error({ err, job: job.name }, 'job failed'))
+        .then(async (mine) => {
+          if (!mine) return;
+          await job.run(ctx);
+          metricsOf(ctx).jobRuns.inc({ job: job.name, outcome: 'ok' });
+        })
+        .catch((err: unknown) => {
+          metricsOf(ctx).jobRuns.inc({ job: job.name, outcome: 'failed' });
+          ctx.log.error({ err, job: job.name }, 'job failed');
+        })
         .finally(() => running.delete(job.name));
       running.set(job.name, run);
       return run;

@@ -1,3 +1,4 @@
+import { metricsOf } from '../metrics/metrics.js';
 import type { AppContext } from '../../context.js';
 import { flag } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
@@ -95,6 +96,7 @@ export async function createSignal(ctx: AppContext, actor: Actor, input: CreateS
       const key = { mode: actor.mode, userId: actor.userId, deviceKey: deviceKeyOf(deviceId) };
       const ping = { orgId: org.id, deviceId, lat: record.lat, lng: record.lng, accuracy: record.accuracy, meta, positionAt: record.created_at, now };
       const { turnedOn, moved } = await beaconStore(ctx).recordPing(tx.db, key, ping);
+      tx.onCommit(() => metricsOf(ctx).beacons.inc());
       if (turnedOn) await audit(ctx, tx, { org_id: org.id, user_id: actor.userId, device_id: deviceId }, actor.mode, 'beacon_on', { lat: record.lat, lng: record.lng });
       if (moved) {
         const { user_id, lat, lng, accuracy, created_at, user_name, org_id } = record;
