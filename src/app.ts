@@ -30,6 +30,7 @@ import { devicesRoutes } from './modules/devices/devices.routes.js';
 import { trackersRoutes } from './modules/trackers/trackers.routes.js';
 import { webConfigRoutes } from './modules/web/web-config.routes.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
+import { retentionRoutes } from './modules/retention/retention.routes.js';
 import { invalidField } from './lib/errors.js';
 import { fieldWithNul } from './lib/nul.js';
 import authPlugin from './plugins/auth.js';
@@ -139,6 +140,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // Incident sources: the integrations API and the endpoints monitoring tools post to.
   await app.register(integrationsRoutes, { ctx });
   await app.register(ingestRoutes, { ctx });
+  // Operations (issue #22): retention settings, a person's export and deletion.
+  await app.register(retentionRoutes, { ctx });
 
   return app;
 }

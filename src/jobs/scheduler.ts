@@ -1,3 +1,5 @@
+import { sweepRetention } from '../modules/retention/retention.service.js';
+import { BACKUP_TICK_MS, scheduledBackup } from '../ops/scheduled-backup.js';
 import { metricsOf } from '../modules/metrics/metrics.js';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
@@ -96,4 +98,7 @@ export const defaultJobs = (ctx: AppContext): Job[] => [
   // Hosts' external calendars; each connection is also leased, so a manual sync never runs twice with it.
   { name: 'calendar-sync', intervalMs: Math.min(ctx.config.calendarSyncIntervalMs, 60_000), run: syncDueCalendars },
   { name: 'escalation', intervalMs: ctx.config.slaSweepIntervalMs, run: sweepEscalations },
+  // Issue #22: retention (every org, in batches) and, with BACKUP_DIR, the scheduled SQLite backup.
+  { name: 'retention', intervalMs: ctx.config.ops.retentionSweepIntervalMs, run: sweepRetention },
+  ...(ctx.config.ops.backupDir ? [{ name: 'backup', intervalMs: BACKUP_TICK_MS, run: scheduledBackup }] : []),
 ];
