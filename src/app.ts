@@ -31,6 +31,7 @@ import { trackersRoutes } from './modules/trackers/trackers.routes.js';
 import { webConfigRoutes } from './modules/web/web-config.routes.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { retentionRoutes } from './modules/retention/retention.routes.js';
+import { privacyRoutes } from './modules/privacy/privacy.routes.js';
 import { invalidField } from './lib/errors.js';
 import { fieldWithNul } from './lib/nul.js';
 import authPlugin from './plugins/auth.js';
@@ -142,6 +143,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(ingestRoutes, { ctx });
   // Operations (issue #22): retention settings, a person's export and deletion.
   await app.register(retentionRoutes, { ctx });
+  await app.register(privacyRoutes, { ctx });
 
   return app;
 }
