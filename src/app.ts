@@ -29,6 +29,9 @@ import { webRoutes } from './modules/web/web.routes.js';
 import { devicesRoutes } from './modules/devices/devices.routes.js';
 import { trackersRoutes } from './modules/trackers/trackers.routes.js';
 import { webConfigRoutes } from './modules/web/web-config.routes.js';
+import { metricsRoutes } from './modules/metrics/metrics.routes.js';
+import { retentionRoutes } from './modules/retention/retention.routes.js';
+import { privacyRoutes } from './modules/privacy/privacy.routes.js';
 import { invalidField } from './lib/errors.js';
 import { fieldWithNul } from './lib/nul.js';
 import authPlugin from './plugins/auth.js';
@@ -104,6 +107,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(csrfPlugin, { ctx });
   await app.register(idempotencyPlugin, { ctx });
   await app.register(securityHeadersPlugin, { ctx });
+  // GET /metrics and the request histogram's onResponse hook (before the routes it times).
+  await app.register(metricsRoutes, { ctx });
 
   await app.register(healthRoutes, { ctx });
   await app.register(pagesAssetsRoutes);
@@ -136,6 +141,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // Incident sources: the integrations API and the endpoints monitoring tools post to.
   await app.register(integrationsRoutes, { ctx });
   await app.register(ingestRoutes, { ctx });
+  // Operations (issue #22): retention settings, a person's export and deletion.
+  await app.register(retentionRoutes, { ctx });
+  await app.register(privacyRoutes, { ctx });
 
   return app;
 }

@@ -86,6 +86,22 @@ export interface Config {
    * how long an entry may serve without a new read (0 = no cache), and how many entries each part holds.
    */
   credentialCache: { ttlMs: number; maxEntries: number };
+  /** Operations (issue #22, docs/operations.md): metrics token, scheduled backups, retention defaults and sweep. */
+  ops: OpsConfig;
+}
+
+export interface OpsConfig {
+  /** Bearer token of GET /metrics; unset: the endpoint answers 404. */
+  metricsToken: string | undefined;
+  /** Scheduled SQLite backups: target directory (unset: none), interval, how many to keep. */
+  backupDir: string | undefined;
+  backupIntervalMs: number;
+  backupKeep: number;
+  /** Instance default retention in days per kind (null: keep forever); each org may override. */
+  retention: { signals_days: number | null; audit_days: number | null; uploads_days: number | null; closed_incidents_days: number | null };
+  retentionSweepIntervalMs: number;
+  /** Rows deleted per transaction by the retention sweeper. */
+  retentionBatch: number;
 }
 
 export class ConfigError extends Error {
@@ -272,8 +288,41 @@ export function loadConfig(env: Env = process.env): Config {
     inbound,
     inboundEmailDomain: inbound.domain,
     credentialCache: { ttlMs: int('CREDENTIAL_CACHE_TTL_MS', 5_000, 0, 60_000), maxEntries: int('CREDENTIAL_CACHE_SIZE', 10_000, 1, 1_000_000) },
+    ops: opsConfig(value, int, problems, databaseUrl),
   };
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+/** OPS settings (issue #22): METRICS_TOKEN, BACKUP_*, RETENTION_*. */
+function opsConfig(
+  value: (name: string) => string | undefined,
+  int: (name: string, fallback: number, min: number, max: number) => number,
+  problems: string[],
+  databaseUrl: string | undefined,
+): OpsConfig {
+  const metricsToken = value('METRICS_TOKEN');
+  if (metricsToken !== undefined && metricsToken.length < 16) problems.push('METRICS_TOKEN must be at least 16 characters');
+  const backupDir = value('BACKUP_DIR');
+  if (backupDir !== undefined && databaseUrl !== undefined) problems.push('BACKUP_DIR backs up the embedded SQLite database; with DATABASE_URL use pg_dump (docs/operations.md)');
+  const days = (name: string): number | null => {
+    const raw = value(name);
+    if (raw === undefined || raw.toLowerCase() === 'forever') return null;
+    return int(name, 0, 1, 36_500);
+  };
+  return {
+    metricsToken,
+    backupDir: backupDir === undefined ? undefined : path.resolve(backupDir),
+    backupIntervalMs: int('BACKUP_INTERVAL_HOURS', 24, 1, 8_760) * 3_600_000,
+    backupKeep: int('BACKUP_KEEP', 7, 1, 10_000),
+    retention: {
+      signals_days: days('RETENTION_SIGNALS_DAYS'),
+      audit_days: days('RETENTION_AUDIT_DAYS'),
+      uploads_days: days('RETENTION_UPLOADS_DAYS'),
+      closed_incidents_days: days('RETENTION_CLOSED_INCIDENTS_DAYS'),
+    },
+    retentionSweepIntervalMs: int('RETENTION_SWEEP_INTERVAL_MS', 3_600_000, 1_000, 86_400_000),
+    retentionBatch: int('RETENTION_BATCH', 500, 1, 100_000),
+  };
 }

@@ -16,6 +16,8 @@ export interface Database {
   /** Answers when the database can run a query (readiness). */
   ping(): Promise<void>;
   destroy(): Promise<void>;
+  /** PostgreSQL: the pool's connections (metrics); absent on SQLite. */
+  poolStats?(): { total: number; idle: number; waiting: number };
 }
 
 export interface DatabaseOptions {
@@ -103,5 +105,6 @@ function openPostgres(connectionString: string, schema: string | undefined, max:
       await sql`select 1`.execute(db);
     },
     destroy: () => db.destroy(),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
 }

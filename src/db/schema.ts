@@ -224,6 +224,8 @@ export interface RepliesTable {
   public: Flag;
   author_id: number | null;
   created_at: string;
+  /** 1 once the author's account was deleted (0015): shown as "Deleted user". */
+  author_deleted: Generated<Flag>;
 }
 
 export type SignalType = 'beacon' | 'capture' | 'note' | 'checkin' | 'alert';
@@ -434,6 +436,17 @@ export interface DB {
   devices: DevicesTable;
   integrations: IntegrationsTable;
   inbound_emails: InboundEmailsTable;
+  retention_settings: RetentionSettingsTable;
+}
+
+/** An org's retention in days per kind (0015): null = the instance default, 0 = keep forever. */
+export interface RetentionSettingsTable {
+  org_id: number;
+  signals_days: number | null;
+  audit_days: number | null;
+  uploads_days: number | null;
+  closed_incidents_days: number | null;
+  updated_at: string;
 }
 
 export type CalendarKind = 'ics' | 'caldav';

@@ -167,6 +167,13 @@ export class Hub {
     return { subscribers: this.subscribers.size, dropped: this.dropped, replayEntries, maxBufferedSeen: this.maxBufferedSeen, revoked: this.revoked };
   }
 
+  /** Open streams per channel (metrics, read at scrape time). */
+  subscribersByChannel(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const s of this.subscribers) counts.set(s.channel, (counts.get(s.channel) ?? 0) + 1);
+    return counts;
+  }
+
   /** Ends every open stream (at shutdown, so the server can finish closing); clients reconnect elsewhere. */
   disconnectAll(): void {
     for (const s of this.subscribers) s.sink.destroy();

@@ -1,3 +1,6 @@
+import { sweepRetention } from '../modules/retention/retention.service.js';
+import { BACKUP_TICK_MS, scheduledBackup } from '../ops/scheduled-backup.js';
+import { metricsOf } from '../modules/metrics/metrics.js';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { DB } from '../db/schema.js';
@@ -69,8 +72,15 @@ export function startJobs(ctx: AppContext, jobs: Job[] = defaultJobs(ctx), ticke
     ticker.every(job.intervalMs, () => {
       if (running.has(job.name)) return undefined;
       const run = claimTick(ctx.db, job.name, job.intervalMs, ticker.now())
-        .then((mine) => (mine ? job.run(ctx) : undefined))
-        .catch((err: unknown) => ctx.log.error({ err, job: job.name }, 'job failed'))
+        .then(async (mine) => {
+          if (!mine) return;
+          await job.run(ctx);
+          metricsOf(ctx).jobRuns.inc({ job: job.name, outcome: 'ok' });
+        })
+        .catch((err: unknown) => {
+          metricsOf(ctx).jobRuns.inc({ job: job.name, outcome: 'failed' });
+          ctx.log.error({ err, job: job.name }, 'job failed');
+        })
         .finally(() => running.delete(job.name));
       running.set(job.name, run);
       return run;
@@ -88,4 +98,7 @@ export const defaultJobs = (ctx: AppContext): Job[] => [
   // Hosts' external calendars; each connection is also leased, so a manual sync never runs twice with it.
   { name: 'calendar-sync', intervalMs: Math.min(ctx.config.calendarSyncIntervalMs, 60_000), run: syncDueCalendars },
   { name: 'escalation', intervalMs: ctx.config.slaSweepIntervalMs, run: sweepEscalations },
+  // Issue #22: retention (every org, in batches) and, with BACKUP_DIR, the scheduled SQLite backup.
+  { name: 'retention', intervalMs: ctx.config.ops.retentionSweepIntervalMs, run: sweepRetention },
+  ...(ctx.config.ops.backupDir ? [{ name: 'backup', intervalMs: BACKUP_TICK_MS, run: scheduledBackup }] : []),
 ];

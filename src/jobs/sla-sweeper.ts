@@ -1,3 +1,4 @@
+import { metricsOf } from '../modules/metrics/metrics.js';
 import type { AppContext } from '../context.js';
 import { iso } from '../lib/clock.js';
 import { queueEmail } from '../modules/deliveries/email.js';
@@ -31,6 +32,7 @@ export async function sweepSla(ctx: AppContext): Promise<{ warnings: number; bre
         if (mark.recipient_email) await queueEmail(ctx, tx, emailFor(ctx, mark, kind));
         await recordTimeline(ctx, tx, mark, kind === 'warning' ? 'sla_warning' : 'sla_breached', null, { sla_due_at: mark.sla_due_at, notified_user_id: mark.recipient_id });
         counts[kind === 'warning' ? 'warnings' : 'breaches'] += 1;
+        if (kind === 'breach') tx.onCommit(() => metricsOf(ctx).slaBreaches.inc());
       });
     }
   }

@@ -6,6 +6,14 @@ import path from 'node:path';
 export interface ObjectStorage {
   put(key: string, data: Buffer, contentType: string): Promise<void>;
   get(key: string): Promise<{ data: Buffer; contentType: string } | undefined>;
+  /** Removes an object; a missing one is no error (retention and deletion may run twice). */
+  delete(key: string): Promise<void>;
+}
+
+/** The storage key of one of our upload URLs (`.../uploads/<key>`), or undefined for any other URL. */
+export function uploadKeyOf(imageUrl: string | null): string | undefined {
+  const key = imageUrl ? /\/uploads\/([^/?#]+)$/.exec(imageUrl)?.[1] : undefined;
+  return key !== undefined && STORAGE_KEY.test(key) ? key : undefined;
 }
 
 /**
@@ -64,6 +72,11 @@ export function createLocalStorage(dir: string): ObjectStorage {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         throw err;
       }
+    },
+
+    async delete(key) {
+      if (!contentTypeOf(key)) return;
+      await fs.rm(path.join(dir, key), { force: true });
     },
   };
 }

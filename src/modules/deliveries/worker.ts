@@ -1,3 +1,4 @@
+import { metricsOf } from '../metrics/metrics.js';
 import type https from 'node:https';
 import type { AppContext } from '../../context.js';
 import type { OutboxKind } from '../../db/schema.js';
@@ -43,6 +44,7 @@ async function deliver(ctx: AppContext, senders: Senders, row: OutboxRow): Promi
     error = err instanceof Error ? err.message : String(err);
     if (err instanceof DeliveryError) ({ statusCode, permanent } = err);
   }
+  metricsOf(ctx).deliveries.inc({ kind: row.kind, outcome });
   const now = ctx.clock.now();
   const retryIn = RETRY_DELAYS_MS[row.attempts - 1];
   const final = outcome !== 'failed' || permanent || retryIn === undefined;

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { flag } from '../../db/schema.js';
 
@@ -25,7 +25,7 @@ function withAuthor(db: Kysely<DB>) {
   return db
     .selectFrom('replies')
     .leftJoin('users', 'users.id', 'replies.author_id')
-    .select(['replies.id', 'replies.incident_id', 'replies.body', 'replies.public', 'replies.author_id', 'users.name as author_name', 'replies.created_at']);
+    .select(['replies.id', 'replies.incident_id', 'replies.body', 'replies.public', 'replies.author_id', sql<string | null>`case when replies.author_deleted = 1 then 'Deleted user' else users.name end`.as('author_name'), 'replies.created_at']);
 }
 
 /** Replies oldest first, with the author's name; only public ones when asked. */

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Email, Nullable, StringEnum } from '../../lib/schemas.js';
+import { RetentionPatch } from '../retention/retention.schemas.js';
 
 /** 1-40 characters: lower-case letters, digits and inner dashes. */
 export const Slug = Type.String({ pattern: '^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$', description: 'lower-case letters, digits and dashes, 1-40 characters' });
@@ -21,7 +22,7 @@ export const CreateOrgBody = Type.Object({
 export type CreateOrgBody = Static<typeof CreateOrgBody>;
 
 export const UpdateOrgBody = Type.Object(
-  { name: Type.Optional(Name), slug: Type.Optional(Slug), description: Type.Optional(Nullable(Description)) },
+  { name: Type.Optional(Name), slug: Type.Optional(Slug), description: Type.Optional(Nullable(Description)), retention: Type.Optional(RetentionPatch) },
   { minProperties: 1 },
 );
 export type UpdateOrgBody = Static<typeof UpdateOrgBody>;

@@ -1,3 +1,4 @@
+import { setRetention } from '../retention/retention.service.js';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import type { Actor } from '../../lib/actor.js';
@@ -71,6 +72,7 @@ export async function updateOrg(ctx: AppContext, actor: Actor, slug: string, inp
       updated_at: iso(ctx.clock.now()),
     })
     .catch(slugConflict);
+  if (input.retention) await setRetention(ctx, org.id, input.retention); // issue #22, modules/retention
   return toOrg(await orgAccess(ctx, actor, { id: org.id }));
 }
 

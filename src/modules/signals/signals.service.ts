@@ -1,3 +1,4 @@
+import { metricsOf } from '../metrics/metrics.js';
 import type { AppContext } from '../../context.js';
 import { flag } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
@@ -109,6 +110,7 @@ export async function createSignal(ctx: AppContext, actor: Actor, input: CreateS
         ctx.events.publish(tx, beaconEvent);
       },
     });
+    metricsOf(ctx).beacons.inc();
     if (moved && !turnedOn) ctx.events.bus.publish(beaconEvent);
     return idem ? ctx.transaction((tx) => recorded(tx, idem, record)) : record;
   }

@@ -1,0 +1,63 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import { metricsOf } from './metrics.js';
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/** Whether an Authorization header carries the metrics token (compared in constant time). */
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const given = /^Bearer\s+(\S+)$/i.exec(header ?? '')?.[1];
+  return given !== undefined && timingSafeEqual(digest(given), digest(token));
+}
+
+const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
+
+/**
+ * GET /metrics (Prometheus text format) when METRICS_TOKEN is set, and the one histogram observe
+ * per request. Registered with fastify-plugin semantics (`skip-override`) so the hook sees every
+ * route of the app. Without METRICS_TOKEN nothing is added to the request path.
+ */
+export const metricsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const token = ctx.config.ops.metricsToken;
+  const metrics = metricsOf(ctx);
+
+  if (token) {
+    // One child per (method, route, class), found by one string key: no label hashing per request.
+    const children = new Map<string, ReturnType<typeof metrics.httpDuration.labels>>();
+    app.addHook('onResponse', (request, reply, done) => {
+      const route = request.routeOptions.url ?? 'unmatched';
+      const statusClass = STATUS_CLASSES[Math.floor(reply.statusCode / 100) - 1] ?? 'other';
+      const key = `${request.method} ${route} ${statusClass}`;
+      let child = children.get(key);
+      if (!child) {
+        child = metrics.httpDuration.labels(request.method, route, statusClass);
+        children.set(key, child);
+      }
+      child.observe(reply.elapsedTime / 1000);
+      done();
+    });
+  }
+
+  app.get(
+    '/metrics',
+    {
+      logLevel: 'warn',
+      config: { public: true },
+      schema: {
+        tags: ['Operations'],
+        summary: 'Prometheus metrics (text format); needs METRICS_TOKEN as a Bearer token, 404 when it is unset',
+        response: { 200: Type.String({ description: 'Prometheus text exposition format 0.0.4' }) },
+      },
+    },
+    async (request, reply) => {
+      if (!token) throw notFound();
+      if (!bearerMatches(request.headers.authorization, token)) throw new AppError(401, 'unauthorized', 'Unauthorized');
+      const text = await metrics.registry.metrics();
+      return reply.header('content-type', metrics.registry.contentType).header('cache-control', 'no-store').send(text);
+    },
+  );
+};
+(metricsRoutes as unknown as Record<symbol, boolean>)[Symbol.for('skip-override')] = true;

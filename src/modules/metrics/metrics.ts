@@ -1,0 +1,166 @@
+import client from 'prom-client';
+import { sql } from 'kysely';
+import type { AppContext } from '../../context.js';
+import { redisStatus } from '../../lib/redis.js';
+import { beaconStore } from '../signals/beacon-store.js';
+
+/**
+ * The instance's Prometheus metrics (issue #22), one registry per context so several apps in one
+ * process (tests) never share counts. Counters are incremented where things happen (one line at
+ * each call site); gauges of stored state are read from the database when Prometheus scrapes, so
+ * no write path pays for them.
+ */
+export interface Metrics {
+  registry: client.Registry;
+  httpDuration: client.Histogram<'method' | 'route' | 'status_class'>;
+  beacons: client.Counter;
+  deliveries: client.Counter<'kind' | 'outcome'>;
+  jobRuns: client.Counter<'job' | 'outcome'>;
+  slaBreaches: client.Counter;
+  backups: client.Counter<'outcome'>;
+  lastBackup: client.Gauge;
+  retentionDeleted: client.Counter<'kind'>;
+}
+
+const byContext = new WeakMap<object, Metrics>();
+
+/** The metrics of a context, made on first use. */
+export function metricsOf(ctx: AppContext): Metrics {
+  let m = byContext.get(ctx);
+  if (!m) {
+    m = createMetrics(ctx);
+    byContext.set(ctx, m);
+  }
+  return m;
+}
+
+const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
+const OUTBOX_KINDS = ['email', 'webhook', 'push', 'phone', 'calendar'] as const;
+const FAR_FUTURE = '9999-12-31T23:59:59.999Z';
+
+function createMetrics(ctx: AppContext): Metrics {
+  const registry = new client.Registry();
+  const registers = [registry];
+  const m: Metrics = {
+    registry,
+    httpDuration: new client.Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP requests by method, route pattern and status class',
+      labelNames: ['method', 'route', 'status_class'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    beacons: new client.Counter({ name: 'muster_beacons_total', help: 'Beacon signals accepted', registers }),
+    deliveries: new client.Counter({ name: 'muster_deliveries_total', help: 'Delivery attempts by kind and outcome', labelNames: ['kind', 'outcome'], registers }),
+    jobRuns: new client.Counter({ name: 'muster_job_runs_total', help: 'Background job runs by job and outcome', labelNames: ['job', 'outcome'], registers }),
+    slaBreaches: new client.Counter({ name: 'muster_sla_breaches_total', help: 'Incidents that passed their SLA (counted once each by the sweeper)', registers }),
+    backups: new client.Counter({ name: 'muster_backups_total', help: 'Scheduled backups by outcome', labelNames: ['outcome'], registers }),
+    lastBackup: new client.Gauge({ name: 'muster_backup_last_success_timestamp_seconds', help: 'When the last scheduled backup succeeded (0: none yet)', registers }),
+    retentionDeleted: new client.Counter({ name: 'muster_retention_deleted_total', help: 'Rows and files removed by retention, by kind', labelNames: ['kind'], registers }),
+  };
+
+  new client.Gauge({
+    name: 'muster_sse_subscribers',
+    help: 'Open live streams on this instance by channel',
+    labelNames: ['channel'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [channel, n] of ctx.events.hub.subscribersByChannel()) this.set({ channel }, n);
+    },
+  });
+
+  // Both outbox gauges read one query per scrape (the registry collects them concurrently).
+  let outboxRead: Promise<{ kind: string; n: number; oldest: string }[]> | undefined;
+  const readOutbox = () =>
+    (outboxRead ??= ctx.db
+      .selectFrom('outbox')
+      .select(['kind', sql<number>`count(*)`.as('n'), sql<string>`min(created_at)`.as('oldest')])
+      .where('status', 'in', ['pending', 'sending'])
+      .groupBy('kind')
+      .execute()
+      .finally(() => (outboxRead = undefined)));
+  new client.Gauge({
+    name: 'muster_outbox_pending',
+    help: 'Deliveries not yet settled (pending or being sent) by kind',
+    labelNames: ['kind'],
+    registers,
+    async collect() {
+      const rows = await readOutbox();
+      for (const kind of OUTBOX_KINDS) this.set({ kind }, Number(rows.find((r) => r.kind === kind)?.n ?? 0));
+    },
+  });
+  new client.Gauge({
+    name: 'muster_outbox_oldest_age_seconds',
+    help: 'Age of the oldest undelivered delivery by kind (0: none)',
+    labelNames: ['kind'],
+    registers,
+    async collect() {
+      const rows = await readOutbox();
+      const now = ctx.clock.now().getTime();
+      for (const kind of OUTBOX_KINDS) {
+        const row = rows.find((r) => r.kind === kind);
+        this.set({ kind }, row ? Math.max(0, (now - Date.parse(row.oldest)) / 1000) : 0);
+      }
+    },
+  });
+
+  new client.Gauge({
+    name: 'muster_incidents_open',
+    help: 'Live incidents open or in progress by priority',
+    labelNames: ['priority'],
+    registers,
+    async collect() {
+      const rows = await ctx.db
+        .selectFrom('incident_counts')
+        .select(['priority', sql<number>`sum(n)`.as('n')])
+        .where('livemode', '=', 1)
+        .where('status', 'in', ['open', 'in_progress'])
+        .groupBy('priority')
+        .execute();
+      for (const priority of PRIORITIES) this.set({ priority }, Number(rows.find((r) => r.priority === priority)?.n ?? 0));
+    },
+  });
+
+  new client.Gauge({
+    name: 'muster_active_devices',
+    help: 'Devices currently beaconing (every instance, both modes)',
+    registers,
+    async collect() {
+      this.set((await beaconStore(ctx).silent(ctx.db, FAR_FUTURE, 1_000_000)).length);
+    },
+  });
+
+  new client.Gauge({
+    name: 'muster_database_up',
+    help: '1 when the database answers a query',
+    registers,
+    async collect() {
+      this.set(await ctx.database.ping().then(() => 1, () => 0));
+    },
+  });
+  new client.Gauge({
+    name: 'muster_db_pool_connections',
+    help: 'PostgreSQL pool connections by state (total, idle, waiting clients); absent on SQLite',
+    labelNames: ['state'],
+    registers,
+    collect() {
+      const stats = ctx.database.poolStats?.();
+      if (!stats) return;
+      for (const [state, n] of Object.entries(stats)) this.set({ state }, n);
+    },
+  });
+  new client.Gauge({
+    name: 'muster_redis_up',
+    help: '1 when Redis is connected, 0 while it is unreachable, -1 without REDIS_URL',
+    registers,
+    collect() {
+      const s = redisStatus(ctx.redis);
+      this.set(s === 'ok' ? 1 : s === 'down' ? 0 : -1);
+    },
+  });
+
+  // Node's process metrics only when metrics are served: their event-loop monitor costs a little.
+  if (ctx.config.ops.metricsToken) client.collectDefaultMetrics({ register: registry });
+  return m;
+}

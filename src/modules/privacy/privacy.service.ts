@@ -1,0 +1,142 @@
+import type { AppContext } from '../../context.js';
+import { flag } from '../../db/schema.js';
+import type { Actor } from '../../lib/actor.js';
+import { iso } from '../../lib/clock.js';
+import { conflict, invalidField, notFound, unauthorized } from '../../lib/errors.js';
+import { redeemCode } from '../auth/email-codes.js';
+import type { Guard } from '../auth/guard.js';
+import { endUserSessions } from '../auth/sessions.js';
+import { orgAccess } from '../orgs/access.js';
+import { removeUploads } from '../retention/retention.service.js';
+import { beaconStore } from '../signals/beacon-store.js';
+import { writeAudit } from '../signals/audit.repository.js';
+import { findUserById } from '../users/users.repository.js';
+import * as repo from './privacy.repository.js';
+
+const FAR_FUTURE = '9999-12-31T23:59:59.999Z';
+const bool = (v: number) => v === 1;
+const json = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+};
+
+/**
+ * Everything Muster holds about the caller, as one JSON document (GET /v1/auth/me/export). Secrets
+ * never appear: no password hash, key or session secret, device token or calendar password.
+ * Uploads are linked by their URLs (`uploads`).
+ */
+export async function exportMe(ctx: AppContext, actor: Actor) {
+  const user = await findUserById(ctx.db, actor.userId);
+  if (!user) throw notFound();
+  const r = await repo.exportRows(ctx.db, user.id, user.email, user.email_verified === 1);
+  const live = (row: { livemode: number }) => ({ livemode: bool(row.livemode) });
+  return {
+    format: 'muster-export/1',
+    exported_at: iso(ctx.clock.now()),
+    profile: {
+      id: user.id,
+      email: user.email,
+      email_verified: bool(user.email_verified),
+      name: user.name,
+      slug: user.slug,
+      plan: user.plan,
+      timezone: user.timezone,
+      phone: user.phone,
+      created_at: user.created_at,
+      updated_at: user.updated_at,
+    },
+    memberships: r.memberships.map(({ is_primary, ...m }) => ({ ...m, primary: bool(is_primary) })),
+    teams: r.teams.map((t) => ({ ...t, active: bool(t.active) })),
+    api_keys: r.apiKeys,
+    sessions: r.sessions,
+    devices: r.devices.map((d) => ({ ...d, ...live(d) })),
+    push_subscriptions: r.push,
+    calendars: r.calendars,
+    incidents: r.incidents.map(({ id, ...i }) => ({ Id: id, ...i, ...live(i) })),
+    replies: r.replies.map((x) => ({ ...x, public: bool(x.public) })),
+    signals: r.signals.map(({ id, meta, ...s }) => ({ Id: id, ...s, ...live(s), meta: json(meta) })),
+    uploads: [...new Set(r.signals.map((s) => s.image_url).filter((u): u is string => u !== null))],
+    event_types: r.eventTypes.map((e) => ({ ...e, ...live(e) })),
+    bookings: {
+      hosted: r.hosted.map((b) => ({ ...b, ...live(b) })),
+      attended: r.attending.map((b) => ({ ...b, ...live(b) })),
+    },
+    audit: r.audit.map((a) => ({ ...a, ...live(a), meta: json(a.meta) })),
+  };
+}
+
+/**
+ * Deletes the caller's account (DELETE /v1/auth/me). Proof: the password, or for an account
+ * without one (magic codes only) a fresh sign-in code from POST /v1/auth/magic-link; either is
+ * accepted, each counted on its door of the per-account throttle. A sole owner of an org that has
+ * other members gets 409 until ownership is transferred. Orgs with no other member go with the
+ * account. Every session, key and stream of the user ends through the access notices.
+ */
+export async function deleteMe(ctx: AppContext, guard: Guard, actor: Actor, input: { password?: string | undefined; code?: string | undefined }) {
+  const user = await findUserById(ctx.db, actor.userId);
+  if (!user) throw notFound();
+  if (input.password !== undefined) {
+    await guard('password', user.email, async () => {
+      if (!user.password_hash || !(await ctx.passwords.verify(user.password_hash, input.password!))) throw unauthorized();
+    });
+  } else if (input.code !== undefined) {
+    await guard('code', user.email, async () => {
+      if (!(await redeemCode(ctx, user.email, 'magic', input.code!))) throw unauthorized();
+    });
+  } else {
+    throw invalidField(user.password_hash ? 'password' : 'code', user.password_hash ? 'is required' : 'is required: request one with POST /v1/auth/magic-link');
+  }
+
+  const blocked = (await repo.ownedOrgs(ctx.db, user.id)).filter((o) => Number(o.others) > 0 && Number(o.other_owners) === 0);
+  if (blocked.length > 0) {
+    throw conflict(`You are the only owner of ${blocked.map((o) => o.slug).join(', ')}: make another member an owner, or delete the org, first`);
+  }
+
+  // Beacons may live in Redis, out of the cascade's reach: switch the person's devices off first.
+  const store = beaconStore(ctx);
+  for (const key of (await store.silent(ctx.db, FAR_FUTURE, 1_000_000)).filter((k) => k.userId === user.id)) await store.switchOff(ctx.db, key);
+
+  const { images, soleOrgs } = await ctx.transaction(async (tx) => {
+    const soleOrgs = await repo.soleMemberOrgs(tx.db, user.id);
+    const images = [...(await repo.signalImagesOf(tx.db, user.id)), ...(await repo.orgImages(tx.db, soleOrgs))];
+    await repo.deleteSignalsOf(tx.db, user.id);
+    // Through the notices, so streams close and credential caches forget, once this commits.
+    await endUserSessions(ctx, user.id, { tx });
+    for (const keyId of await repo.keyIdsOf(tx.db, user.id)) ctx.events.endAccess({ keyId }, tx);
+    for (const orgId of soleOrgs) ctx.events.endAccess({ orgId }, tx);
+    ctx.events.endAccess({ userId: user.id }, tx);
+    if (!(await repo.deleteAccount(tx.db, user, soleOrgs))) throw notFound();
+    return { images, soleOrgs };
+  });
+  const files = await removeUploads(ctx, images);
+  ctx.log.info({ userId: user.id, orgsDeleted: soleOrgs.length, files }, 'account deleted');
+  return { deleted: true as const };
+}
+
+/**
+ * Deletes one person's signals in an org, on their request (owners only; DELETE
+ * /v1/orgs/:org_slug/members/:user_id/signals). Both modes, members and former members alike;
+ * their uploads go too. The audit log records who did it and how many went.
+ */
+export async function deleteMemberSignals(ctx: AppContext, actor: Actor, slug: string, userId: number) {
+  const { org } = await orgAccess(ctx, actor, { slug }, { role: 'owner' });
+  const { deleted, images } = await ctx.transaction(async (tx) => {
+    const images = await repo.signalImagesOf(tx.db, userId, org.id);
+    const deleted = await repo.deleteSignalsOf(tx.db, userId, org.id);
+    await writeAudit(tx.db, {
+      org_id: org.id,
+      livemode: flag(actor.mode === 'live'),
+      action: 'member_signals_deleted',
+      user_id: actor.userId,
+      device_id: null,
+      meta: JSON.stringify({ member_id: userId, deleted }),
+      created_at: iso(ctx.clock.now()),
+    });
+    return { deleted, images };
+  });
+  await removeUploads(ctx, images);
+  return { user_id: userId, deleted };
+}

@@ -1,0 +1,129 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB, IncidentStatus, Priority, RetentionSettingsTable } from '../../db/schema.js';
+import { flag } from '../../db/schema.js';
+import { scoped, type Scope } from '../../db/scope.js';
+
+export type RetentionKind = 'signals_days' | 'audit_days' | 'uploads_days' | 'closed_incidents_days';
+export const RETENTION_KINDS: readonly RetentionKind[] = ['signals_days', 'audit_days', 'uploads_days', 'closed_incidents_days'];
+export type StoredRetention = Pick<RetentionSettingsTable, RetentionKind>;
+
+export async function findRetention(db: Kysely<DB>, orgId: number): Promise<StoredRetention | undefined> {
+  return db.selectFrom('retention_settings').select(RETENTION_KINDS).where('org_id', '=', orgId).executeTakeFirst();
+}
+
+/** Sets the given kinds (null: instance default, 0: forever), leaving the others as they were. */
+export async function saveRetention(db: Kysely<DB>, orgId: number, values: Partial<StoredRetention>, now: string): Promise<void> {
+  await db
+    .insertInto('retention_settings')
+    .values({ org_id: orgId, signals_days: null, audit_days: null, uploads_days: null, closed_incidents_days: null, ...values, updated_at: now })
+    .onConflict((oc) => oc.column('org_id').doUpdateSet({ ...values, updated_at: now }))
+    .execute();
+}
+
+/** Orgs after `afterId`, with their stored settings (none: every kind at the instance default). */
+export async function orgsWithRetention(db: Kysely<DB>, afterId: number, limit: number) {
+  return db
+    .selectFrom('orgs')
+    .leftJoin('retention_settings', 'retention_settings.org_id', 'orgs.id')
+    .select(['orgs.id', ...RETENTION_KINDS.map((k) => `retention_settings.${k}` as const)])
+    .where('orgs.id', '>', afterId)
+    .orderBy('orgs.id')
+    .limit(limit)
+    .execute();
+}
+
+/** Up to `limit` signals of the scope taken before `before`, with their image URL. */
+export async function oldSignals(db: Kysely<DB>, scope: Scope, before: string, limit: number) {
+  return db
+    .selectFrom('signals')
+    .select(['id', 'image_url'])
+    .$call(scoped(scope, 'signals'))
+    .where('created_at', '<', before)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Up to `limit` signals of the scope taken before `before` that still point at an upload. */
+export async function oldUploads(db: Kysely<DB>, scope: Scope, before: string, limit: number) {
+  return db
+    .selectFrom('signals')
+    .select(['id', 'image_url'])
+    .$call(scoped(scope, 'signals'))
+    .where('created_at', '<', before)
+    .where('image_url', 'is not', null)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+}
+
+export async function deleteSignals(db: Kysely<DB>, ids: readonly number[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const r = await db.deleteFrom('signals').where('id', 'in', ids).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+export async function clearImages(db: Kysely<DB>, ids: readonly number[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const r = await db.updateTable('signals').set({ image_url: null }).where('id', 'in', ids).where('image_url', 'is not', null).executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/** Whether any signal still points at this upload (the same image may be attached twice). */
+export async function imageInUse(db: Kysely<DB>, imageUrl: string): Promise<boolean> {
+  return (await db.selectFrom('signals').select('id').where('image_url', '=', imageUrl).limit(1).executeTakeFirst()) !== undefined;
+}
+
+export async function oldAuditIds(db: Kysely<DB>, scope: Scope, before: string, limit: number): Promise<number[]> {
+  const rows = await db.selectFrom('audit_log').select('id').$call(scoped(scope, 'audit_log')).where('created_at', '<', before).limit(limit).execute();
+  return rows.map((r) => r.id);
+}
+
+export async function deleteAudit(db: Kysely<DB>, ids: readonly number[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const r = await db.deleteFrom('audit_log').where('id', 'in', ids).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+const CLOSED: IncidentStatus[] = ['resolved', 'closed'];
+
+/** Resolved or closed incidents of the scope that ended before `before` (resolved_at, else their last change). */
+export async function oldClosedIncidents(db: Kysely<DB>, scope: Scope, before: string, limit: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('incidents')
+    .select('id')
+    .$call(scoped(scope, 'incidents'))
+    .where('status', 'in', CLOSED)
+    .where(sql<string>`coalesce(resolved_at, updated_at)`, '<', before)
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Deletes one incident if it is still closed (replies and timeline go with it by cascade) and
+ * keeps incident_counts in step; answers whether this call deleted it, so two sweepers never
+ * count it twice.
+ */
+export async function deleteClosedIncident(db: Kysely<DB>, id: number): Promise<boolean> {
+  const gone = await db
+    .deleteFrom('incidents')
+    .where('id', '=', id)
+    .where('status', 'in', CLOSED)
+    .returning(['org_id', 'livemode', 'status', 'priority'])
+    .executeTakeFirst();
+  if (!gone) return false;
+  await decrementCount(db, gone);
+  return true;
+}
+
+export async function decrementCount(db: Kysely<DB>, row: { org_id: number; livemode: 0 | 1; status: IncidentStatus; priority: Priority }): Promise<void> {
+  await db
+    .updateTable('incident_counts')
+    .set((eb) => ({ n: eb('n', '-', 1) }))
+    .where('org_id', '=', row.org_id)
+    .where('livemode', '=', flag(row.livemode === 1))
+    .where('status', '=', row.status)
+    .where('priority', '=', row.priority)
+    .execute();
+}

@@ -1,0 +1,139 @@
+import type { AppContext } from '../../context.js';
+import type { Mode } from '../../db/schema.js';
+import type { Actor } from '../../lib/actor.js';
+import { DAY, iso } from '../../lib/clock.js';
+import { uploadKeyOf } from '../../lib/storage.js';
+import { metricsOf } from '../metrics/metrics.js';
+import { orgAccess } from '../orgs/access.js';
+import * as repo from './retention.repository.js';
+import { RETENTION_KINDS, type RetentionKind, type StoredRetention } from './retention.repository.js';
+
+/** Days per kind as the API shows them: null keeps forever. */
+export type Retention = Record<RetentionKind, number | null>;
+
+/** What one org keeps: its own setting per kind, else the instance default (RETENTION_*_DAYS). */
+export function effectiveRetention(ctx: AppContext, stored: Partial<StoredRetention> | undefined): Retention {
+  const out = { ...ctx.config.ops.retention };
+  for (const kind of RETENTION_KINDS) {
+    const v = stored?.[kind];
+    if (v !== null && v !== undefined) out[kind] = v === 0 ? null : v;
+  }
+  return out;
+}
+
+/** An org's retention as any member may read it, with the instance default beside it. */
+export async function getRetention(ctx: AppContext, actor: Actor, slug: string) {
+  const { org } = await orgAccess(ctx, actor, { slug });
+  return { retention: effectiveRetention(ctx, await repo.findRetention(ctx.db, org.id)), instance_default: { ...ctx.config.ops.retention } };
+}
+
+/** Stores the kinds given (null: keep forever). The caller has checked the owner's access (PATCH /v1/orgs/:slug). */
+export async function setRetention(ctx: AppContext, orgId: number, input: Partial<Retention>): Promise<void> {
+  const values: Partial<StoredRetention> = {};
+  for (const kind of RETENTION_KINDS) {
+    const v = input[kind];
+    if (v !== undefined) values[kind] = v === null ? 0 : v;
+  }
+  if (Object.keys(values).length > 0) await repo.saveRetention(ctx.db, orgId, values, iso(ctx.clock.now()));
+}
+
+export interface SweepCounts {
+  signals: number;
+  uploads: number;
+  audit: number;
+  closed_incidents: number;
+}
+
+const MODES: Mode[] = ['live', 'test'];
+
+/**
+ * Deletes what each org's retention no longer keeps: signals, upload files of captures (the
+ * signal stays without its image), audit entries and resolved or closed incidents, each older
+ * than its window. In batches of RETENTION_BATCH rows, one short transaction each, never one huge
+ * one; files are removed after their rows' transaction commits. Safe to run on several instances
+ * at once (the job also claims its tick): every delete is conditional, and a row counts once.
+ */
+export async function sweepRetention(ctx: AppContext): Promise<SweepCounts> {
+  const counts: SweepCounts = { signals: 0, uploads: 0, audit: 0, closed_incidents: 0 };
+  const now = ctx.clock.now().getTime();
+  const batch = ctx.config.ops.retentionBatch;
+  for (let after = 0; ; ) {
+    const orgs = await repo.orgsWithRetention(ctx.db, after, 200);
+    if (orgs.length === 0) break;
+    after = orgs[orgs.length - 1]!.id;
+    for (const org of orgs) {
+      const keep = effectiveRetention(ctx, org);
+      const cutoff = (days: number) => iso(new Date(now - days * DAY));
+      for (const mode of MODES) {
+        const scope = { orgIds: [org.id], mode };
+        if (keep.signals_days !== null) counts.signals += await sweepSignals(ctx, scope, cutoff(keep.signals_days), batch, counts);
+        if (keep.uploads_days !== null) await sweepUploads(ctx, scope, cutoff(keep.uploads_days), batch, counts);
+        if (keep.audit_days !== null) counts.audit += await sweepAudit(ctx, scope, cutoff(keep.audit_days), batch);
+        if (keep.closed_incidents_days !== null) counts.closed_incidents += await sweepIncidents(ctx, scope, cutoff(keep.closed_incidents_days), batch);
+      }
+    }
+  }
+  const m = metricsOf(ctx).retentionDeleted;
+  for (const [kind, n] of Object.entries(counts) as [string, number][]) if (n > 0) m.inc({ kind }, n);
+  if (Object.values(counts).some((n) => n > 0)) ctx.log.info({ removed: counts }, 'retention sweep');
+  return counts;
+}
+
+type Scope = { orgIds: number[]; mode: Mode };
+
+/** Removes the upload files no signal points at any more; answers how many it removed. */
+export async function removeUploads(ctx: AppContext, imageUrls: readonly (string | null)[]): Promise<number> {
+  let removed = 0;
+  for (const url of new Set(imageUrls)) {
+    const key = uploadKeyOf(url);
+    if (key === undefined || (await repo.imageInUse(ctx.db, url!))) continue;
+    await ctx.storage.delete(key);
+    removed += 1;
+  }
+  return removed;
+}
+
+async function sweepSignals(ctx: AppContext, scope: Scope, before: string, batch: number, counts: SweepCounts): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const rows = await repo.oldSignals(ctx.db, scope, before, batch);
+    if (rows.length === 0) return total;
+    total += await ctx.transaction((tx) => repo.deleteSignals(tx.db, rows.map((r) => r.id)));
+    counts.uploads += await removeUploads(ctx, rows.map((r) => r.image_url));
+    if (rows.length < batch) return total;
+  }
+}
+
+async function sweepUploads(ctx: AppContext, scope: Scope, before: string, batch: number, counts: SweepCounts): Promise<void> {
+  for (;;) {
+    const rows = await repo.oldUploads(ctx.db, scope, before, batch);
+    if (rows.length === 0) return;
+    await ctx.transaction((tx) => repo.clearImages(tx.db, rows.map((r) => r.id)));
+    counts.uploads += await removeUploads(ctx, rows.map((r) => r.image_url));
+    if (rows.length < batch) return;
+  }
+}
+
+async function sweepAudit(ctx: AppContext, scope: Scope, before: string, batch: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const ids = await repo.oldAuditIds(ctx.db, scope, before, batch);
+    if (ids.length === 0) return total;
+    total += await ctx.transaction((tx) => repo.deleteAudit(tx.db, ids));
+    if (ids.length < batch) return total;
+  }
+}
+
+async function sweepIncidents(ctx: AppContext, scope: Scope, before: string, batch: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const ids = await repo.oldClosedIncidents(ctx.db, scope, before, batch);
+    if (ids.length === 0) return total;
+    total += await ctx.transaction(async (tx) => {
+      let n = 0;
+      for (const id of ids) if (await repo.deleteClosedIncident(tx.db, id)) n += 1;
+      return n;
+    });
+    if (ids.length < batch) return total;
+  }
+}

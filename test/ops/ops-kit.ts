@@ -1,0 +1,54 @@
+// Helpers of the operations tests (issue #22): uploads, signals and the files behind them.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
+import type { FastifyInstance } from 'fastify';
+import type { TestApp } from '../helpers.js';
+import { multipart } from '../security-suites/world.js';
+
+export type Headers = Record<string, string>;
+
+/** Uploads a small PNG as the caller; answers its image_url. */
+export async function upload(app: FastifyInstance, headers: Headers): Promise<string> {
+  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 10, g: 120, b: 200 } } }).png().toBuffer();
+  const form = multipart(png);
+  const res = await app.inject({ method: 'POST', url: '/v1/upload', headers: { ...headers, ...form.headers }, payload: form.payload });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json<{ image_url: string }>().image_url;
+}
+
+/** The file on disk behind one of our upload URLs. */
+export const fileOf = (t: TestApp, imageUrl: string) => path.join(t.ctx.config.dataDir, 'uploads', imageUrl.slice(imageUrl.lastIndexOf('/') + 1));
+export const exists = (file: string) => fs.existsSync(file);
+
+/** Posts a signal; answers its record. */
+export async function postSignal(app: FastifyInstance, headers: Headers, body: Record<string, unknown>): Promise<{ Id: number | null; image_url?: string | null }> {
+  const res = await app.inject({ method: 'POST', url: '/v1/signals', headers, payload: body });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json();
+}
+
+/** Ids of the signals the caller sees. */
+export async function signalIds(app: FastifyInstance, headers: Headers, query = ''): Promise<number[]> {
+  const res = await app.inject({ method: 'GET', url: `/v1/signals?limit=200${query}`, headers });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json<{ signals: { Id: number }[] }>().signals.map((s) => s.Id);
+}
+
+/**
+ * An org with an owner, an admin and a member. The owner must be the instance's first user (an
+ * admin, who lifts their own plan to create an org).
+ */
+export async function sharedOrg(app: FastifyInstance, owner: { id: number; cookie: string }, others: { email: string; role: 'owner' | 'admin' | 'member' }[]) {
+  const plan = await app.inject({ method: 'PATCH', url: `/v1/users/${owner.id}`, headers: { cookie: owner.cookie }, payload: { plan: 'agency' } });
+  assert.equal(plan.statusCode, 200, plan.body);
+  const res = await app.inject({ method: 'POST', url: '/v1/orgs', headers: { cookie: owner.cookie }, payload: { name: `Ops Org ${Math.random().toString(36).slice(2, 8)}` } });
+  assert.equal(res.statusCode, 201, res.body);
+  const org = res.json<{ id: number; slug: string }>();
+  for (const o of others) {
+    const add = await app.inject({ method: 'POST', url: `/v1/orgs/${org.slug}/members`, headers: { cookie: owner.cookie }, payload: o });
+    assert.equal(add.statusCode, 201, add.body);
+  }
+  return org;
+}
