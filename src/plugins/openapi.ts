@@ -114,6 +114,32 @@ const ERROR_RESPONSES: Record<string, [status: string, response: Json]> = {
 };
 const ERROR_BY_STATUS = new Map(Object.entries(ERROR_RESPONSES).map(([name, [status]]) => [status, name]));
 
+/**
+ * Operations whose services answer 409 (a duplicate, a taken slot, a state that forbids the
+ * change). Routes with an Idempotency-Key get it anyway; a route may also declare it in its schema.
+ */
+const CONFLICTS = new Set([
+  'post /v1/users',
+  'post /v1/orgs',
+  'patch /v1/orgs/{org_slug}',
+  'delete /v1/orgs/{org_slug}',
+  'post /v1/orgs/{org_slug}/members',
+  'patch /v1/orgs/{org_slug}/members/{user_id}',
+  'delete /v1/orgs/{org_slug}/members/{user_id}',
+  'post /v1/orgs/{org_slug}/teams',
+  'patch /v1/orgs/{org_slug}/teams/{team_slug}',
+  'post /v1/orgs/{org_slug}/teams/{team_slug}/members',
+  'post /v1/event-types',
+  'patch /v1/event-types/{id}',
+  'post /v1/orgs/{org_slug}/teams/{team_slug}/event-types',
+  'post /v1/bookings',
+  'delete /v1/bookings/{id}',
+  'post /v1/bookings/{id}/reschedule',
+  'post /v1/bookings/manage/{token}/cancel',
+  'post /v1/bookings/manage/{token}/reschedule',
+]);
+const conflicts = (method: string, path: string) => CONFLICTS.has(`${method} ${path}`) || (method === 'post' && /^\/(v1\/)?(book|assign)\//.test(path));
+
 /** Routes no rate limit counts (plugins/rate-limit.ts): health checks and pages outside /v1. */
 const unlimited = (method: string, path: string) => path === '/healthz' || path === '/readyz' || (method === 'get' && !path.startsWith('/v1/') && !path.startsWith('/v2/'));
 
@@ -153,6 +179,19 @@ function extractComponents(node: unknown, schemas: Record<string, Json>, seen: M
   return { $ref: `#/components/schemas/${name}` };
 }
 
+/**
+ * @fastify/swagger moves a response schema's `examples` to its media type (`example`); a named
+ * schema keeps them, so its component carries them wherever it is used.
+ */
+function restoreExamples(response: unknown): void {
+  if (!isObject(response) || !isObject(response.content)) return;
+  for (const media of Object.values(response.content)) {
+    if (!isObject(media) || media.example === undefined || !isObject(media.schema) || typeof media.schema.title !== 'string') continue;
+    media.schema.examples ??= [media.example];
+    delete media.example;
+  }
+}
+
 /** The document's finishing pass (see the top of this file). Pure: works on a copy. */
 export function finishDocument(input: OpenApiDocument): OpenApiDocument {
   const doc = structuredClone(input);
@@ -178,7 +217,9 @@ export function finishDocument(input: OpenApiDocument): OpenApiDocument {
       if (params.length > 0 || op.requestBody) statuses.add('422');
       if (op.requestBody) ['400', '413', '415'].forEach((s) => statuses.add(s));
       if (!unlimited(method, path)) statuses.add('429');
+      if (conflicts(method, path)) statuses.add('409');
       const responses: Record<string, unknown> = {};
+      for (const response of Object.values(op.responses ?? {})) restoreExamples(response);
       for (const [status, response] of Object.entries(op.responses ?? {})) {
         // Error statuses a route declares itself keep their own description when they have one.
         if (/^[45]/.test(status)) statuses.add(status.toUpperCase());

@@ -56,7 +56,18 @@ export const Incident = Type.Object({
   resolved_at: Nullable(Type.String()),
   acknowledged_at: Nullable(Type.String({ description: "set by the assignee's (or an admin's) acknowledgement; cleared by reassignment" })),
   acknowledged_by: Nullable(Type.Integer()),
-}, { title: 'Incident', description: 'An incident (also called a ticket)' });
+}, {
+    title: 'Incident',
+    description: 'An incident (also called a ticket)',
+    examples: [
+      {
+        Id: 42, org_id: 7, livemode: true, title: 'Gas leak on Main St', description: null, status: 'open', priority: 'urgent', source: 'api', source_ref: null,
+        sla_due_at: '2026-03-02T10:15:00.000Z', sla_breached: false, sla_status: 'ok', customer_token: 'cst_4f9a1c', customer_status_url: 'https://muster.example.org/incidents/status/cst_4f9a1c',
+        lat: 48.8566, lng: 2.3522, location_name: 'Main St 12', assignee_id: null, created_at: '2026-03-02T09:15:00.000Z', updated_at: '2026-03-02T09:15:00.000Z',
+        resolved_at: null, acknowledged_at: null, acknowledged_by: null,
+      },
+    ],
+  });
 export type Incident = Static<typeof Incident>;
 
 export const ListIncidentsQuery = Type.Object({

@@ -46,7 +46,18 @@ export const Booking = Type.Object({
   livemode: Type.Boolean(),
   created_at: Type.String(),
   cancel_reason: Nullable(Type.String({ description: 'the reason given when it was cancelled (by the attendee, shared with the host; or by the host)' })),
-}, { title: 'Booking', description: 'A booking (assignment) of a slot' });
+}, {
+  title: 'Booking',
+  description: 'A booking (assignment) of a slot',
+  examples: [
+    {
+      id: 'bk_9f2c7d1e', status: 'confirmed', event_type_id: 3, host_id: 1, attendee_name: 'Ana Field', attendee_email: 'ana@example.com',
+      start_time: '2026-03-02T09:00:00.000Z', end_time: '2026-03-02T09:30:00.000Z', notes: null, timezone: 'Europe/Paris', requires_confirmation: false,
+      cancel_url: 'https://muster.example.org/bookings/manage/mt_1a2b?action=cancel', reschedule_url: 'https://muster.example.org/bookings/manage/mt_1a2b?action=reschedule',
+      livemode: true, created_at: '2026-02-27T16:40:00.000Z', cancel_reason: null,
+    },
+  ],
+});
 export const BookingList = Type.Object({ bookings: Type.Array(Booking), page: Type.Integer(), limit: Type.Integer(), has_more: Type.Boolean() }, { title: 'BookingList' });
 export const ListBookingsQuery = Type.Object({
   ...PagingQuery.properties,
