@@ -9,6 +9,7 @@ import { loadConfig } from '../src/config.js';
 import { createContext, type AppContext, type ContextOverrides } from '../src/context.js';
 import type { DialectName } from '../src/db/database.js';
 import { ManualClock } from '../src/lib/clock.js';
+import { installResponseCheck } from './response-check.js';
 
 /** The engine this test run uses: PostgreSQL when TEST_DATABASE_URL is set, else SQLite. */
 export const testDialect: DialectName = process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
@@ -74,6 +75,8 @@ export async function buildTestApp(env: Record<string, string> = {}, overrides: 
   const ctx = await createContext(config, { clock, ...overrides });
   const app = await buildApp(ctx);
   testContexts.set(app, ctx);
+  // Every answer is checked against its documented schema; a mismatch fails the file at close().
+  const responses = installResponseCheck(app);
   let closed = false;
   return {
     app,
@@ -85,6 +88,7 @@ export async function buildTestApp(env: Record<string, string> = {}, overrides: 
       await app.close();
       await ctx.close();
       await database.drop();
+      if (responses.problems.length > 0) throw new Error(`responses that do not match the API description (src/**/*.schemas.ts):\n  ${responses.problems.join('\n  ')}`);
     },
   };
 }

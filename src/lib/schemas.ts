@@ -11,6 +11,30 @@ export const ErrorResponse = Type.Object(
   { $id: 'ErrorResponse', description: 'Error body: `error` is for people, `code` for programs' },
 );
 
+/** How the API description names the error body (ErrorResponse serialises it; this documents it). */
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'for people; may change' }),
+    code: Type.String({ description: 'for programs: `unauthorized`, `forbidden`, `upgrade_required`, `resource_locked`, `not_found`, `conflict`, `slot_unavailable`, `rate_limited`, `internal`...' }),
+    upgrade: Type.Optional(Type.Boolean({ description: 'true when a higher plan would allow the request' })),
+  },
+  { title: 'Error', description: 'Every error answers this body: `error` is for people, `code` for programs.', examples: [{ error: 'Not found', code: 'not_found' }] },
+);
+
+/** The 422 body: which field, and why. */
+export const ValidationErrorBody = Type.Object(
+  {
+    error: Type.String(),
+    code: Type.Literal('validation_failed'),
+    details: Type.Array(Type.Object({ field: Type.String({ description: 'dotted path, e.g. `attendee_email` or `availability.weekly.0.start`' }), message: Type.String() })),
+  },
+  {
+    title: 'ValidationError',
+    description: 'The input broke a rule: one entry per field.',
+    examples: [{ error: 'Validation failed', code: 'validation_failed', details: [{ field: 'title', message: 'is required' }] }],
+  },
+);
+
 /** A string from a fixed list: one JSON Schema `enum`, so a wrong value gives one clear error. */
 export const StringEnum = <const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });

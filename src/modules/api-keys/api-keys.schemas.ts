@@ -15,13 +15,13 @@ export const ApiKey = Type.Object({
   livemode: Type.Boolean(),
   redacted: Type.String({ description: 'Prefix and last four characters, e.g. sk_test_...a1B2' }),
   created_at: Type.String(),
-});
+}, { title: 'ApiKey', description: 'An API key as listed: never its secret' });
 
 export const CreatedApiKey = Type.Object({
   ...ApiKey.properties,
   key: Type.String({ description: 'The secret. Shown once: only its hash is stored.' }),
-});
+}, { title: 'CreatedApiKey', description: 'A new key: the secret `key` is shown this once' });
 
-export const ListApiKeysResponse = Type.Object({ api_keys: Type.Array(ApiKey) });
+export const ListApiKeysResponse = Type.Object({ api_keys: Type.Array(ApiKey) }, { title: 'ApiKeyList' });
 
 export const RevokedApiKey = Type.Object({ id: Type.Integer(), revoked: Type.Boolean() });

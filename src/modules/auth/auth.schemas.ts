@@ -7,7 +7,7 @@ export const LoginBody = Type.Object({
   password: Type.String({ minLength: 1, maxLength: 1024 }),
 });
 
-export const LoginResponse = Type.Object({ user: MeResponse });
+export const LoginResponse = Type.Object({ user: MeResponse }, { title: 'LoginResult', description: 'The user just signed in; the session cookie comes with it' });
 
 export const MagicLinkBody = Type.Object({ email: Email });
 

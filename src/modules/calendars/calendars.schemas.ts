@@ -38,13 +38,13 @@ export const Calendar = Type.Object({
   busy_calendars: Nullable(Type.Array(Type.String())),
   write_calendar: Nullable(Type.String()),
   created_at: Type.String(),
-});
+}, { title: 'Calendar', description: 'A connected calendar (ICS feed or CalDAV account) read as busy time' });
 
-export const CalendarList = Type.Object({ calendars: Type.Array(Calendar) });
+export const CalendarList = Type.Object({ calendars: Type.Array(Calendar) }, { title: 'CalendarList' });
 export const DeletedCalendar = Type.Object({ id: Type.Integer(), deleted: Type.Boolean() });
 
 export const BusyQuery = Type.Object({
   from: Type.String({ format: 'date-time' }),
   to: Type.String({ format: 'date-time' }),
 });
-export const BusyList = Type.Object({ busy: Type.Array(Type.Object({ calendar_id: Type.Integer(), start_time: Type.String(), end_time: Type.String() })) });
+export const BusyList = Type.Object({ busy: Type.Array(Type.Object({ calendar_id: Type.Integer(), start_time: Type.String(), end_time: Type.String() })) }, { title: 'BusyTimes' });

@@ -20,7 +20,7 @@ const Delivery = Type.Object({
   attempt_log: Type.Array(
     Type.Object({ attempt: Type.Integer(), outcome: Type.String(), status_code: Nullable(Type.Integer()), error: Nullable(Type.String()), duration_ms: Type.Integer(), at: Type.String() }),
   ),
-});
+}, { title: 'Delivery', description: 'An email, webhook, push or phone alert with its attempts' });
 const PushSubscription = Type.Object({
   endpoint: Type.String({ maxLength: 2048, pattern: '^https?://' }),
   keys: Type.Object({ p256dh: Type.String({ minLength: 1, maxLength: 200 }), auth: Type.String({ minLength: 1, maxLength: 100 }) }),
@@ -69,7 +69,18 @@ export const deliveriesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
   app.post('/v1/calendar/rotate', { schema: { tags: ['Calendar'], summary: 'Revoke the feed link and make a new one', response: { 200: FeedUrl } } }, (request) =>
     service.rotateCalendarFeed(ctx, actorOf(request)),
   );
-  app.get('/calendar/:token', { config: { public: true }, schema: { hide: true, params: TokenParams } }, async (request, reply) => {
+  app.get(
+    '/calendar/:token',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['Calendar'],
+        summary: 'Your upcoming bookings as an ICS feed (the secret link from GET /v1/calendar; `.ics` may end it)',
+        params: TokenParams,
+        response: { 200: { description: 'An iCalendar feed (RFC 5545)', content: { 'text/calendar': { schema: Type.String() } } } },
+      },
+    },
+    async (request, reply) => {
     const ics = await service.calendarFeed(ctx, request.params.token.replace(/\.ics$/, ''));
     return reply.header('cache-control', 'private, max-age=300').header('referrer-policy', 'no-referrer').type('text/calendar; charset=utf-8').send(ics);
   });

@@ -32,11 +32,11 @@ export const Device = Type.Object({
   last_position: Nullable(Type.Object({ lat: Nullable(Type.Number()), lng: Nullable(Type.Number()), accuracy: Nullable(Type.Number()), recorded_at: Type.String() })),
   last_seen_at: Nullable(Type.String()),
   created_at: Type.String(),
-});
+}, { title: 'Device', description: 'A registered tracker app' });
 export const CreatedDevice = Type.Object({
   ...Device.properties,
   token: Type.String({ description: 'The secret. Shown once: only its hash is stored. In every URL above.' }),
   owntracks_config: Type.Object({}, { additionalProperties: true, description: "OwnTracks' configuration (.otrc), for its QR code or file import" }),
-});
-export const DeviceList = Type.Object({ devices: Type.Array(Device) });
+}, { title: 'CreatedDevice', description: 'A new device: its token is shown this once' });
+export const DeviceList = Type.Object({ devices: Type.Array(Device) }, { title: 'DeviceList' });
 export const RevokedDevice = Type.Object({ id: Type.Integer(), revoked: Type.Boolean() });

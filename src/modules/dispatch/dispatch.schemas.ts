@@ -12,7 +12,7 @@ export type ProgressBody = Static<typeof ProgressBody>;
 
 const Minutes = Nullable(Type.Integer({ minimum: 1, maximum: 1440, description: 'minutes; null: never escalates' }));
 export const AckTimeouts = Type.Object({ urgent: Minutes, high: Minutes });
-export const DispatchSettings = Type.Object({ ack_timeout_minutes: AckTimeouts });
+export const DispatchSettings = Type.Object({ ack_timeout_minutes: AckTimeouts }, { title: 'DispatchSettings', description: "An org's acknowledgement timeouts" });
 export const UpdateDispatchSettings = Type.Object({
   ack_timeout_minutes: Type.Object({ urgent: Type.Optional(Minutes), high: Type.Optional(Minutes) }, { minProperties: 1 }),
 });

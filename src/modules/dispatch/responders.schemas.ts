@@ -16,6 +16,6 @@ export const Responder = Type.Object({
   last_seen_at: Type.String(),
   distance_m: Nullable(Type.Integer({ description: 'great-circle metres; null when the incident has no position' })),
   open_assignments: Type.Integer({ description: 'open and in-progress incidents assigned to them in this org and mode' }),
-});
+}, { title: 'Responder', description: 'A member with a live position, and the distance to the incident' });
 export type Responder = Static<typeof Responder>;
-export const ResponderList = Type.Object({ responders: Type.Array(Responder) });
+export const ResponderList = Type.Object({ responders: Type.Array(Responder) }, { title: 'ResponderList' });

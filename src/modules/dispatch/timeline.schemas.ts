@@ -25,7 +25,7 @@ export const TimelineEvent = Type.Object({
   at: Type.String({ description: 'ISO 8601 UTC' }),
   actor: Type.Union([Type.Object({ user_id: Type.Integer(), user_name: Type.String() }), Type.Null()], { description: 'null for the system (sweepers, integrations)' }),
   data: Type.Record(Type.String(), Type.Unknown(), { description: 'depends on `type`: see docs/api.md, Timeline' }),
-});
+}, { title: 'TimelineEvent', description: 'One entry of an incident timeline' });
 export type TimelineEvent = Static<typeof TimelineEvent>;
 
-export const Timeline = Type.Object({ events: Type.Array(TimelineEvent) });
+export const Timeline = Type.Object({ events: Type.Array(TimelineEvent) }, { title: 'Timeline' });

@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.js';
 import { AppError } from '../../lib/errors.js';
 import { actorOf } from '../../plugins/auth.js';
 import { openLiveStream } from '../streams/live-stream.js';
+import { eventStream, IncidentStreamEvent } from '../streams/stream-events.schemas.js';
 import {
   CreateIncidentBody,
   CreateReplyBody,
@@ -43,7 +44,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     app.get(base, { schema: { tags, summary: 'List incidents, newest first', querystring: ListIncidentsQuery, response: { 200: IncidentList } } }, (request) =>
       incidents.listIncidents(ctx, actorOf(request), request.query),
     );
-    app.get(`${base}/stream`, { schema: { tags, summary: 'Live incident events (Server-Sent Events)' } }, async (request, reply) =>
+    app.get(`${base}/stream`, { schema: { tags, summary: 'Live incident events (Server-Sent Events)', response: { 200: eventStream(IncidentStreamEvent) } } }, async (request, reply) =>
       openLiveStream(ctx, request, reply, incidents.CHANNEL),
     );
     app.get(`${base}/:id`, { schema: { tags, summary: 'One incident', params: IncidentParams, response: { 200: Incident } } }, (request) =>

@@ -56,7 +56,18 @@ export const Incident = Type.Object({
   resolved_at: Nullable(Type.String()),
   acknowledged_at: Nullable(Type.String({ description: "set by the assignee's (or an admin's) acknowledgement; cleared by reassignment" })),
   acknowledged_by: Nullable(Type.Integer()),
-});
+}, {
+    title: 'Incident',
+    description: 'An incident (also called a ticket)',
+    examples: [
+      {
+        Id: 42, org_id: 7, livemode: true, title: 'Gas leak on Main St', description: null, status: 'open', priority: 'urgent', source: 'api', source_ref: null,
+        sla_due_at: '2026-03-02T10:15:00.000Z', sla_breached: false, sla_status: 'ok', customer_token: 'cst_4f9a1c', customer_status_url: 'https://muster.example.org/incidents/status/cst_4f9a1c',
+        lat: 48.8566, lng: 2.3522, location_name: 'Main St 12', assignee_id: null, created_at: '2026-03-02T09:15:00.000Z', updated_at: '2026-03-02T09:15:00.000Z',
+        resolved_at: null, acknowledged_at: null, acknowledged_by: null,
+      },
+    ],
+  });
 export type Incident = Static<typeof Incident>;
 
 export const ListIncidentsQuery = Type.Object({
@@ -74,10 +85,10 @@ export const IncidentList = Type.Object({
   total: Type.Integer(),
   page: Type.Integer(),
   limit: Type.Integer(),
-});
+}, { title: 'IncidentList' });
 
 export const IncidentParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
-export const DeletedIncident = Type.Object({ Id: Type.Integer(), deleted: Type.Boolean() });
+export const DeletedIncident = Type.Object({ Id: Type.Integer(), deleted: Type.Boolean() }, { title: 'DeletedIncident' });
 
 export const CreateReplyBody = Type.Object({
   body: Type.String({ maxLength: 20_000, pattern: '\\S' }),
@@ -91,9 +102,9 @@ export const Reply = Type.Object({
   author_id: Nullable(Type.Integer()),
   author_name: Nullable(Type.String()),
   created_at: Type.String(),
-});
+}, { title: 'Reply', description: 'A reply on an incident; public ones show on the status page' });
 export type Reply = Static<typeof Reply>;
-export const ReplyList = Type.Object({ replies: Type.Array(Reply) });
+export const ReplyList = Type.Object({ replies: Type.Array(Reply) }, { title: 'ReplyList' });
 
 export const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) });
 export const StatusPage = Type.Object({
@@ -103,5 +114,5 @@ export const StatusPage = Type.Object({
   updated_at: Type.String(),
   replies: Type.Array(Type.Object({ body: Type.String(), author_name: Nullable(Type.String()), created_at: Type.String() })),
   status_changes: Type.Array(Type.Object({ from: StatusSchema, to: StatusSchema, at: Type.String() }), { description: 'oldest first; from the timeline' }),
-});
+}, { title: 'StatusPage', description: 'The public status of an incident' });
 export type StatusPage = Static<typeof StatusPage>;

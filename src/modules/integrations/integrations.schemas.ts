@@ -47,7 +47,7 @@ export const Integration = Type.Object({
   priority_map: Type.Object({ critical: PrioritySchema, error: PrioritySchema, warning: PrioritySchema, info: PrioritySchema }),
   allowed_senders: Nullable(Type.Array(Type.String())),
   created_at: Type.String(),
-});
+}, { title: 'Integration', description: 'An incident source: a monitoring tool posting alerts' });
 export type Integration = Static<typeof Integration>;
 
 export const CreatedIntegration = Type.Object({
@@ -56,8 +56,8 @@ export const CreatedIntegration = Type.Object({
   events_url: Type.String({ description: 'PagerDuty Events API v2 drop-in' }),
   alertmanager_url: Type.String(),
   grafana_url: Type.String(),
-});
+}, { title: 'CreatedIntegration', description: 'A new integration: its key is shown this once' });
 
-export const IntegrationList = Type.Object({ integrations: Type.Array(Integration) });
+export const IntegrationList = Type.Object({ integrations: Type.Array(Integration) }, { title: 'IntegrationList' });
 export const ListIntegrationsQuery = Type.Object({ org_id: Type.Optional(Id) });
 export const RevokedIntegration = Type.Object({ id: Type.Integer(), revoked: Type.Boolean() });

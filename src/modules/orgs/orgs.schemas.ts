@@ -37,20 +37,20 @@ export const Org = Type.Object({
   personal: Type.Boolean({ description: "the user's own org, made at registration" }),
   locked: Type.Boolean({ description: 'over the plan limit: readable, not writable' }),
   created_at: Type.String(),
-});
+}, { title: 'Org', description: 'An organization (unit), as the caller sees it' });
 export type Org = Static<typeof Org>;
-export const OrgList = Type.Object({ orgs: Type.Array(Org) });
+export const OrgList = Type.Object({ orgs: Type.Array(Org) }, { title: 'OrgList' });
 
 export const Deleted = Type.Object({ id: Type.Integer(), deleted: Type.Boolean() });
 
-export const Member = Type.Object({ user_id: Type.Integer(), email: Type.String(), name: Type.String(), role: RoleSchema });
-export const Invited = Type.Object({ invited: Type.Boolean(), email: Type.String(), role: RoleSchema });
+export const Member = Type.Object({ user_id: Type.Integer(), email: Type.String(), name: Type.String(), role: RoleSchema }, { title: 'Member', description: 'A member of an org' });
+export const Invited = Type.Object({ invited: Type.Boolean(), email: Type.String(), role: RoleSchema }, { title: 'Invitation', description: 'An invite emailed to an address with no (verified) account' });
 export const MemberList = Type.Object({
   members: Type.Array(Member),
   invites: Type.Array(Type.Object({ email: Type.String(), role: RoleSchema, created_at: Type.String() }), {
     description: 'pending invites; shown to owners and admins only',
   }),
-});
+}, { title: 'MemberList' });
 export const AddMemberBody = Type.Object({ email: Email, role: Type.Optional(RoleSchema) });
 export const UpdateMemberBody = Type.Object({ role: RoleSchema });
 export const Removed = Type.Object({ user_id: Type.Integer(), removed: Type.Boolean() });
@@ -63,8 +63,8 @@ export const Team = Type.Object({
   description: Nullable(Type.String()),
   created_at: Type.String(),
   locked: Type.Boolean(),
-});
-export const TeamList = Type.Object({ teams: Type.Array(Team) });
+}, { title: 'Team', description: 'A team of an org' });
+export const TeamList = Type.Object({ teams: Type.Array(Team) }, { title: 'TeamList' });
 export const CreateTeamBody = Type.Object({
   name: Name,
   slug: Type.Optional(Slug),
@@ -83,7 +83,7 @@ export const TeamMember = Type.Object({
   name: Type.String(),
   active: Type.Boolean({ description: 'inactive members are skipped by routing' }),
   locked: Type.Boolean({ description: 'over the plan limit: kept, but not routed to' }),
-});
-export const TeamMemberList = Type.Object({ members: Type.Array(TeamMember) });
+}, { title: 'TeamMember', description: 'A member of a team' });
+export const TeamMemberList = Type.Object({ members: Type.Array(TeamMember) }, { title: 'TeamMemberList' });
 export const AddTeamMemberBody = Type.Object({ user_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), active: Type.Optional(Type.Boolean()) });
 export const UpdateTeamMemberBody = Type.Object({ active: Type.Boolean() });

@@ -7,10 +7,20 @@ import * as bookings from './bookings.service.js';
 import { PAGES_CSS_PATH } from '../pages-assets/pages-css.js';
 import { findUserById } from '../users/users.repository.js';
 import { findEventType } from './event-types.repository.js';
+import { Type } from '@sinclair/typebox';
 import { Booking, CancelBody, RescheduleBody, TokenParams } from './scheduling.schemas.js';
 
 const tags = ['Bookings'];
 const pub = { public: true };
+
+/** The decision links answer a page for browsers, or the booking as JSON (`Accept: application/json`). */
+const decisionAnswer = {
+  200: {
+    description: 'The booking after the decision (JSON), or the page (HTML): for a GET without `Accept: application/json`, the page asking to confirm',
+    content: { 'application/json': { schema: Booking }, 'text/html': { schema: Type.String() } },
+  },
+  409: { $ref: 'ErrorResponse#' },
+};
 
 
 function page(title: string, body: string, mark = ''): string {
@@ -87,10 +97,10 @@ export const bookingLinksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
 
   for (const decision of ['confirm', 'decline'] as const) {
     const path = `/v1/bookings/:token/${decision}`;
-    app.get(path, { config: pub, schema: { tags, summary: `${decision === 'confirm' ? 'Confirm' : 'Decline'} a pending booking (host link)`, params: TokenParams } }, (request, reply) =>
+    app.get(path, { config: pub, schema: { tags, summary: `${decision === 'confirm' ? 'Confirm' : 'Decline'} a pending booking (host link)`, params: TokenParams, response: decisionAnswer } }, (request, reply) =>
       decide(ctx, request.params.token, wantsJson(request), reply, decision, wantsJson(request)),
     );
-    app.post(path, { config: pub, schema: { tags, summary: `${decision === 'confirm' ? 'Confirm' : 'Decline'} (the page's form)`, params: TokenParams } }, (request, reply) =>
+    app.post(path, { config: pub, schema: { tags, summary: `${decision === 'confirm' ? 'Confirm' : 'Decline'} (the page's form)`, params: TokenParams, response: decisionAnswer } }, (request, reply) =>
       decide(ctx, request.params.token, wantsJson(request), reply, decision, true),
     );
   }

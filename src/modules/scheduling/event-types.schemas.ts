@@ -3,11 +3,11 @@ import { Nullable, StringEnum, TimeZone } from '../../lib/schemas.js';
 import { Slug } from '../orgs/orgs.schemas.js';
 
 const HHMM = Type.String({ pattern: '^(?:[01][0-9]|2[0-3]):[0-5][0-9]$|^24:00$', description: 'HH:MM, 24:00 for the end of the day' });
-export const WeeklyWindowSchema = Type.Object({ day: StringEnum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']), start: HHMM, end: HHMM });
+export const WeeklyWindowSchema = Type.Object({ day: StringEnum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']), start: HHMM, end: HHMM }, { title: 'WeeklyWindow' });
 export const AvailabilitySchema = Type.Object({
   timezone: TimeZone,
   weekly: Type.Array(WeeklyWindowSchema, { maxItems: 70 }),
-});
+}, { title: 'WeeklyAvailability', description: 'Weekly hours in a time zone' });
 // Answers carry the stored zone as plain text: the serializer has no use for the input format.
 const AvailabilityAnswer = Type.Object({ timezone: Type.String(), weekly: Type.Array(WeeklyWindowSchema) });
 export const LocationTypeSchema = StringEnum(['video', 'phone', 'in_person', 'other']);
@@ -81,7 +81,7 @@ export const EventType = Type.Object({
   locked: Type.Boolean(),
   created_at: Type.String(),
   updated_at: Type.String(),
-});
+}, { title: 'EventType', description: 'A kind of meeting that can be booked' });
 export type EventType = Static<typeof EventType>;
-export const EventTypeList = Type.Object({ event_types: Type.Array(EventType) });
+export const EventTypeList = Type.Object({ event_types: Type.Array(EventType) }, { title: 'EventTypeList' });
 export const EventTypeParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });

@@ -35,7 +35,7 @@ export const PublicEventType = Type.Object({
   booking_path: Type.String({ description: 'the canonical public page of the event type' }),
   bookable_from: Type.String({ description: 'now plus the minimum notice (UTC): no slot starts earlier' }),
   bookable_until: Type.String({ description: 'now plus the maximum advance (UTC): no slot starts later' }),
-});
+}, { title: 'PublicEventType', description: 'What a booking page shows of an event type' });
 
 async function publicFacts(ctx: AppContext, et: PositionedEventType, hostId?: number) {
   let hostName: string;

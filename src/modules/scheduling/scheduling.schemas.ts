@@ -9,12 +9,16 @@ export const AvailabilityQuery = Type.Object({
   timezone: Type.Optional(Type.String({ maxLength: 64, description: 'IANA; default UTC' })),
 });
 export const SlotsQuery = Type.Object({ date: AvailabilityQuery.properties.date, timezone: AvailabilityQuery.properties.timezone });
+export const Slot = Type.Object(
+  { start_time: Type.String({ description: 'UTC, ISO 8601' }), end_time: Type.String({ description: 'UTC, ISO 8601' }) },
+  { title: 'Slot', description: 'A bookable window', examples: [{ start_time: '2026-03-02T09:00:00.000Z', end_time: '2026-03-02T09:30:00.000Z' }] },
+);
 export const AvailabilityResponse = Type.Object({
   date: Type.String(),
   event_type_id: Type.Integer(),
   timezone: Type.String(),
-  slots: Type.Array(Type.Object({ start_time: Type.String(), end_time: Type.String() }), { description: 'in UTC' }),
-});
+  slots: Type.Array(Slot, { description: 'in UTC' }),
+}, { title: 'Availability', description: 'Open slots of one day' });
 
 export const PublicBookingBody = Type.Object({
   attendee_name: PersonName,
@@ -42,8 +46,19 @@ export const Booking = Type.Object({
   livemode: Type.Boolean(),
   created_at: Type.String(),
   cancel_reason: Nullable(Type.String({ description: 'the reason given when it was cancelled (by the attendee, shared with the host; or by the host)' })),
+}, {
+  title: 'Booking',
+  description: 'A booking (assignment) of a slot',
+  examples: [
+    {
+      id: 'bk_9f2c7d1e', status: 'confirmed', event_type_id: 3, host_id: 1, attendee_name: 'Ana Field', attendee_email: 'ana@example.com',
+      start_time: '2026-03-02T09:00:00.000Z', end_time: '2026-03-02T09:30:00.000Z', notes: null, timezone: 'Europe/Paris', requires_confirmation: false,
+      cancel_url: 'https://muster.example.org/bookings/manage/mt_1a2b?action=cancel', reschedule_url: 'https://muster.example.org/bookings/manage/mt_1a2b?action=reschedule',
+      livemode: true, created_at: '2026-02-27T16:40:00.000Z', cancel_reason: null,
+    },
+  ],
 });
-export const BookingList = Type.Object({ bookings: Type.Array(Booking), page: Type.Integer(), limit: Type.Integer(), has_more: Type.Boolean() });
+export const BookingList = Type.Object({ bookings: Type.Array(Booking), page: Type.Integer(), limit: Type.Integer(), has_more: Type.Boolean() }, { title: 'BookingList' });
 export const ListBookingsQuery = Type.Object({
   ...PagingQuery.properties,
   event_type_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
@@ -55,6 +70,6 @@ export const BookingIdParams = Type.Object({ id: Type.String({ minLength: 1, max
 export const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) });
 export const CancelBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 2000 })) });
 export const RescheduleBody = Type.Object({ start_time: Type.String({ format: 'date-time' }), reason: Type.Optional(Type.String({ maxLength: 2000 })) });
-export const Cancelled = Type.Object({ id: Type.String(), status: BookingStatusSchema });
+export const Cancelled = Type.Object({ id: Type.String(), status: BookingStatusSchema }, { title: 'CancelledBooking' });
 export const PersonalPath = Type.Object({ username: Type.String({ maxLength: 100 }), event_slug: Type.String({ maxLength: 100 }) });
 export const TeamPath = Type.Object({ org_slug: Type.String({ maxLength: 100 }), team_slug: Type.String({ maxLength: 100 }), event_slug: Type.String({ maxLength: 100 }) });

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { OkResponse } from '../../lib/schemas.js';
 import { actorOf } from '../../plugins/auth.js';
 import { openLiveStream } from '../streams/live-stream.js';
+import { eventStream, SignalStreamEvent } from '../streams/stream-events.schemas.js';
 import { listAudit } from './audit.service.js';
 import { CHANNEL, listBeacons, stopBeacon } from './beacons.service.js';
 import { AuditList, AuditQuery, BeaconList, BeaconOffBody, CreateSignalBody, ListSignalsQuery, Signal, SignalList } from './signals.schemas.js';
@@ -29,7 +30,7 @@ export const signalsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     { schema: { tags, summary: 'Stop beaconing (writes beacon_off, broadcasts it)', body: BeaconOffBody, response: { 200: OkResponse } } },
     (request) => stopBeacon(ctx, actorOf(request), request.body?.device_id),
   );
-  app.get('/v1/signals/stream', { schema: { tags, summary: 'Live signals of your orgs (Server-Sent Events)' } }, async (request, reply) =>
+  app.get('/v1/signals/stream', { schema: { tags, summary: 'Live signals of your orgs (Server-Sent Events)', response: { 200: eventStream(SignalStreamEvent) } } }, async (request, reply) =>
     openLiveStream(ctx, request, reply, CHANNEL),
   );
   app.get('/v1/audit', { schema: { tags, summary: 'Audit log of an org (admins and owners)', querystring: AuditQuery, response: { 200: AuditList } } }, (request) =>

@@ -36,7 +36,7 @@ export const Signal = Type.Object({
   ticket_id: Nullable(Type.Integer()),
   meta: Type.Object({}, { additionalProperties: true }),
   created_at: Type.String(),
-});
+}, { title: 'Signal', description: 'A signal from the field' });
 export type Signal = Static<typeof Signal>;
 
 export const ListSignalsQuery = Type.Object({
@@ -45,7 +45,7 @@ export const ListSignalsQuery = Type.Object({
   org_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
 });
 export type ListSignalsQuery = Static<typeof ListSignalsQuery>;
-export const SignalList = Type.Object({ signals: Type.Array(Signal), page: Type.Integer(), limit: Type.Integer(), has_more: Type.Boolean() });
+export const SignalList = Type.Object({ signals: Type.Array(Signal), page: Type.Integer(), limit: Type.Integer(), has_more: Type.Boolean() }, { title: 'SignalList' });
 
 export const BeaconOffBody = Type.Object({ device_id: Type.Optional(DeviceId) });
 
@@ -60,8 +60,8 @@ export const Beacon = Type.Object({
   meta: Type.Object({}, { additionalProperties: true }),
   created_at: Type.String({ description: 'when the position was taken' }),
   last_seen_at: Type.String(),
-});
-export const BeaconList = Type.Object({ beacons: Type.Array(Beacon) });
+}, { title: 'Beacon', description: 'The last known position of an active device' });
+export const BeaconList = Type.Object({ beacons: Type.Array(Beacon) }, { title: 'BeaconList' });
 
 export const AuditQuery = Type.Object({ ...PagingQuery.properties, org_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
 export const AuditEntry = Type.Object({
@@ -72,5 +72,5 @@ export const AuditEntry = Type.Object({
   device_id: Nullable(Type.String()),
   created_at: Type.String(),
   meta: Type.Object({}, { additionalProperties: true }),
-});
-export const AuditList = Type.Object({ entries: Type.Array(AuditEntry), page: Type.Integer(), limit: Type.Integer(), has_more: Type.Boolean() });
+}, { title: 'AuditEntry' });
+export const AuditList = Type.Object({ entries: Type.Array(AuditEntry), page: Type.Integer(), limit: Type.Integer(), has_more: Type.Boolean() }, { title: 'AuditList' });

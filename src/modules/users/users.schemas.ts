@@ -22,7 +22,7 @@ export const UserResponse = Type.Object({
   slug: Type.String(),
   plan: PlanSchema,
   timezone: Type.String(),
-});
+}, { title: 'User', description: 'A user as registration answers it' });
 
 /** What the signed-in user sees of themselves. */
 export const MeResponse = Type.Object({
@@ -31,7 +31,7 @@ export const MeResponse = Type.Object({
   admin: Type.Boolean(),
   email_verified: Type.Boolean({ description: 'The address is proven (confirmation code, magic or reset code, invite link, an admin)' }),
   livemode: Type.Boolean({ description: 'false when the request used an sk_test_ key' }),
-});
+}, { title: 'Me', description: 'The signed-in user' });
 export type MeResponse = Static<typeof MeResponse>;
 
 export const UpdateMeBody = Type.Object(
@@ -51,7 +51,7 @@ export const AdminUser = Type.Object({
   admin: Type.Boolean(),
   email_verified: Type.Boolean(),
   created_at: Type.String(),
-});
+}, { title: 'AdminUser', description: 'A user as instance admins see them' });
 export type AdminUser = Static<typeof AdminUser>;
 
 export const ListUsersQuery = PagingQuery;
@@ -60,7 +60,7 @@ export const ListUsersResponse = Type.Object({
   total: Type.Integer(),
   page: Type.Integer(),
   limit: Type.Integer(),
-});
+}, { title: 'UserList' });
 
 export const AdminUpdateUserBody = Type.Object(
   { plan: Type.Optional(PlanSchema), email_verified: Type.Optional(Type.Boolean()) },
@@ -82,7 +82,7 @@ export const PublicProfile = Type.Object({
       location_type: Type.String(),
     }),
   ),
-});
+}, { title: 'PublicProfile', description: 'What anyone sees of a user: the public event types' });
 export type PublicProfile = Static<typeof PublicProfile>;
 
 export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100 }) });
