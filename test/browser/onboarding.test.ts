@@ -194,17 +194,18 @@ test('admin page: users, plans and verification; reached from the upgrade messag
   const unproven = uniqueEmail('unproven');
   const created = await call<{ id: number }>(server, 'POST', '/v1/users', { email: unproven, password: 'correct horse battery', name: 'Uma Unproven' });
   assert.equal(created.status, 201);
-  // A fresh admin on the free plan meets the upgrade message first, with the way to the admin page.
-  await ok('PATCH', `/v1/users/${admin.id}`, { plan: 'free' }, admin);
   for (const [kind, viewport] of VIEWPORTS) {
+    // A fresh admin on the free plan meets the upgrade message first, with the way to the admin page.
+    await ok('PATCH', `/v1/users/${admin.id}`, { plan: 'free' }, admin);
     const context = await signedInContext(browser, server, admin, { viewport });
     const page = await context.newPage();
     const errors = watchErrors(page);
     await page.goto(server.url + '/app/orgs');
     await page.click('[data-testid="new-org"]');
     await page.fill('#org-name', `Org ${kind}`);
-    await page.click('form button[type="submit"]');
-    await page.waitForSelector('[data-testid="upgrade-required"]');
+    await page.click('form:has(#org-name) button[type="submit"]');
+    await page.waitForSelector('[data-testid="upgrade-required"], .alert.error');
+    assert.equal(await page.locator('[data-testid="upgrade-required"]').count(), 1, (await page.locator('.alert.error').allTextContents()).join(' '));
     await screenshot(page, 'admin-upgrade-message');
     await page.click('[data-testid="upgrade-admin-link"]');
     await page.waitForURL((u) => u.pathname === '/app/admin');

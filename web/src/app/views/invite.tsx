@@ -140,8 +140,11 @@ export function InviteView({ token }: { token: string }) {
     void run(async () => {
       await post('/v1/users', { name, email: invite.email, password, timezone: browserZone(), invite_token: token });
       await post('/v1/auth/login', { email: invite.email, password });
-      // Registering through the link proved the address and joined the org; accepting confirms it.
-      return accept();
+      // Registering through the link proves the address, which accepts the invite: the org is in the
+      // list. Should it not be (the invite was accepted otherwise meanwhile), accept it through the link.
+      const { orgs } = await get<{ orgs: { id: number; name: string; slug: string; role: string }[] }>('/v1/orgs');
+      const org = orgs.find((o) => o.slug === invite.org.slug);
+      return org ? { org: { id: org.id, name: org.name, slug: org.slug }, role: org.role } : accept();
     });
   };
   const signIn = (e: Event) => {
