@@ -1,6 +1,7 @@
 // Browser tests: a real server started from the build (`node dist/server.js`) on a fresh data
 // directory, and Debian's Chromium driven by playwright-core. `npm run test:browser` builds first.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -97,8 +98,45 @@ export async function launchBrowser(): Promise<Browser> {
 export const PHONE = { width: 390, height: 844 } as const;
 export const DESKTOP = { width: 1280, height: 800 } as const;
 
-/** Saves a full-page screenshot as `<name>-<phone|desktop>.png` under SCREENSHOT_DIR (not committed). */
+const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[]; failureSummary?: string }[];
+}
+
+/**
+ * Runs axe-core in the page as it is now and throws on any serious or critical violation (WCAG 2.x
+ * A and AA rules and axe's best practices). Injected through the DevTools protocol, so the pages'
+ * Content-Security-Policy stays as it is. Frames are checked by the tests of their own pages.
+ */
+export async function checkA11y(page: Page, label: string): Promise<void> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: AxeViolation[] }> } }).axe;
+    const result = await axe.run(document, { iframes: false, resultTypes: ['violations'] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) }));
+  });
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  if (bad.length === 0) return;
+  const lines = bad.map((v) => `${v.id} (${v.impact}): ${v.help}\n${v.nodes.slice(0, 6).map((n) => `    ${n.target.join(' ')}: ${(n.failureSummary ?? '').replace(/\s+/g, ' ')}`).join('\n')}`);
+  throw new Error(`accessibility (axe-core) on ${label} (${page.url()}):\n  ${lines.join('\n  ')}`);
+}
+
+/**
+ * Saves a full-page screenshot as `<name>-<phone|desktop>.png` under SCREENSHOT_DIR (not committed),
+ * and checks the page with axe-core first: every page state a test looks at is also checked for
+ * serious and critical accessibility violations (A11Y_REPORT_ONLY=1 prints them instead of failing).
+ */
 export async function screenshot(page: Page, name: string): Promise<string> {
+  try {
+    await checkA11y(page, name);
+  } catch (err) {
+    if (process.env.A11Y_REPORT_ONLY !== '1') throw err;
+    console.error(String(err));
+  }
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const size = page.viewportSize();
   const kind = size && size.width < 700 ? 'phone' : 'desktop';

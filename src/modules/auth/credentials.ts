@@ -52,7 +52,17 @@ export async function resolveCredential(ctx: AppContext, request: FastifyRequest
     const row = await findLiveSession(ctx.db, sessionId, iso(ctx.clock.now()));
     return row && { userId: row.user_id, expiresAt: Date.parse(row.expires_at) };
   });
-  return session ? { userId: session.userId, mode: 'live', via: 'session', sessionId, expiresAt: session.expiresAt } : null;
+  return session ? { userId: session.userId, mode: sessionMode(request), via: 'session', sessionId, expiresAt: session.expiresAt } : null;
+}
+
+/**
+ * A session is live, unless the dashboard's "View test data" switch asks for test mode with the
+ * header `x-muster-mode: test` (as Stripe's dashboard does): the same person then reads and writes
+ * the test-mode records of their orgs, which their own test keys could reach anyway. A custom
+ * header cannot be sent cross-site without a CORS preflight, so a forged form cannot set it.
+ */
+function sessionMode(request: FastifyRequest): 'live' | 'test' {
+  return request.headers['x-muster-mode'] === 'test' ? 'test' : 'live';
 }
 
 /** The actor of a request's credential, or null. */

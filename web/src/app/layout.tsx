@@ -3,7 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { AlertBanner } from './alert-banner';
 import { useLocation } from './router';
-import { useSession } from './session';
+import { setViewingTestData, useSession, viewingTestData } from './session';
 
 const NAV = [
   { href: '/app/incidents', label: 'Incidents', icon: '!' },
@@ -14,6 +14,28 @@ const NAV = [
   { href: '/app/orgs', label: 'Organizations', icon: '⌂' },
   { href: '/app/settings', label: 'Settings', icon: '⚙' },
 ];
+
+/** Instance admins only: users, plans, verification. */
+const ADMIN_NAV = { href: '/app/admin', label: 'Administration', icon: '★' };
+
+/** Stripe's "View test data": the whole dashboard switches to the test-mode records (a reload applies it everywhere). */
+function TestDataSwitch() {
+  const on = viewingTestData();
+  return (
+    <label class="test-switch" data-testid="test-data-switch">
+      <input
+        type="checkbox"
+        role="switch"
+        checked={on}
+        onChange={(e) => {
+          setViewingTestData(e.currentTarget.checked);
+          location.reload();
+        }}
+      />
+      View test data
+    </label>
+  );
+}
 
 function OrgSwitcher() {
   const { orgs, orgId, setOrgId } = useSession();
@@ -39,7 +61,15 @@ export function Layout({ children }: { children: ComponentChildren }) {
   const [open, setOpen] = useState(false);
   useEffect(() => setOpen(false), [path]);
   return (
-    <div class="shell">
+    <div class={`shell${viewingTestData() ? ' test-data' : ''}`}>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      {viewingTestData() ? (
+        <div class="test-data-banner" role="status" data-testid="test-data-banner">
+          <strong>Test data</strong> You are viewing test-mode records (made with sk_test_ keys). Live records are hidden.
+        </div>
+      ) : null}
       <header class="topbar">
         <a class="app-brand" href="/app/incidents">
           <img src="/icon.svg" alt="" width="28" height="28" /> Muster
@@ -53,7 +83,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
           <img src="/icon.svg" alt="" width="28" height="28" /> Muster
         </a>
         <nav aria-label="Main">
-          {NAV.map((n) => (
+          {(me.admin ? [...NAV, ADMIN_NAV] : NAV).map((n) => (
             <a key={n.href} href={n.href} class={`nav-link${path.startsWith(n.href) ? ' active' : ''}`} aria-current={path.startsWith(n.href) ? 'page' : undefined}>
               <span class="nav-icon" aria-hidden="true">
                 {n.icon}
@@ -63,6 +93,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
           ))}
         </nav>
         <OrgSwitcher />
+        <TestDataSwitch />
         <div class="account">
           <div class="account-name" title={me.email}>
             <strong>{me.name}</strong>
@@ -73,7 +104,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
           </button>
         </div>
       </aside>
-      <main class="content" id="main">
+      <main class="content" id="main" tabIndex={-1}>
         <AlertBanner />
         {children}
       </main>

@@ -3,14 +3,15 @@ import { render } from 'preact';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import '../styles/base.css';
 import './app.css';
-import { ApiError, get, post } from '../lib/api';
+import { ApiError, get, pageHeaders, post } from '../lib/api';
 import { Layout } from './layout';
 import { interceptLinks, navigate, safeNext, useLocation } from './router';
 import { Routes } from './routes';
-import { SessionContext, storedOrgId, storeOrgId, type Session } from './session';
+import { SessionContext, storedOrgId, storeOrgId, viewingTestData, type Session } from './session';
 import type { Me, Org } from './types';
 import { ErrorAlert, Loading } from './ui';
 import { LoginView } from './views/login';
+import { InviteView } from './views/invite';
 
 type Auth = { state: 'loading' } | { state: 'out' } | { state: 'in'; me: Me; orgs: Org[] } | { state: 'error'; error: unknown };
 
@@ -102,4 +103,7 @@ function App() {
 }
 
 interceptLinks();
-render(<App />, document.getElementById('root')!);
+if (viewingTestData()) pageHeaders['x-muster-mode'] = 'test';
+// An invite email's link, /invites/<token>, is served by this page too (before any sign-in).
+const inviteToken = /^\/invites\/([^/]+)\/?$/.exec(location.pathname)?.[1];
+render(inviteToken ? <InviteView token={decodeURIComponent(inviteToken)} /> : <App />, document.getElementById('root')!);

@@ -11,6 +11,7 @@ import { OrgDetailView } from './views/org-detail';
 import { OrgsView } from './views/orgs';
 import { SettingsView } from './views/settings';
 import { SignalsView } from './views/signals';
+import { AdminView } from './views/admin';
 
 export function Routes({ loc }: { loc: Loc }) {
   const p = loc.path;
@@ -26,6 +27,7 @@ export function Routes({ loc }: { loc: Loc }) {
   if (p === '/app/orgs') return <OrgsView />;
   if ((m = match('/app/orgs/:slug', p))) return <OrgDetailView key={m.slug} slug={m.slug!} />;
   if (p === '/app/settings') return <SettingsView />;
+  if (p === '/app/admin') return <AdminView page={Number(loc.query.get('page')) || 1} />;
   return (
     <Empty title="Page not found">
       There is nothing at this address. <a href="/app/incidents">Go to incidents</a>

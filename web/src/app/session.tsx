@@ -35,3 +35,19 @@ export function storeOrgId(id: number | null): void {
 }
 
 export const orgName = (orgs: Org[], id: number): string => orgs.find((o) => o.id === id)?.name ?? `Org ${id}`;
+
+const TEST_KEY = 'muster-dashboard-test-data';
+
+/** The "View test data" switch (remembered per browser): the API calls of the page then carry `x-muster-mode: test`. */
+export function viewingTestData(): boolean {
+  try {
+    return localStorage.getItem(TEST_KEY) === 'on';
+  } catch {
+    return false;
+  }
+}
+
+export function setViewingTestData(on: boolean): void {
+  if (on) localStorage.setItem(TEST_KEY, 'on');
+  else localStorage.removeItem(TEST_KEY);
+}

@@ -33,6 +33,10 @@ export class Beacon {
   private inflight: Promise<void> | null = null;
   private listeners = new Set<(s: BeaconState) => void>();
   private wake: WakeLock;
+  /** Back online after a failed send: send at once, so "Beacon not sent" clears without waiting for the next tick. */
+  private onOnline = () => {
+    if (this.state.active && this.state.error?.startsWith('Beacon not sent')) void this.send();
+  };
   state: BeaconState;
 
   constructor(
@@ -99,6 +103,7 @@ export class Beacon {
       },
       { enableHighAccuracy: true, maximumAge: 10_000, timeout: 60_000 },
     );
+    window.addEventListener('online', this.onOnline);
     void this.wake.enable();
   }
 
@@ -119,6 +124,7 @@ export class Beacon {
   async stop() {
     if (!this.state.active) return;
     this.set({ stopping: true });
+    window.removeEventListener('online', this.onOnline);
     if (this.watchId !== null) navigator.geolocation.clearWatch(this.watchId);
     if (this.timer !== null) clearInterval(this.timer);
     this.watchId = this.timer = null;

@@ -3,11 +3,79 @@
 // Every action goes through the outbox like a signal, so it survives being offline.
 import { useEffect, useState } from 'preact/hooks';
 import { get } from '../lib/api';
+import { resizePhoto, type Resized } from './photo';
 import type { QueuedSignal } from './queue';
 import type { Fix, MyIncident } from './types';
 
 export type Act = (target: NonNullable<QueuedSignal['target']>, withPosition?: boolean) => Promise<string | null>;
 export type LinkNote = (incident: { Id: number; org_id: number }, note: string) => Promise<string | null>;
+/** A photo for an incident: resized like the Photo panel's, uploaded through the outbox, then a `capture` with its `ticket_id`. */
+export type LinkPhoto = (incident: { Id: number; org_id: number }, photo: Blob, caption: string) => Promise<string | null>;
+
+/** Take or choose a photo for one incident, preview it with an optional caption, send it to its timeline. */
+function IncidentPhoto({ incident, linkPhoto }: { incident: MyIncident; linkPhoto: LinkPhoto }) {
+  const [photo, setPhoto] = useState<(Resized & { url: string }) | null>(null);
+  const [caption, setCaption] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => () => photo && URL.revokeObjectURL(photo.url), [photo]);
+  const id = `incident-photo-${incident.Id}`;
+  const choose = async (e: Event) => {
+    const input = e.currentTarget as HTMLInputElement;
+    const file = input.files?.[0];
+    if (!file) return;
+    setError(null);
+    setBusy(true);
+    try {
+      const resized = await resizePhoto(file);
+      setPhoto({ ...resized, url: URL.createObjectURL(resized.blob) });
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+      input.value = '';
+    }
+  };
+  const submit = async () => {
+    if (!photo) return;
+    setBusy(true);
+    const err = await linkPhoto(incident, photo.blob, caption.trim());
+    setBusy(false);
+    if (err) return setError(err);
+    setPhoto(null);
+    setCaption('');
+  };
+  return (
+    <div class="incident-photo">
+      <input id={id} class="visually-hidden" type="file" accept="image/*" capture="environment" data-testid="my-photo-input" aria-label={`Photo for ${incident.title}`} onChange={(e) => void choose(e)} />
+      {!photo && (
+        <label for={id} class="button secondary small-button" data-testid="my-photo-take" aria-busy={busy}>
+          {busy ? 'Preparing photo…' : 'Add a photo'}
+        </label>
+      )}
+      {photo && (
+        <div class="photo-preview">
+          <img src={photo.url} alt={`The photo for ${incident.title}`} data-testid="my-photo-thumb" />
+          <label for={`${id}-caption`}>Caption (optional)</label>
+          <input id={`${id}-caption`} data-testid="my-photo-caption" value={caption} maxLength={5000} onInput={(e) => setCaption(e.currentTarget.value)} />
+          <div class="actions">
+            <button type="button" class="secondary small-button" disabled={busy} onClick={() => setPhoto(null)}>
+              Discard
+            </button>
+            <button type="button" class="small-button grow" data-testid="my-photo-send" disabled={busy} onClick={() => void submit()}>
+              {busy ? 'Saving…' : 'Send photo to this incident'}
+            </button>
+          </div>
+        </div>
+      )}
+      {error && (
+        <p class="field-error" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
 
 const OPEN = (i: MyIncident) => i.status === 'open' || i.status === 'in_progress';
 
@@ -37,7 +105,7 @@ function useMyIncidents(userId: number): { list: MyIncident[] | null; error: str
   return { list, error };
 }
 
-function IncidentCard({ incident, act, linkNote, fix }: { incident: MyIncident; act: Act; linkNote: LinkNote; fix: Fix | null }) {
+function IncidentCard({ incident, act, linkNote, linkPhoto, fix }: { incident: MyIncident; act: Act; linkNote: LinkNote; linkPhoto: LinkPhoto; fix: Fix | null }) {
   const [done, setDone] = useState<Record<string, boolean>>({});
   const [note, setNote] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -93,11 +161,12 @@ function IncidentCard({ incident, act, linkNote, fix }: { incident: MyIncident; 
           Add
         </button>
       </form>
+      <IncidentPhoto incident={incident} linkPhoto={linkPhoto} />
     </li>
   );
 }
 
-export function MyIncidentsPanel({ userId, act, linkNote, fix }: { userId: number; act: Act; linkNote: LinkNote; fix: Fix | null }) {
+export function MyIncidentsPanel({ userId, act, linkNote, linkPhoto, fix }: { userId: number; act: Act; linkNote: LinkNote; linkPhoto: LinkPhoto; fix: Fix | null }) {
   const { list, error } = useMyIncidents(userId);
   return (
     <section class="card panel" aria-labelledby="my-incidents-title" data-testid="my-incidents">
@@ -110,7 +179,7 @@ export function MyIncidentsPanel({ userId, act, linkNote, fix }: { userId: numbe
       {list && list.length === 0 && <p class="muted small">Nothing assigned to you.</p>}
       <ul class="my-incidents">
         {(list ?? []).map((i) => (
-          <IncidentCard key={i.Id} incident={i} act={act} linkNote={linkNote} fix={fix} />
+          <IncidentCard key={i.Id} incident={i} act={act} linkNote={linkNote} linkPhoto={linkPhoto} fix={fix} />
         ))}
       </ul>
     </section>

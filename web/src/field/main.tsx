@@ -42,6 +42,18 @@ async function loadSession(): Promise<Session | 'signed_out'> {
   }
 }
 
+/**
+ * Where signals go when the person has not chosen: the org last used here or joined through an
+ * invite link (both remembered under ORG_KEY), else a shared org (the newest joined first): never the
+ * personal org while the person belongs to another, so a new worker's beacons reach the dispatcher.
+ */
+export function defaultOrg(usable: Org[], saved: number): Org | undefined {
+  const remembered = usable.find((o) => o.id === saved);
+  if (remembered) return remembered;
+  const shared = usable.filter((o) => !o.personal);
+  return shared.find((o) => o.primary) ?? shared[shared.length - 1] ?? usable.find((o) => o.primary) ?? usable[0];
+}
+
 let lastFix: Fix | null = null;
 
 /** A recent position, or a fresh one if the phone can find it within 15 s; else none. */
@@ -79,7 +91,7 @@ function Terminal({ session }: { session: Session }) {
   const usable = session.orgs.filter((o) => !o.locked);
   const [orgId, setOrgId] = useState<number | undefined>(() => {
     const saved = Number(localStorage.getItem(ORG_KEY));
-    return (usable.find((o) => o.id === saved) ?? usable.find((o) => o.primary) ?? usable[0])?.id;
+    return defaultOrg(usable, saved)?.id;
   });
   const [fix, setFix] = useState<Fix | null>(null);
   const orgRef = useMemo(() => ({ id: orgId }), []);
@@ -150,7 +162,7 @@ function Terminal({ session }: { session: Session }) {
     if (where) Object.assign(body, { lat: where.lat, lng: where.lng, accuracy: Math.round(where.accuracy * 10) / 10 });
     try {
       const item = await queue.add(body, photo);
-      const what = { alert: 'Alert', note: 'Note', checkin: 'Check-in', capture: 'Photo', beacon: 'Beacon' }[type];
+      const what = { alert: 'Alert', note: 'Note', checkin: 'Check-in', capture: 'Photo', beacon: 'Beacon' }[type] + (incident ? ' for the incident' : '');
       setFlash({
         id: item.id,
         kind: 'info',
@@ -169,10 +181,10 @@ function Terminal({ session }: { session: Session }) {
     <div class="field-app">
       <header class="topbar">
         <div class="topbar-inner">
-          <div class="brand">
+          <h1 class="brand">
             <img src="/icon.svg" alt="" width={28} height={28} />
             <span>Muster field</span>
-          </div>
+          </h1>
           <span class="spacer" />
           <span class={`conn ${online ? 'online' : 'offline'}`} data-testid="connection">
             <span class="conn-dot" aria-hidden="true" />
@@ -230,8 +242,11 @@ function Terminal({ session }: { session: Session }) {
             {flash.text}
           </p>
         )}
-        <MyIncidentsPanel userId={session.me.id} act={act} linkNote={(incident, note) => send('note', note, undefined, incident)} fix={fix} />
-        <BeaconPanel beacon={beacon} state={bstate} />
+        <MyIncidentsPanel userId={session.me.id} act={act} linkNote={(incident, note) => send('note', note, undefined, incident)}
+          linkPhoto={(incident, photo, caption) => send('capture', caption, photo, incident)}
+          fix={fix}
+        />
+        <BeaconPanel beacon={beacon} state={bstate} orgName={org ? `${org.name}${org.personal ? ' (your personal org)' : ''}` : null} />
         <AlertPanel send={send} />
         <PhotoPanel send={send} progress={qstate.progress} />
         <ReportPanel send={send} fix={fix} />

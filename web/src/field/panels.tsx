@@ -38,7 +38,7 @@ function useNow(on: boolean): number {
   return now;
 }
 
-export function BeaconPanel({ beacon, state }: { beacon: Beacon; state: BeaconState }) {
+export function BeaconPanel({ beacon, state, orgName }: { beacon: Beacon; state: BeaconState; orgName: string | null }) {
   const now = useNow(state.active);
   const on = state.active;
   return (
@@ -53,8 +53,20 @@ export function BeaconPanel({ beacon, state }: { beacon: Beacon; state: BeaconSt
               : on
                 ? state.sent
                   ? 'Sharing your position every 30 seconds.'
-                  : 'Waiting for a position fix…'
+                  : state.fix
+                    ? 'Position found, sending…'
+                    : 'Waiting for a position fix…'
                 : 'Share your live position with your team.'}
+          </p>
+          <p class="small beacon-org" data-testid="beacon-org">
+            {orgName ? (
+              <>
+                {on ? 'Received by ' : 'Goes to '}
+                <strong>{orgName}</strong>
+              </>
+            ) : (
+              'No organisation can receive it'
+            )}
           </p>
         </div>
       </div>
@@ -284,6 +296,7 @@ export function PhotoPanel({ send, progress }: { send: Send; progress: number | 
         accept="image/*"
         capture="environment"
         data-testid="photo-input"
+        aria-label="Take or choose a photo"
         onChange={(e) => void choose(e)}
       />
       {!photo && (

@@ -27,8 +27,11 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/** Headers every request of this page carries (the dashboard's "View test data" sets `x-muster-mode: test`). */
+export const pageHeaders: Record<string, string> = {};
+
 export async function api<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
+  const headers: Record<string, string> = { accept: 'application/json', ...pageHeaders, ...opts.headers };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (opts.idempotencyKey) headers['idempotency-key'] = opts.idempotencyKey;
   const res = await fetch(path, {

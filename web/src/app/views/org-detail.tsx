@@ -228,6 +228,7 @@ function CreateTeam({ base, onCreated }: { base: string; onCreated: () => void }
   const [name, setName] = useState('');
   const [routing, setRouting] = useState('round_robin');
   const [error, setError] = useState<unknown>(null);
+  const { me } = useSession();
   const upgrade = error instanceof ApiError && error.status === 403 && error.body.code === 'upgrade_required';
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -246,6 +247,12 @@ function CreateTeam({ base, onCreated }: { base: string; onCreated: () => void }
       {upgrade ? (
         <div class="alert info" role="alert">
           <strong>Upgrade required.</strong> Your plan does not allow more teams here: Agency allows 5 teams per organization, Enterprise any number.
+          {me.admin ? (
+            <>
+              {' '}
+              <a href="/app/admin">Change plans on the administration page</a>.
+            </>
+          ) : null}
         </div>
       ) : (
         <ErrorAlert error={error} />

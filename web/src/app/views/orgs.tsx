@@ -44,6 +44,7 @@ function CreateOrg({ onCreated }: { onCreated: (o: Org) => void }) {
   const [description, setDescription] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const { me } = useSession();
   const upgrade = error instanceof ApiError && error.status === 403 && error.body.code === 'upgrade_required';
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -66,7 +67,14 @@ function CreateOrg({ onCreated }: { onCreated: (o: Org) => void }) {
       {upgrade ? (
         <div class="alert info upgrade" role="alert" data-testid="upgrade-required">
           <strong>Upgrade required.</strong> Organizations beyond your personal one come with the Agency plan (one organization, 5 teams of up to 25 members) and the
-          Enterprise plan (no limits). Ask your Muster administrator to change your plan.
+          Enterprise plan (no limits).{' '}
+          {me.admin ? (
+            <>
+              You administer this instance: <a href="/app/admin" data-testid="upgrade-admin-link">change your plan on the administration page</a>.
+            </>
+          ) : (
+            'Ask your Muster administrator to change your plan.'
+          )}
         </div>
       ) : (
         <ErrorAlert error={error} />

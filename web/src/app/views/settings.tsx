@@ -76,7 +76,7 @@ function Profile() {
 function ApiKeys() {
   const keys = useAsync(() => get<{ api_keys: ApiKey[] }>('/v1/api-keys').then((r) => r.api_keys), []);
   const [name, setName] = useState('');
-  const [mode, setMode] = useState<'live' | 'test'>('test');
+  const [mode, setMode] = useState<'live' | 'test'>('live');
   const [created, setCreated] = useState<ApiKey | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -137,10 +137,11 @@ function ApiKeys() {
         </div>
         <div class="field">
           <label for="k-mode">Mode</label>
-          <select id="k-mode" value={mode} onChange={(e) => setMode(e.currentTarget.value as 'live' | 'test')}>
-            <option value="test">Test</option>
+          <select id="k-mode" data-testid="key-mode" aria-describedby="k-mode-help" value={mode} onChange={(e) => setMode(e.currentTarget.value as 'live' | 'test')}>
             <option value="live">Live</option>
+            <option value="test">Test (isolated data)</option>
           </select>
+          <small id="k-mode-help">{mode === 'test' ? 'Test records appear only with “View test data” on.' : 'Records appear on the dashboard.'}</small>
         </div>
         <button type="submit" class="align-end" disabled={busy}>
           Create key
