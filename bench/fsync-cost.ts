@@ -1,51 +1,65 @@
-// The cost of a durable commit on this disk: N one-row transactions with synchronous = FULL
-// (one WAL fsync each) against one transaction of the same N rows (one fsync), plus NORMAL for
-// reference. `npx tsx bench/fsync-cost.ts [N]`; the file lives under os.tmpdir() (the data disk here).
+// The cost of a durable commit on this disk: N one-row transactions with synchronous = FULL (one
+// WAL fsync each) against one transaction of the same N rows (one fsync) and against one
+// transaction of N savepoints (what a grouped commit runs). Used by the incidents benchmark; run
+// alone with `npx tsx bench/fsync-cost.ts [N]` (the files live under os.tmpdir(), the data disk here).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 
-const N = Number(process.argv[2] ?? 500);
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-fsync-'));
-
-function open(sync: 'FULL' | 'NORMAL'): SQLite.Database {
-  const db = new SQLite(path.join(dir, `t-${sync}-${Math.random()}.db`));
-  db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${sync}`);
-  db.exec('create table t (id integer primary key, body text not null)');
-  return db;
+export interface FsyncCost {
+  n: number;
+  /** ms for N commits of one row each. */
+  eachMs: number;
+  /** ms for one commit of N rows. */
+  oneMs: number;
+  /** ms for one commit of N rows, each row in its own savepoint. */
+  savepointsMs: number;
 }
 
-function time(label: string, f: () => void): number {
-  const t = performance.now();
-  f();
-  const ms = performance.now() - t;
-  process.stdout.write(`${label.padEnd(48)} ${ms.toFixed(1).padStart(9)} ms  ${((ms * 1000) / N).toFixed(1).padStart(8)} us/row\n`);
-  return ms;
-}
-
-try {
-  const body = 'x'.repeat(600); // about an incident row
-  for (const sync of ['FULL', 'NORMAL'] as const) {
-    const db = open(sync);
+export function fsyncCost(dir: string, n = 200): FsyncCost {
+  const work = fs.mkdtempSync(path.join(dir, 'fsync-cost-'));
+  const db = new SQLite(path.join(work, 't.db'));
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.exec('create table t (id integer primary key, body text not null)');
     const ins = db.prepare('insert into t (body) values (?)');
-    const each = time(`${N} commits of 1 row, synchronous=${sync}`, () => {
-      for (let i = 0; i < N; i++) db.transaction(() => ins.run(body)).immediate();
+    const body = 'x'.repeat(600); // about an incident row
+    const time = (f: () => void) => {
+      const t = performance.now();
+      f();
+      return performance.now() - t;
+    };
+    const eachMs = time(() => {
+      for (let i = 0; i < n; i++) db.transaction(() => ins.run(body)).immediate();
     });
-    const one = time(`1 commit of ${N} rows, synchronous=${sync}`, () => {
-      db.transaction(() => {
-        for (let i = 0; i < N; i++) ins.run(body);
-      }).immediate();
-    });
-    const sp = time(`1 commit of ${N} rows, one SAVEPOINT each, ${sync}`, () => {
-      db.transaction(() => {
-        for (let i = 0; i < N; i++) db.transaction(() => ins.run(body))();
-      }).immediate();
-    });
-    process.stdout.write(`  per commit: ${((each - one) / N).toFixed(3)} ms; savepoint overhead per row: ${(((sp - one) * 1000) / N).toFixed(1)} us\n`);
+    const oneMs = time(() =>
+      db
+        .transaction(() => {
+          for (let i = 0; i < n; i++) ins.run(body);
+        })
+        .immediate(),
+    );
+    const savepointsMs = time(() =>
+      db
+        .transaction(() => {
+          for (let i = 0; i < n; i++) db.transaction(() => ins.run(body))();
+        })
+        .immediate(),
+    );
+    return { n, eachMs, oneMs, savepointsMs };
+  } finally {
     db.close();
+    fs.rmSync(work, { recursive: true, force: true });
   }
-} finally {
-  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const c = fsyncCost(os.tmpdir(), Number(process.argv[2] ?? 500));
+  process.stdout.write(
+    `${c.n} commits of 1 row: ${c.eachMs.toFixed(1)} ms (${(c.eachMs / c.n).toFixed(2)} ms each); 1 commit of ${c.n} rows: ${c.oneMs.toFixed(1)} ms; ` +
+      `1 commit of ${c.n} savepoints: ${c.savepointsMs.toFixed(1)} ms\n`,
+  );
 }

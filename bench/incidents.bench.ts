@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import type { IncidentSource, IncidentStatus, Priority } from '../src/db/schema.js';
 import { scoped, type Scope } from '../src/db/scope.js';
 import { slaTimes } from '../src/modules/incidents/sla.js';
+import { fsyncCost } from './fsync-cost.js';
 import { compare, liveKey, machine, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type Comparison, type LoadFigures, type MusterServer, type Server, fsyncMedianMs } from './lib.js';
 
 const NAME = 'incidents';
@@ -286,6 +287,7 @@ export async function run(): Promise<BenchResult> {
     const perIncident = await queued(muster, c.orgId);
     if (perIncident === 0) throw new Error('POST /v1/tickets queued no incident.created delivery');
     const fsyncMs = fsyncMedianMs(muster.dataDir);
+    const commitCost = fsyncCost(muster.dataDir);
     baseline = await startBaseline(one.json<object>(), 201);
     process.stderr.write('  POST /v1/tickets...\n');
     const post = await compare(
@@ -357,7 +359,9 @@ export async function run(): Promise<BenchResult> {
       'event loop: better-sqlite3 is synchronous) makes them all durable before any is answered. With 10 connections a group',
       `holds the requests that arrived during the previous group's fsync. ${ms(1000 / post.subject.requestsPerSec)} ms of the server's one thread per creation, and every`,
       `~1,000 WAL pages a checkpoint into the database file. Flush latency on this VM swings (a bare 32 KB fdatasync in the data`,
-      `dir: median ${ms(fsyncMs)} ms of 200 in this run; \`npx tsx bench/fsync-cost.ts\` compares N one-row commits with one commit of N rows).`,
+      `dir: median ${ms(fsyncMs)} ms of 200 in this run). What a commit costs here, measured beside it (\`bench/fsync-cost.ts\`, rows of`,
+      `600 bytes, \`synchronous = FULL\`): ${int(commitCost.n)} one-row commits ${ms(commitCost.eachMs)} ms (${ms(commitCost.eachMs / commitCost.n)} ms each), one commit of the`,
+      `same rows ${ms(commitCost.oneMs)} ms, one commit of them in ${int(commitCost.n)} savepoints ${ms(commitCost.savepointsMs)} ms.`,
       '',
       'The load generator shares the 2 cores with the server, so absolute figures move between runs; the ratio is the figure to compare.',
       '',

@@ -137,6 +137,21 @@ describe(`grouped commits on ${testDialect}`, () => {
     assert.deepEqual(order, ['fn done', 'hook saw true', 'resolved']);
   });
 
+  test('a transaction alone in its group runs without a savepoint, and its failure rolls it back', async () => {
+    const from = queries.length;
+    await t.ctx.transaction((tx) => insertOrg(tx.db, org('alone')));
+    await assert.rejects(
+      t.ctx.transaction(async (tx) => {
+        await insertOrg(tx.db, org('alone-failed'));
+        throw new Error('alone failed');
+      }),
+      /alone failed/,
+    );
+    assert.equal(queries.slice(from).filter((q) => /savepoint/i.test(q)).length, 0);
+    assert.equal(await orgExists('alone'), true);
+    assert.equal(await orgExists('alone-failed'), false);
+  });
+
   test('a transaction opened inside another one is refused at once on SQLite (it would wait for itself)', async () => {
     const outcome = await t.ctx
       .transaction(async (tx) => {

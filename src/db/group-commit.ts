@@ -112,6 +112,10 @@ export class GroupCommitter {
       for (const m of group) m.reject(err);
       return;
     }
+    if (group.length === 1) {
+      await this.#runAlone(trx, group[0]!);
+      return;
+    }
     const done: Member[] = [];
     for (let i = 0; i < group.length; i++) {
       const m = group[i]!;
@@ -138,6 +142,30 @@ export class GroupCommitter {
     this.#onGroup?.(done.length);
     // Each member's hooks run in their order and its promise settles after them; members start in commit order.
     for (const m of done) void this.#afterCommit(m);
+  }
+
+  /** A group of one needs no savepoint (about 60-85 us each on this disk): its failure rolls the transaction back. */
+  async #runAlone(trx: ControlledTransaction<DB>, m: Member): Promise<void> {
+    m.running = true;
+    try {
+      const tx: Tx = { db: trx, onCommit: (hook) => m.hooks.push(hook) };
+      m.result = await this.#inside.run(m, () => m.fn(tx));
+    } catch (err) {
+      m.running = false;
+      await trx.rollback().execute().catch(() => undefined);
+      m.reject(err);
+      return;
+    }
+    m.running = false;
+    try {
+      await trx.commit().execute();
+    } catch (err) {
+      await trx.rollback().execute().catch(() => undefined);
+      m.reject(err);
+      return;
+    }
+    this.#onGroup?.(1);
+    void this.#afterCommit(m);
   }
 
   /** Runs one member inside its savepoint; its own failure settles its promise at once (nothing of it is kept). */

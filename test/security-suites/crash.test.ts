@@ -254,10 +254,11 @@ describe(`crash safety under SIGKILL (${PG_URL ? 'PostgreSQL' : 'SQLite'})`, () 
           acked.signals.push(b.Id as number),
         );
       }
-      // A storm: a dozen incidents sent at one moment, so they reach the server together and (on SQLite)
+      // SQLite: a storm of a dozen incidents sent at one moment, so they reach the server together and
       // commit in shared groups, which the kill may cut between their COMMIT and their answers.
+      // (PostgreSQL commits each on its own connection: nothing new to cut there.)
       const stormAt = random() * 400;
-      for (let i = 0; i < PER_KIND; i += 1) {
+      for (let i = 0; i < (PG_URL ? 0 : PER_KIND); i += 1) {
         fire(stormAt, () => post('/v1/tickets', { title: `Storm ${round}.${i}` }, auth), (b) => acked.incidents.push(b.Id as number));
       }
       await sleep(killAt);
