@@ -11,6 +11,39 @@ function row(label: string, f: LoadFigures, ratio: number): string {
   return `| ${label} | ${rps(f.requestsPerSec)} | ${ms(f.p50)} | ${ms(f.p95)} | ${ms(f.p99)} | ${(ratio * 100).toFixed(1)} % |`;
 }
 
+/**
+ * What the profile of this path showed before and after the credential cache (issue #19). Written by
+ * hand from `node --cpu-prof`-style profiles (the inspector's profiler on the server thread while
+ * autocannon, in another process, drove the route) and from the server's CPU time per request
+ * (`process.cpuUsage`), which contention on a shared machine distorts less than req/s.
+ */
+const PROFILE_NOTES = [
+  '### What limits it (profiled 2026-11-24, machine load 11-28 on 2 cores, so read shares and ratios only)',
+  '',
+  'Before the credential cache, the server thread spent (shares of all samples, idle included): the answer\'s',
+  '`writev` 14 %; the two queries 17 % (the key by its hash 4.6 %, the user row 5.5 %, Kysely compiling each',
+  'about 2 %, better-sqlite3 `all` 6.7 %); SHA-256 of the key 1.7 %; each hook (cookie, auth, rate limit, CSRF,',
+  'security headers, NUL check, request id) 1 % or less. After: the key lookup is gone (`resolveCredential` 2.1 %,',
+  'of which SHA-256 1.3 %); the user row query is now the largest piece of JavaScript work (about 13 % with its',
+  'compilation), beside `writev` (22 %), GC (2.5 %) and Fastify\'s own hook chain.',
+  '',
+  'Server CPU per request (`process.cpuUsage`, 20,000 requests by autocannon in another process, 3-4 rounds):',
+  '',
+  '| server | CPU per request | baseline / server |',
+  '| --- | ---: | ---: |',
+  '| bare `node:http` | 37-64 µs | 100 % |',
+  '| bare Fastify, same body, no hooks | 53-63 µs | 81-102 % |',
+  '| Muster before the cache | 263-410 µs | 13-21 % |',
+  '| Muster with the credential cache | 156-267 µs | 20-31 % |',
+  '| the same with the user row also in memory (experiment, not kept) | 129-146 µs | 31-41 % |',
+  '',
+  'So the goal (at least 50 % of the baseline) is not met. What is left, in order: the user row query',
+  '(about 40 µs of CPU per request; keeping users in memory needs a cluster-wide notice for every change of a',
+  'user row, which the access notices do not carry today), then about 90 µs of hooks and plugins over bare',
+  'Fastify (child logger, request id, cookie parsing, rate-limit counters and headers, security headers,',
+  'the NUL walk, serialisation).',
+].join('\n');
+
 export async function run(): Promise<BenchResult> {
   const muster = await startMuster();
   let baseline: Server | undefined;
@@ -27,8 +60,9 @@ export async function run(): Promise<BenchResult> {
     const markdown = [
       '## GET /v1/auth/me with an API key',
       '',
-      'Measured: one authenticated read. Per request Muster looks the `x-api-key` up by its SHA-256 in SQLite,',
-      'reads the user row, and serialises the answer through the route schema (request logging off, as with',
+      'Measured: one authenticated read. Per request Muster hashes the `x-api-key` (SHA-256) and finds it in the',
+      'credential cache (after the first request; `modules/auth/credential-cache.ts`), reads the user row from the',
+      'database, and serialises the answer through the route schema (request logging off, as with',
       '`LOG_LEVEL=warn`). The baseline is a bare `node:http` server sending the same JSON body. 10 connections;',
       `${ROUNDS_TEXT} alternating baseline and Muster, each run a 1 s warm-up then ${RUN_SECONDS} s; medians; latencies in ms.`,
       '',
@@ -41,6 +75,8 @@ export async function run(): Promise<BenchResult> {
       'so absolute figures move between runs; the ratio is the figure to compare.',
       '',
       `Machine: ${machine()} (${os.platform()} ${os.arch()}). Date: ${new Date().toISOString().slice(0, 10)}. Command: \`npm run bench\`.`,
+      '',
+      PROFILE_NOTES,
     ].join('\n');
     return { name: NAME, markdown };
   } finally {
