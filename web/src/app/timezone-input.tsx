@@ -17,10 +17,11 @@ export function isKnownZone(z: string): boolean {
   return allZones().includes(z);
 }
 
-export function TimeZoneInput({ id, name, value, onInput, describedBy }: { id: string; name: string; value: string; onInput: (v: string) => void; describedBy?: string }) {
+export function TimeZoneInput({ id, name, value, onInput, describedBy, serverSaid }: { id: string; name: string; value: string; onInput: (v: string) => void; describedBy?: string; serverSaid?: boolean }) {
   const listId = `${id}-zones`;
   const options = useMemo(() => allZones(), []);
-  const unknown = value.trim() !== '' && !isKnownZone(value.trim());
+  // The server's own message for the field, when shown, says the same: one message, not two.
+  const unknown = !serverSaid && value.trim() !== '' && !isKnownZone(value.trim());
   return (
     <>
       <input

@@ -5,7 +5,7 @@ import { ApiError, get, patch, post } from '../../lib/api';
 import { browserZone } from '../../lib/format';
 import { navigate } from '../router';
 import type { Day, EventType, WeeklyWindow } from '../types';
-import { CopyButton, Empty, ErrorAlert, FieldError, Loading, useAsync } from '../ui';
+import { CopyButton, Empty, ErrorAlert, errorsOf, FieldError, Loading, useAsync } from '../ui';
 import { LOCATION_LABEL } from './event-types';
 
 const DAYS: { day: Day; label: string }[] = [
@@ -231,7 +231,7 @@ export function EventTypeEditor({ id }: { id: number | null }) {
           <legend>Weekly availability</legend>
           <div class="field">
             <label for="et-timezone">Time zone</label>
-            <TimeZoneInput id="et-timezone" name="availability.timezone" value={form.timezone} onInput={(v) => set('timezone', v)} />
+            <TimeZoneInput id="et-timezone" name="availability.timezone" value={form.timezone} onInput={(v) => set('timezone', v)} serverSaid={!!errorsOf(error)?.fields['availability.timezone']} />
             <small>IANA name. The hours below are in this zone.</small>
             <FieldError error={error} name="availability.timezone" />
           </div>

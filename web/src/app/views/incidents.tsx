@@ -12,7 +12,7 @@ const LIMIT = 20;
 
 type Counts = Record<'open' | 'in_progress' | 'resolved' | 'closed', number>;
 
-export const SORT_LABEL: Record<string, string> = { newest: 'Newest first', priority: 'Priority (urgent first)', sla_due: 'SLA due (soonest first)' };
+export const SORT_LABEL: Record<string, string> = { newest: 'Newest', priority: 'Priority', sla_due: 'SLA due soonest' };
 
 export function IncidentsView({ loc }: { loc: Loc }) {
   const { orgId, orgs } = useSession();

@@ -5,7 +5,7 @@ import { api, del, get, patch, post } from '../../lib/api';
 import { formatDateTime } from '../../lib/format';
 import { useSession } from '../session';
 import type { ApiKey, Me } from '../types';
-import { CopyButton, ErrorAlert, FieldError, Loading, PageHeader, useAsync } from '../ui';
+import { CopyButton, ErrorAlert, errorsOf, FieldError, Loading, PageHeader, useAsync } from '../ui';
 import { CalendarsCard } from './calendars';
 
 export function SettingsView() {
@@ -62,7 +62,7 @@ function Profile() {
       <div class="grid-2">
         <div class="field">
           <label for="p-tz">Time zone</label>
-          <TimeZoneInput id="p-tz" name="timezone" value={timezone} onInput={setTimezone} />
+          <TimeZoneInput id="p-tz" name="timezone" value={timezone} onInput={setTimezone} serverSaid={!!errorsOf(error)?.fields.timezone} />
           <FieldError error={error} name="timezone" />
         </div>
         <div class="field">
