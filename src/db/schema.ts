@@ -137,7 +137,7 @@ export interface OutboxTable {
 
 export type IncidentStatus = 'open' | 'in_progress' | 'resolved' | 'closed';
 export type Priority = 'low' | 'normal' | 'high' | 'urgent';
-export type IncidentSource = 'api' | 'email' | 'webhook' | 'alert';
+export type IncidentSource = 'api' | 'email' | 'webhook' | 'alert' | 'dashboard';
 
 export interface IncidentsTable {
   id: Generated<number>;
@@ -303,6 +303,8 @@ export interface EventTypesTable {
   webhook_secret: string | null;
   created_at: string;
   updated_at: string;
+  /** Where the meeting happens: an address or a video link (migration 0010); null when not given. */
+  location: string | null;
 }
 
 export interface SettingsTable {

@@ -13,6 +13,7 @@ import * as m0011 from './0011-dispatch.js';
 import * as m0016 from './0016-integrations.js';
 import * as m0009 from './0009-email-verification.js';
 import * as m0015 from './0015-retention.js';
+import * as m0010 from './0010-web-console.js';
 
 /** Every migration, in order. Names never change once released. */
 export const migrations: Record<string, MigrationModule> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, MigrationModule> = {
   '0016-integrations': m0016,
   '0009-email-verification': m0009,
   '0015-retention': m0015,
+  '0010-web-console': m0010,
 };

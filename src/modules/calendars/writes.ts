@@ -18,7 +18,7 @@ export interface CalendarWrite {
 /** The invitation of a booking: the emailed `.ics` and the written calendar event share it (UID, summary, sequence). */
 export function invitationOf(
   b: BookingRow,
-  et: Pick<EventTypeRow, 'name' | 'location_type'> | undefined,
+  et: Pick<EventTypeRow, 'name' | 'location_type'> & { location?: string | null } | undefined,
   host: Pick<UsersTable, 'name' | 'email'> | undefined,
   cancelled: boolean,
 ): Invitation {
@@ -36,7 +36,8 @@ export function invitationOf(
     sequence: Math.max(0, Math.floor((Date.parse(b.updated_at) - Date.parse(b.created_at)) / 1000)),
     // A request waiting for its host is TENTATIVE until it is confirmed.
     status: b.status === 'pending' ? 'pending' : 'confirmed',
-    location: et ? LOCATION_LABEL[et.location_type] : null,
+    // The event type's address or video link when it has one (issue 20), else the kind of place.
+    location: et ? (et.location ?? LOCATION_LABEL[et.location_type]) : null,
     stamp: b.updated_at,
   };
 }

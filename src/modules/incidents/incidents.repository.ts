@@ -1,13 +1,14 @@
 import { sql, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { DB, Flag, IncidentStatus, IncidentsTable, Priority } from '../../db/schema.js';
 import { scoped, type Scope } from '../../db/scope.js';
+import { hasExtras, orderList, whereExtras, type ListExtras } from './list-filters.js';
 
 export type IncidentRow = Selectable<IncidentsTable>;
 /** Dispatch state starts empty unless a caller sets it (the escalation deadline). */
 type DispatchFields = 'acknowledged_at' | 'acknowledged_by' | 'escalation_level' | 'escalate_at';
 export type NewIncident = Omit<IncidentRow, 'id' | DispatchFields> & Partial<Pick<IncidentRow, DispatchFields>>;
 
-export interface ListFilter {
+export interface ListFilter extends ListExtras {
   status?: IncidentStatus | undefined;
   priority?: Priority | undefined;
   assigneeId?: number | undefined;
@@ -42,12 +43,13 @@ export async function listIncidents(db: Kysely<DB>, scope: Scope, f: ListFilter,
   if (f.priority) q = q.where('priority', '=', f.priority);
   if (f.assigneeId !== undefined) q = q.where('assignee_id', '=', f.assigneeId);
   if (f.source_ref !== undefined) q = q.where('source_ref', '=', f.source_ref);
-  return q.orderBy('id', 'desc').limit(limit).offset(offset).execute();
+  q = whereExtras(q, f); // search, source, unassigned (list-filters.ts)
+  return orderList(q, f.sort).limit(limit).offset(offset).execute();
 }
 
 export async function countIncidents(db: Kysely<DB>, scope: Scope, f: ListFilter): Promise<number> {
   // The counters have no assignee or source_ref dimension: such lists are short, so they are counted directly.
-  if (f.assigneeId !== undefined || f.source_ref !== undefined) return countDirectly(db, scope, f);
+  if (f.assigneeId !== undefined || f.source_ref !== undefined || hasExtras(f)) return countDirectly(db, scope, f);
   let q = db
     .selectFrom('incident_counts')
     .select(sql<number>`coalesce(sum(n), 0)`.as('n'))
@@ -96,6 +98,7 @@ async function countDirectly(db: Kysely<DB>, scope: Scope, f: ListFilter): Promi
   if (f.source_ref !== undefined) q = q.where('source_ref', '=', f.source_ref);
   if (f.status) q = q.where('status', '=', f.status);
   if (f.priority) q = q.where('priority', '=', f.priority);
+  q = whereExtras(q, f);
   return Number((await q.executeTakeFirstOrThrow()).n);
 }
 

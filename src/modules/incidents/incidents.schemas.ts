@@ -3,7 +3,7 @@ import { Nullable, PagingQuery, StringEnum } from '../../lib/schemas.js';
 
 export const StatusSchema = StringEnum(['open', 'in_progress', 'resolved', 'closed']);
 export const PrioritySchema = StringEnum(['low', 'normal', 'high', 'urgent'], { description: 'SLA: urgent 1 h, high 4 h, normal 24 h, low 48 h' });
-export const SourceSchema = StringEnum(['api', 'email', 'webhook', 'alert']);
+export const SourceSchema = StringEnum(['api', 'email', 'webhook', 'alert', 'dashboard'], { description: '`dashboard`: made in the web dashboard' });
 
 export const Lat = Type.Number({ minimum: -90, maximum: 90 });
 export const Lng = Type.Number({ minimum: -180, maximum: 180 });
@@ -75,8 +75,13 @@ export const ListIncidentsQuery = Type.Object({
   status: Type.Optional(StatusSchema),
   priority: Type.Optional(PrioritySchema),
   org_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
-  assignee_id: Type.Optional(Type.String({ pattern: '^(me|[1-9][0-9]{0,9})$', description: '`me` or a user id' })),
+  assignee_id: Type.Optional(Type.String({ pattern: '^(me|none|[1-9][0-9]{0,9})$', description: '`me`, `none` (unassigned) or a user id' })),
   source_ref: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'only incidents of this dedup key' })),
+  // The dispatcher's console (issue 20; list-filters.ts).
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'search: case-insensitive substring of the title, description or reference; `#12` also matches the id' })),
+  source: Type.Optional(SourceSchema),
+  sort: Type.Optional(StringEnum(['newest', 'priority', 'sla_due'], { description: 'default newest (id descending); priority: urgent first; sla_due: soonest SLA due first' })),
+  with_counts: Type.Optional(Type.Boolean({ description: 'also answer `counts`: incidents per status under the other filters' })),
 });
 export type ListIncidentsQuery = Static<typeof ListIncidentsQuery>;
 
@@ -85,6 +90,12 @@ export const IncidentList = Type.Object({
   total: Type.Integer(),
   page: Type.Integer(),
   limit: Type.Integer(),
+  counts: Type.Optional(
+    Type.Object(
+      { open: Type.Integer(), in_progress: Type.Integer(), resolved: Type.Integer(), closed: Type.Integer() },
+      { description: 'with `with_counts=true`: per status, under every filter but `status`' },
+    ),
+  ),
 }, { title: 'IncidentList' });
 
 export const IncidentParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });

@@ -15,6 +15,7 @@ import { findMember } from '../orgs/members.repository.js';
 import { findUserById } from '../users/users.repository.js';
 import * as repo from './incidents.repository.js';
 import type { IncidentRow } from './incidents.repository.js';
+import { countByStatus, type ListExtras } from './list-filters.js';
 import type { CreateIncidentBody, Incident, ListIncidentsQuery, UpdateIncidentBody } from './incidents.schemas.js';
 import { isDone, slaState, slaTimes } from './sla.js';
 import { insertOrRepeat, refTaken, repeatedViews, type Placed } from './dedup.js';
@@ -127,12 +128,25 @@ export async function createIncident(ctx: AppContext, actor: Actor, input: Creat
 
 export async function listIncidents(ctx: AppContext, actor: Actor, q: ListIncidentsQuery) {
   const scope = await actorScope(ctx, actor, q.org_id);
-  const filter = { status: q.status, priority: q.priority, assigneeId: assigneeOf(actor, q.assignee_id), source_ref: q.source_ref };
-  const [rows, total] = await Promise.all([
+  const unassigned = q.assignee_id === 'none';
+  const filter = {
+    status: q.status,
+    priority: q.priority,
+    assigneeId: unassigned ? undefined : assigneeOf(actor, q.assignee_id),
+    source_ref: q.source_ref,
+    ...consoleFilters(q, unassigned),
+  };
+  const [rows, total, counts] = await Promise.all([
     repo.listIncidents(ctx.db, scope, filter, q.limit, (q.page - 1) * q.limit),
     repo.countIncidents(ctx.db, scope, filter),
+    q.with_counts === true ? countByStatus(ctx.db, scope, filter) : undefined,
   ]);
-  return { tickets: rows.map((r) => toIncident(ctx, r)), total, page: q.page, limit: q.limit };
+  return { tickets: rows.map((r) => toIncident(ctx, r)), total, page: q.page, limit: q.limit, ...(counts ? { counts } : {}) };
+}
+
+/** The dispatcher's console filters (list-filters.ts). */
+function consoleFilters(q: ListIncidentsQuery, unassigned: boolean): ListExtras {
+  return { search: q.q?.trim(), source: q.source, unassigned, sort: q.sort };
 }
 
 /** `assignee_id=me` is the caller; ids past the database's integer range are a 422, not a 500. */

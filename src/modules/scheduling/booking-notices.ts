@@ -43,7 +43,9 @@ export async function queueBookingNotices(ctx: AppContext, tx: Tx, event: Bookin
   const ics = invitationOf(b, et, host, event === 'booking.cancelled' || event === 'booking.declined');
   const reason = b.cancel_reason ? `\nReason: ${b.cancel_reason}` : '';
   const at = whenIn(b.start_time, b.end_time, b.timezone);
-  const manage = `\n\nNeed to change it?\nReschedule: ${links.reschedule_url}\nCancel: ${links.cancel_url}`;
+  // The event type's place (an address or a video link, issue 20) under the time in every notice but a cancellation's.
+  const where = et?.location ? `\n\nWhere: ${et.location}` : '';
+  const manage = `${where}\n\nNeed to change it?\nReschedule: ${links.reschedule_url}\nCancel: ${links.cancel_url}`;
   const attendee: Record<BookingEvent, { subject: string; text: string } | undefined> = {
     'booking.created':
       b.status === 'pending'
@@ -64,7 +66,7 @@ export async function queueBookingNotices(ctx: AppContext, tx: Tx, event: Bookin
     const text =
       event === 'booking.created' && b.status === 'pending'
         ? `${b.attendee_name} <${b.attendee_email}> asks for ${name} on ${hostAt}.\n\nConfirm: ${links.confirm_url}\nDecline: ${links.decline_url}`
-        : `${b.attendee_name} <${b.attendee_email}>: ${name} on ${hostAt} (${event.replace('booking.', '')}).${event === 'booking.cancelled' ? reason : ''}`;
+        : `${b.attendee_name} <${b.attendee_email}>: ${name} on ${hostAt} (${event.replace('booking.', '')}).${event === 'booking.cancelled' ? reason : where}`;
     const subject = event === 'booking.created' && b.status === 'pending' ? `Please confirm: ${name} on ${hostAt}` : `${HOST_LABEL[event]}: ${name} on ${hostAt}`;
     // The host's copy has no URL: the management link is the attendee's.
     const hostIcs = { ...ics, description: `${b.attendee_name} <${b.attendee_email}>${b.notes ? `\nNotes: ${b.notes}` : ''}` };

@@ -40,6 +40,7 @@ function toEventType(ctx: AppContext, e: EventTypeRow, locked: boolean, bookingP
     description: e.description,
     duration_minutes: e.duration_minutes,
     location_type: e.location_type,
+    location: e.location,
     requires_confirmation: e.requires_confirmation === 1,
     max_advance_days: e.max_advance_days,
     min_notice_hours: e.min_notice_hours,
@@ -120,6 +121,7 @@ function rowFields(input: CreateEventTypeBody | UpdateEventTypeBody) {
   if (input.description !== undefined) f.description = input.description;
   if (input.duration_minutes !== undefined) f.duration_minutes = input.duration_minutes;
   if (input.location_type !== undefined) f.location_type = input.location_type;
+  if (input.location !== undefined) f.location = input.location === null ? null : input.location.trim() || null;
   if (input.requires_confirmation !== undefined) f.requires_confirmation = flag(input.requires_confirmation);
   if (input.max_advance_days !== undefined) f.max_advance_days = input.max_advance_days;
   if (input.min_notice_hours !== undefined) f.min_notice_hours = input.min_notice_hours;
@@ -153,6 +155,7 @@ async function insert(ctx: AppContext, owner: { id: number; timezone: string }, 
       slug: input.slug ?? firstFreeSlug(slugify(input.name, 'meeting'), taken),
       description: null,
       location_type: 'video',
+      location: null,
       requires_confirmation: 0,
       max_advance_days: 60,
       min_notice_hours: 0,

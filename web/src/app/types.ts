@@ -150,6 +150,8 @@ export interface EventType {
   description: string | null;
   duration_minutes: number;
   location_type: 'video' | 'phone' | 'in_person' | 'other';
+  /** The address or video link (issue 20). */
+  location?: string | null;
   requires_confirmation: boolean;
   max_advance_days: number;
   min_notice_hours: number;

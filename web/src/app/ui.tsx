@@ -5,6 +5,7 @@ import { ApiError, messageOf } from '../lib/api';
 import { ago, formatDateTime } from '../lib/format';
 import type { StreamState } from './sse';
 import type { Incident } from './types';
+import { highlightFields, plainMessage, summaryOf } from './field-errors';
 
 export interface Async<T> {
   data: T | undefined;
@@ -48,18 +49,27 @@ export function errorsOf(err: unknown): { message: string; fields: Record<string
   if (!err) return null;
   const fields: Record<string, string> = {};
   if (err instanceof ApiError && err.status === 422) {
-    for (const d of err.body.details ?? []) if (d.field && d.message) fields[d.field.replace(/^\//, '').replace(/\//g, '.')] = d.message;
-    const n = Object.keys(fields).length;
-    if (n > 0) return { message: n === 1 ? 'Please correct the highlighted field.' : 'Please correct the highlighted fields.', fields };
+    for (const d of err.body.details ?? []) {
+      if (!d.field || !d.message) continue;
+      const field = d.field.replace(/^\//, '').replace(/\//g, '.');
+      fields[field] = plainMessage(field, d.message);
+    }
+    if (Object.keys(fields).length > 0) return { message: summaryOf(fields), fields };
   }
   return { message: messageOf(err), fields };
 }
 
 export function ErrorAlert({ error, title }: { error: unknown; title?: string }) {
   const e = errorsOf(error);
-  if (!e) return null;
+  const ref = useRef<HTMLDivElement>(null);
+  // Highlights the named fields of the surrounding form (issue 20) and focuses the first.
+  useEffect(() => {
+    const form = ref.current?.closest('form');
+    if (form) highlightFields(form, e?.fields ?? {}, true);
+  }, [error]);
+  if (!e) return <span ref={ref} hidden />;
   return (
-    <div class="alert error" role="alert">
+    <div class="alert error" role="alert" ref={ref} data-testid="form-error">
       {title ? <strong>{title} </strong> : null}
       {e.message}
     </div>
@@ -111,6 +121,8 @@ export function LiveBadge({ state }: { state: StreamState }) {
 
 export const STATUS_LABEL: Record<string, string> = { open: 'Open', in_progress: 'In progress', resolved: 'Resolved', closed: 'Closed' };
 export const PRIORITY_LABEL: Record<string, string> = { low: 'Low', normal: 'Normal', high: 'High', urgent: 'Urgent' };
+/** Where an incident came from (issue 20: one made in the dashboard says so). */
+export const SOURCE_LABEL: Record<string, string> = { dashboard: 'Dashboard', api: 'API', email: 'Email', webhook: 'Webhook', alert: 'Field alert' };
 
 export function StatusBadge({ status }: { status: string }) {
   const cls = status === 'open' ? 'brand' : status === 'in_progress' ? 'warn' : status === 'resolved' ? 'ok' : '';

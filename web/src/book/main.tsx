@@ -1,6 +1,10 @@
 // The public booking page: /assign/<user>/<event>, /book/<user>/<event>, /assign/<org>/<team>/<event>,
 // /book/<org>/<team>/<event>. Event facts, a day and time picker in the visitor's zone, the form, and
 // the confirmation; in an iframe (/embed.js) it also tells the embedding page `muster:booked`.
+import { AddToCalendar } from '../lib/add-to-calendar';
+import { t } from '../lib/i18n';
+import { calendarEventOf } from './calendar-event';
+import { Place } from './place';
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, get, messageOf, post, qs, randomId } from '../lib/api';
@@ -10,7 +14,7 @@ import './book.css';
 import { embedded, embedMode, postToParent, reportHeight } from './frame';
 import { LoadErrorPanel } from './load-error';
 import { Picker, zoneLabel } from './picker';
-import { durationLabel, LOCATION_LABEL, type Booking, type PublicEventType, type Slot, type SlotsAnswer } from './types';
+import { durationLabel, type Booking, type PublicEventType, type Slot, type SlotsAnswer } from './types';
 
 /** The page's address: which API paths it reads and posts to. */
 export function addressOf(pathname: string): { info: string; slots: string; submit: string } | undefined {
@@ -44,12 +48,18 @@ function EventFacts({ et }: { et: PublicEventType }) {
         <li>
           <span aria-hidden="true">◷</span> {durationLabel(et.duration_minutes)}
         </li>
-        <li>
-          <span aria-hidden="true">◎</span> {LOCATION_LABEL[et.location_type]}
+        <li data-testid="event-location">
+          <span aria-hidden="true">◎</span> {t(`loc.${et.location_type}`)}
+          {et.location ? (
+            <>
+              {': '}
+              <Place text={et.location} />
+            </>
+          ) : null}
         </li>
         {et.requires_confirmation && (
           <li>
-            <span aria-hidden="true">✓</span> The host confirms each request
+            <span aria-hidden="true">✓</span> {t('facts.confirms')}
           </li>
         )}
       </ul>
@@ -167,9 +177,18 @@ function Confirmation({ et, booking, zone }: { et: PublicEventType; booking: Boo
           <br />
           <span class="muted">{zoneLabel(zone)}</span>
         </dd>
+        {et.location ? (
+          <>
+            <dt>{t('facts.where')}</dt>
+            <dd data-testid="confirmation-location">
+              <Place text={et.location} />
+            </dd>
+          </>
+        ) : null}
         <dt>Who</dt>
         <dd>{booking.attendee_name}</dd>
       </dl>
+      <AddToCalendar event={calendarEventOf(et, booking)} />
       <p class="manage-links">
         Need a change?{' '}
         <a href={booking.reschedule_url} target={target} rel="noopener" data-testid="reschedule-link">

@@ -5,6 +5,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { messageOf } from '../lib/api';
 import { formatTime, ymd } from '../lib/format';
 import type { Slot } from './types';
+import { t } from '../lib/i18n';
 
 /** Calendar dates as YYYY-MM-DD strings, computed in UTC so no zone shifts them. */
 const parse = (d: string) => new Date(`${d}T00:00:00Z`);
@@ -89,6 +90,8 @@ export function Picker({ zone, onZone, from, until, load, onPick, initialDate, s
   const minDate = ymd(new Date(from), zone);
   const maxDate = ymd(new Date(until), zone);
   const [selected, setSelected] = useState<string>(initialDate ?? minDate);
+  const selectedRef = useRef(selected);
+  selectedRef.current = selected;
   const [month, setMonth] = useState<string>(monthOf(initialDate ?? minDate));
   const [days, setDays] = useState<Record<string, DayState>>({});
   const cache = useRef(new Map<string, DayState>());
@@ -143,9 +146,74 @@ export function Picker({ zone, onZone, from, until, load, onPick, initialDate, s
   function choose(date: string) {
     scanning.current = -1;
     setSelected(date);
+    setFocused(date);
     void fetchDay(date, generation.current);
   }
 
+  // Issue 20: a day with no open times is not offered. Once the first day is shown, the other
+  // bookable days of the visible month are looked up (three at a time, cached per zone) and the
+  // empty ones are marked unavailable.
+  useEffect(() => {
+    const gen = generation.current;
+    const todo = monthGrid(month).filter((d): d is string => d !== null && d >= minDate && d <= maxDate);
+    let stopped = false;
+    void (async () => {
+      // Let the first day (or the scan for a first open day) go first.
+      const settled = () => {
+        const hit = cache.current.get(`${zone}|${selectedRef.current}`);
+        return hit !== undefined && hit !== 'loading';
+      };
+      while (!stopped && gen === generation.current && scanning.current === gen && !settled()) await new Promise((r) => setTimeout(r, 50));
+      const queue = todo.filter((d) => !cache.current.has(`${zone}|${d}`));
+      const worker = async () => {
+        for (let d = queue.shift(); d !== undefined && !stopped && gen === generation.current; d = queue.shift()) await fetchDay(d, gen);
+      };
+      await Promise.all([worker(), worker(), worker()]);
+    })();
+    return () => {
+      stopped = true;
+    };
+  }, [month, zone, minDate, maxDate]);
+
+  // One tab stop for the grid (roving tabindex); arrows move by day and week, Home/End to the
+  // week's ends, Page Up/Down by month; Enter or Space picks the focused day.
+  const [focused, setFocused] = useState<string>(selected);
+  const gridRef = useRef<HTMLDivElement>(null);
+  const wantFocus = useRef(false);
+  const tabStop = focused >= minDate && focused <= maxDate && monthOf(focused) === month ? focused : monthOf(selected) === month ? selected : (monthGrid(month).find((d) => d !== null && d >= minDate && d <= maxDate) ?? selected);
+  useEffect(() => {
+    if (!wantFocus.current) return;
+    wantFocus.current = false;
+    gridRef.current?.querySelector<HTMLElement>(`[data-date="${focused}"]`)?.focus();
+  }, [focused, month]);
+  function onGridKey(e: KeyboardEvent) {
+    const from = tabStop;
+    const weekday = (parse(from).getUTCDay() + 6) % 7;
+    const step: Record<string, number | undefined> = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -7, ArrowDown: 7, Home: -weekday, End: 6 - weekday };
+    let to: string | undefined;
+    if (step[e.key] !== undefined) to = addDays(from, step[e.key]!);
+    else if (e.key === 'PageUp' || e.key === 'PageDown') {
+      const m = addMonths(monthOf(from), e.key === 'PageUp' ? -1 : 1);
+      const day = Math.min(Number(from.slice(8)), new Date(Date.UTC(Number(m.slice(0, 4)), Number(m.slice(5, 7)), 0)).getUTCDate());
+      to = `${m}-${String(day).padStart(2, '0')}`;
+    }
+    if (to === undefined) return;
+    e.preventDefault();
+    if (to < minDate) to = minDate;
+    if (to > maxDate) to = maxDate;
+    wantFocus.current = true;
+    setFocused(to);
+    setMonth(monthOf(to));
+  }
+
+  /** The next day after `d` not known to be empty, within the bookable range. */
+  const nextOpen = (d: string): string | undefined => {
+    for (let x = addDays(d, 1); x <= maxDate; x = addDays(x, 1)) {
+      const s = days[x];
+      if (!(Array.isArray(s) && s.length === 0)) return x;
+    }
+    return undefined;
+  };
   const state = days[selected];
   const grid = monthGrid(month);
   const today = ymd(new Date(), zone);
@@ -154,7 +222,7 @@ export function Picker({ zone, onZone, from, until, load, onPick, initialDate, s
 
   return (
     <div class="picker">
-      <section class="calendar" aria-label="Choose a day">
+      <section class="calendar" aria-label={t('picker.choose')}>
         <div class="cal-head">
           <button type="button" class="ghost icon" aria-label="Previous month" disabled={month <= monthOf(minDate)} onClick={() => setMonth(addMonths(month, -1))}>
             ‹
@@ -164,7 +232,7 @@ export function Picker({ zone, onZone, from, until, load, onPick, initialDate, s
             ›
           </button>
         </div>
-        <div class="cal-grid">
+        <div class="cal-grid" role="group" aria-label={t('picker.keys', { month: monthName })} ref={gridRef} onKeyDown={onGridKey}>
           {weekdays.map((w) => (
             <span key={w} class="cal-wd" aria-hidden="true">
               {w}
@@ -176,6 +244,8 @@ export function Picker({ zone, onZone, from, until, load, onPick, initialDate, s
             const s = days[d];
             const empty = Array.isArray(s) && s.length === 0;
             const cls = ['cal-day', d === selected ? 'selected' : '', empty ? 'empty' : '', d === today ? 'today' : ''].filter(Boolean).join(' ');
+            // Unavailable days stay in the grid (aria-disabled, still reachable by the arrows) but cannot be chosen.
+            const unavailable = out || empty;
             return (
               <button
                 key={d}
@@ -183,10 +253,15 @@ export function Picker({ zone, onZone, from, until, load, onPick, initialDate, s
                 class={cls}
                 data-testid="day"
                 data-date={d}
-                disabled={out}
+                data-available={unavailable ? 'false' : Array.isArray(s) ? 'true' : 'unknown'}
+                tabIndex={d === tabStop ? 0 : -1}
+                aria-disabled={unavailable ? 'true' : undefined}
                 aria-pressed={d === selected}
-                aria-label={`${longDate(d)}${empty ? ', no times' : ''}`}
-                onClick={() => choose(d)}
+                aria-label={empty ? t('picker.dayNoTimes', { day: longDate(d) }) : out ? t('picker.dayOut', { day: longDate(d) }) : longDate(d)}
+                onFocus={() => setFocused(d)}
+                onClick={() => {
+                  if (!unavailable) choose(d);
+                }}
               >
                 {Number(d.slice(8))}
               </button>
@@ -214,12 +289,12 @@ export function Picker({ zone, onZone, from, until, load, onPick, initialDate, s
           </div>
         ) : state.length === 0 ? (
           <div class="empty-day" data-testid="no-slots">
-            <p>No open times on this day.</p>
-            {selected < maxDate && (
-              <button type="button" class="secondary" onClick={() => choose(addDays(selected, 1))}>
-                Next day ›
+            <p>{t('picker.noTimes')}</p>
+            {nextOpen(selected) ? (
+              <button type="button" class="secondary" data-testid="next-open" onClick={() => choose(nextOpen(selected)!)}>
+                {t('picker.nextOpen')}
               </button>
-            )}
+            ) : null}
           </div>
         ) : (
           <ul class="slot-list">

@@ -7,6 +7,8 @@ export interface PublicEventType {
   description: string | null;
   duration_minutes: number;
   location_type: 'video' | 'phone' | 'in_person' | 'other';
+  /** The address or video link, when the host gave one (issue 20). */
+  location?: string | null;
   requires_confirmation: boolean;
   min_notice_hours: number;
   max_advance_days: number;

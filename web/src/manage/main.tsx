@@ -1,6 +1,10 @@
 // The attendee's page behind cancel_url and reschedule_url: /bookings/manage/<token>[?action=cancel|reschedule].
 // Shows the booking in the visitor's zone; cancels it (optional reason, a confirm step) or moves it
 // to another open slot of the same host. Cancelled and declined bookings are shown as such.
+import { AddToCalendar } from '../lib/add-to-calendar';
+import { t } from '../lib/i18n';
+import { calendarEventOf } from '../book/calendar-event';
+import { Place } from '../book/place';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, messageOf, post, qs } from '../lib/api';
@@ -10,7 +14,7 @@ import '../book/book.css';
 import './manage.css';
 import { LoadErrorPanel } from '../book/load-error';
 import { Picker, zoneLabel } from '../book/picker';
-import { durationLabel, LOCATION_LABEL, type Booking, type PublicEventType, type Slot, type SlotsAnswer } from '../book/types';
+import { durationLabel, type Booking, type PublicEventType, type Slot, type SlotsAnswer } from '../book/types';
 
 const token = decodeURIComponent(location.pathname.split('/').filter(Boolean)[2] ?? '');
 const base = `/v1/bookings/manage/${encodeURIComponent(token)}`;
@@ -156,8 +160,16 @@ function Page() {
             <>
               <dt>Length</dt>
               <dd>{durationLabel(et.duration_minutes)}</dd>
-              <dt>Where</dt>
-              <dd>{LOCATION_LABEL[et.location_type]}</dd>
+              <dt>{t('facts.where')}</dt>
+              <dd data-testid="manage-location">
+                {t(`loc.${et.location_type}`)}
+                {et.location ? (
+                  <>
+                    <br />
+                    <Place text={et.location} />
+                  </>
+                ) : null}
+              </dd>
             </>
           )}
           <dt>Name</dt>
@@ -179,6 +191,8 @@ function Page() {
             {error}
           </div>
         )}
+
+        {active && !past && et && mode.name === 'view' ? <AddToCalendar event={calendarEventOf(et, b)} /> : null}
 
         {active && past && <p class="muted">This booking is in the past and can no longer be changed.</p>}
 

@@ -1,10 +1,11 @@
 // Create or edit an event type: basics, booking rules, weekly availability, blackout days, webhook.
 import { useEffect, useState } from 'preact/hooks';
+import { TimeZoneInput } from '../timezone-input';
 import { ApiError, get, patch, post } from '../../lib/api';
 import { browserZone } from '../../lib/format';
 import { navigate } from '../router';
 import type { Day, EventType, WeeklyWindow } from '../types';
-import { CopyButton, Empty, ErrorAlert, FieldError, Loading, useAsync } from '../ui';
+import { CopyButton, Empty, ErrorAlert, errorsOf, FieldError, Loading, useAsync } from '../ui';
 import { LOCATION_LABEL } from './event-types';
 
 const DAYS: { day: Day; label: string }[] = [
@@ -23,6 +24,7 @@ interface Form {
   description: string;
   duration_minutes: string;
   location_type: string;
+  location: string;
   requires_confirmation: boolean;
   min_notice_hours: string;
   max_advance_days: string;
@@ -42,6 +44,7 @@ const defaults = (): Form => ({
   description: '',
   duration_minutes: '30',
   location_type: 'video',
+  location: '',
   requires_confirmation: false,
   min_notice_hours: '0',
   max_advance_days: '60',
@@ -61,6 +64,7 @@ const fromType = (t: EventType): Form => ({
   description: t.description ?? '',
   duration_minutes: String(t.duration_minutes),
   location_type: t.location_type,
+  location: t.location ?? '',
   requires_confirmation: t.requires_confirmation,
   min_notice_hours: String(t.min_notice_hours),
   max_advance_days: String(t.max_advance_days),
@@ -83,6 +87,7 @@ function bodyOf(f: Form, creating: boolean): Record<string, unknown> {
     description: f.description.trim() ? f.description : null,
     duration_minutes: num(f.duration_minutes),
     location_type: f.location_type,
+    location: f.location.trim() ? f.location.trim() : null,
     requires_confirmation: f.requires_confirmation,
     min_notice_hours: num(f.min_notice_hours),
     max_advance_days: num(f.max_advance_days),
@@ -96,7 +101,7 @@ function bodyOf(f: Form, creating: boolean): Record<string, unknown> {
   };
   if (f.slug.trim()) body.slug = f.slug.trim();
   if (creating) {
-    for (const k of ['description', 'max_bookings_per_day', 'slot_interval_minutes', 'webhook_url']) if (body[k] === null) delete body[k];
+    for (const k of ['description', 'location', 'max_bookings_per_day', 'slot_interval_minutes', 'webhook_url']) if (body[k] === null) delete body[k];
   }
   // NaN is not JSON: send it as a string so the server names the field.
   for (const [k, v] of Object.entries(body)) if (typeof v === 'number' && Number.isNaN(v)) body[k] = '';
@@ -192,7 +197,7 @@ export function EventTypeEditor({ id }: { id: number | null }) {
           <div class="grid-2">
             {text('duration_minutes', 'Duration (minutes)', { type: 'number', min: 5, max: 1440, inputMode: 'numeric' })}
             <div class="field">
-              <label for="et-location">Location</label>
+              <label for="et-location">Kind of meeting</label>
               <select id="et-location" value={form.location_type} onChange={(e) => set('location_type', e.currentTarget.value)}>
                 {Object.entries(LOCATION_LABEL).map(([v, l]) => (
                   <option key={v} value={v}>
@@ -201,6 +206,20 @@ export function EventTypeEditor({ id }: { id: number | null }) {
                 ))}
               </select>
             </div>
+          </div>
+          <div class="field">
+            <label for="et-place">{form.location_type === 'in_person' ? 'Address' : form.location_type === 'video' ? 'Video link' : form.location_type === 'phone' ? 'Phone number' : 'Where'}</label>
+            <input
+              id="et-place"
+              name="location"
+              data-testid="et-place"
+              maxLength={500}
+              value={form.location}
+              onInput={(e) => set('location', e.currentTarget.value)}
+              placeholder={form.location_type === 'in_person' ? '12 Market Street, Springfield' : form.location_type === 'video' ? 'https://meet.example.com/your-room' : 'Optional'}
+            />
+            <small>Shown on the booking page, in the emails and in the calendar invitation.</small>
+            <FieldError error={error} name="location" />
           </div>
           <label class="check">
             <input type="checkbox" checked={form.requires_confirmation} onChange={(e) => set('requires_confirmation', e.currentTarget.checked)} />
@@ -212,7 +231,7 @@ export function EventTypeEditor({ id }: { id: number | null }) {
           <legend>Weekly availability</legend>
           <div class="field">
             <label for="et-timezone">Time zone</label>
-            <input id="et-timezone" value={form.timezone} onInput={(e) => set('timezone', e.currentTarget.value)} placeholder="Europe/Berlin" />
+            <TimeZoneInput id="et-timezone" name="availability.timezone" value={form.timezone} onInput={(v) => set('timezone', v)} serverSaid={!!errorsOf(error)?.fields['availability.timezone']} />
             <small>IANA name. The hours below are in this zone.</small>
             <FieldError error={error} name="availability.timezone" />
           </div>

@@ -6,7 +6,7 @@ import { orgName, useSession } from '../session';
 import { useStream } from '../sse';
 import type { Incident, Reply, TimelineEvent } from '../types';
 import { DispatchCard, Timeline } from './incident-dispatch';
-import { CopyButton, Empty, ErrorAlert, FieldError, LiveBadge, Loading, PriorityBadge, PRIORITY_LABEL, SlaBadge, STATUS_LABEL, StatusBadge, useAsync } from '../ui';
+import { CopyButton, Empty, ErrorAlert, FieldError, LiveBadge, Loading, PriorityBadge, PRIORITY_LABEL, SlaBadge, STATUS_LABEL, StatusBadge, SOURCE_LABEL, useAsync } from '../ui';
 
 export function IncidentDetailView({ id }: { id: number }) {
   const { orgs } = useSession();
@@ -14,6 +14,7 @@ export function IncidentDetailView({ id }: { id: number }) {
   const replies = useAsync(() => get<{ replies: Reply[] }>(`/v1/tickets/${id}/replies`).then((r) => r.replies), [id]);
   const [saving, setSaving] = useState<string | null>(null);
   const [saveError, setSaveError] = useState<unknown>(null);
+  const [savedNote, setSavedNote] = useState<string | null>(null);
 
   const timeline = useAsync(() => get<{ events: TimelineEvent[] }>(`/v1/tickets/${id}/timeline`).then((r) => r.events), [id]);
   const addEvent = (e: TimelineEvent) => timeline.setData((list) => (list && !list.some((x) => x.id === e.id) ? [...list, e] : list));
@@ -27,9 +28,12 @@ export function IncidentDetailView({ id }: { id: number }) {
   const change = async (field: 'status' | 'priority', value: string) => {
     setSaving(field);
     setSaveError(null);
+    setSavedNote(null);
     try {
       const updated = await patch<Incident>(`/v1/tickets/${id}`, { [field]: value });
       incident.setData(() => updated);
+      // A saved change says so (issue 20).
+      setSavedNote(`Saved: ${field === 'status' ? `status ${STATUS_LABEL[value]?.toLowerCase() ?? value}` : `priority ${PRIORITY_LABEL[value]?.toLowerCase() ?? value}`}.`);
     } catch (err) {
       setSaveError(err);
     } finally {
@@ -85,8 +89,8 @@ export function IncidentDetailView({ id }: { id: number }) {
                 </>
               ) : null}
               <dt>Source</dt>
-              <dd>
-                {t.source}
+              <dd data-testid="incident-source">
+                {SOURCE_LABEL[t.source] ?? t.source}
                 {t.source_ref ? ` (${t.source_ref})` : ''}
               </dd>
               {t.location_name || t.lat !== null ? (
@@ -137,6 +141,11 @@ export function IncidentDetailView({ id }: { id: number }) {
               <small>Changing the priority recomputes the SLA from the opening time.</small>
             </div>
             {saving ? <small class="muted">Saving…</small> : null}
+            {!saving && savedNote ? (
+              <small class="saved-note" role="status" data-testid="saved-note">
+                {savedNote}
+              </small>
+            ) : null}
           </div>
           <div class="card stack">
             <h2>Customer status page</h2>

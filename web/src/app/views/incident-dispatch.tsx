@@ -5,7 +5,7 @@ import { get, patch, post } from '../../lib/api';
 import { formatDateTime } from '../../lib/format';
 import { useSession } from '../session';
 import type { Incident, Member, Responder, TimelineEvent } from '../types';
-import { ErrorAlert, Loading, relative, STATUS_LABEL, useAsync, type Async } from '../ui';
+import { ErrorAlert, Loading, relative, SOURCE_LABEL, STATUS_LABEL, useAsync, type Async } from '../ui';
 
 const distance = (m: number | null) => (m === null ? 'no incident position' : m < 1000 ? `${m} m` : `${(m / 1000).toFixed(1)} km`);
 
@@ -15,7 +15,7 @@ function describe(e: TimelineEvent, names: Map<number, string>): string {
   const who = (id: unknown) => (typeof id === 'number' ? (names.get(id) ?? `user ${id}`) : 'nobody');
   switch (e.type) {
     case 'created':
-      return `Opened (${String(d.priority)}, from ${String(d.source)})`;
+      return `Opened (${String(d.priority)}, from ${SOURCE_LABEL[String(d.source)] ?? String(d.source)})`;
     case 'status_changed':
       return `Status: ${STATUS_LABEL[String(d.to)] ?? String(d.to)}`;
     case 'priority_changed':
@@ -69,24 +69,33 @@ export function DispatchCard({ incident, onChange }: { incident: Incident; onCha
   const members = useAsync(() => (slug ? get<{ members: Member[] }>(`/v1/orgs/${slug}/members`).then((r) => r.members) : Promise.resolve([])), [slug]);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const act = async (fn: () => Promise<Incident>) => {
+  const [savedNote, setSavedNote] = useState<string | null>(null);
+  const act = async (fn: () => Promise<Incident>, done: string) => {
     setBusy(true);
     setError(null);
+    setSavedNote(null);
     try {
       onChange(await fn());
+      setSavedNote(done);
     } catch (err) {
       setError(err);
     } finally {
       setBusy(false);
     }
   };
-  const assign = (userId: number | null) => act(() => patch<Incident>(`/v1/tickets/${incident.Id}`, { assignee_id: userId }));
+  const assign = (userId: number | null) =>
+    act(() => patch<Incident>(`/v1/tickets/${incident.Id}`, { assignee_id: userId }), userId === null ? 'Saved: nobody assigned.' : `Saved: assigned to ${nameOf(userId) ?? 'them'}.`);
   const nameOf = (id: number | null | undefined) => (id === null || id === undefined ? null : (members.data?.find((m) => m.user_id === id)?.name ?? `user ${id}`));
 
   return (
     <div class="card stack" data-testid="dispatch-card">
       <h2>Dispatch</h2>
       <ErrorAlert error={error} />
+      {savedNote && !busy ? (
+        <p class="saved-note" role="status" data-testid="dispatch-saved">
+          {savedNote}
+        </p>
+      ) : null}
       <p data-testid="ack-state" data-acknowledged={String(Boolean(incident.acknowledged_at))}>
         {incident.acknowledged_at
           ? `Acknowledged by ${nameOf(incident.acknowledged_by) ?? 'someone'} ${relative(incident.acknowledged_at)}`
@@ -95,7 +104,7 @@ export function DispatchCard({ incident, onChange }: { incident: Incident; onCha
             : 'Nobody assigned'}
       </p>
       {!incident.acknowledged_at ? (
-        <button type="button" class="secondary" disabled={busy} data-testid="acknowledge" onClick={() => void act(() => post<Incident>(`/v1/tickets/${incident.Id}/acknowledge`))}>
+        <button type="button" class="secondary" disabled={busy} data-testid="acknowledge" onClick={() => void act(() => post<Incident>(`/v1/tickets/${incident.Id}/acknowledge`), 'Saved: acknowledged.')}>
           Acknowledge
         </button>
       ) : null}

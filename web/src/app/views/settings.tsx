@@ -1,10 +1,11 @@
 // Settings: profile, API keys (the secret shown once), push notifications on this browser, calendar feed.
 import { useEffect, useState } from 'preact/hooks';
+import { TimeZoneInput } from '../timezone-input';
 import { api, del, get, patch, post } from '../../lib/api';
 import { formatDateTime } from '../../lib/format';
 import { useSession } from '../session';
 import type { ApiKey, Me } from '../types';
-import { CopyButton, ErrorAlert, FieldError, Loading, PageHeader, useAsync } from '../ui';
+import { CopyButton, ErrorAlert, errorsOf, FieldError, Loading, PageHeader, useAsync } from '../ui';
 import { CalendarsCard } from './calendars';
 
 export function SettingsView() {
@@ -47,22 +48,26 @@ function Profile() {
       <p class="muted">
         Signed in as {me.email} · plan <strong>{me.plan}</strong>
       </p>
-      {saved ? <div class="alert success">Saved.</div> : null}
+      {saved ? (
+        <div class="alert success" role="status" data-testid="profile-saved">
+          Profile saved.
+        </div>
+      ) : null}
       <ErrorAlert error={error} />
       <div class="field">
         <label for="p-name">Name</label>
-        <input id="p-name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <input id="p-name" name="name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
         <FieldError error={error} name="name" />
       </div>
       <div class="grid-2">
         <div class="field">
           <label for="p-tz">Time zone</label>
-          <input id="p-tz" value={timezone} onInput={(e) => setTimezone(e.currentTarget.value)} />
+          <TimeZoneInput id="p-tz" name="timezone" value={timezone} onInput={setTimezone} serverSaid={!!errorsOf(error)?.fields.timezone} />
           <FieldError error={error} name="timezone" />
         </div>
         <div class="field">
           <label for="p-phone">Phone for alerts</label>
-          <input id="p-phone" type="tel" placeholder="+4915112345678" value={phone} onInput={(e) => setPhone(e.currentTarget.value)} />
+          <input id="p-phone" name="phone" type="tel" placeholder="+4915112345678" value={phone} onInput={(e) => setPhone(e.currentTarget.value)} />
           <FieldError error={error} name="phone" />
         </div>
       </div>
