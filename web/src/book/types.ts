@@ -1,51 +1,13 @@
 // Shapes of the public booking API as the booking and management pages read them.
+// The API's own types, generated from its OpenAPI description (clients/typescript, `npm run
+// client:generate`): a changed response breaks the build, not a page. Aliases under the names the
+// pages import.
+import type * as api from '../../../clients/typescript/schema.js';
 
-export interface PublicEventType {
-  event_type_id: number;
-  name: string;
-  slug: string;
-  description: string | null;
-  duration_minutes: number;
-  location_type: 'video' | 'phone' | 'in_person' | 'other';
-  /** The address or video link, when the host gave one (issue 20). */
-  location?: string | null;
-  requires_confirmation: boolean;
-  min_notice_hours: number;
-  max_advance_days: number;
-  host_name: string;
-  team_name: string | null;
-  org_name: string | null;
-  booking_path: string;
-  bookable_from: string;
-  bookable_until: string;
-}
-
-export interface Slot {
-  start_time: string;
-  end_time: string;
-}
-
-export interface SlotsAnswer {
-  date: string;
-  timezone: string;
-  slots: Slot[];
-}
-
-export interface Booking {
-  id: string;
-  status: 'confirmed' | 'pending' | 'cancelled' | 'declined';
-  event_type_id: number | null;
-  attendee_name: string;
-  attendee_email: string;
-  start_time: string;
-  end_time: string;
-  notes: string | null;
-  timezone: string;
-  requires_confirmation: boolean;
-  cancel_url: string;
-  reschedule_url: string;
-  created_at: string;
-}
+export type PublicEventType = api.PublicEventType;
+export type Slot = api.Slot;
+export type SlotsAnswer = api.Availability;
+export type Booking = api.Booking;
 
 export const LOCATION_LABEL: Record<PublicEventType['location_type'], string> = {
   video: 'Video call',
