@@ -91,7 +91,10 @@ export const BENCH_RATE_LIMITS = {
 /** The environment of every benchmarked Muster: quiet, limits out of reach; `env` on top (DATABASE_URL, REDIS_URL...). */
 export function benchEnv(dataDir: string, env: Record<string, string> = {}): Record<string, string> {
   // No per-user stream cap either: the fan-out benchmark holds thousands of streams of one key.
-  return { DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '3000', STREAM_LIMIT_PER_USER: '0', ...BENCH_RATE_LIMITS, ...env };
+  // METRICS_TOKEN from the shell measures a run with /metrics on (its request histogram): `METRICS_TOKEN=... npm run bench`.
+  const token = process.env.METRICS_TOKEN;
+  const metrics: Record<string, string> = token ? { METRICS_TOKEN: token } : {};
+  return { DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '3000', STREAM_LIMIT_PER_USER: '0', ...BENCH_RATE_LIMITS, ...metrics, ...env };
 }
 
 /**

@@ -146,6 +146,15 @@ const enqueuePath = () => '/v2/enqueue';
 const ROWS: Record<string, Row> = {
   'GET /healthz': { expect: all(200), isPublic: true, req: () => ({ url: '/healthz' }) },
   'GET /readyz': { expect: all(200), isPublic: true, req: () => ({ url: '/readyz' }) },
+  // Issue #22: without METRICS_TOKEN (as here) /metrics does not exist for anyone.
+  'GET /metrics': { expect: all(404), isPublic: true, req: () => ({ url: '/metrics' }) },
+  'GET /v1/auth/me/export': {
+    expect: anyUser(200),
+    req: () => ({ url: '/v1/auth/me/export' }),
+    then: (res, a) => assert.equal(res.json<{ profile: { id: number } }>().profile.id, a.user!.id, `${a.name}: the export is the caller's`),
+  },
+  // A wrong password: every account of the world stays.
+  'DELETE /v1/auth/me': { expect: all(401), req: () => ({ url: '/v1/auth/me', payload: { password: 'not the password' } }) },
 
   // Users and authentication
   'POST /v1/users': { expect: all(201), isPublic: true, req: () => ({ url: '/v1/users', payload: { email: uniqueEmail('new'), password: 'correct horse battery', name: 'New User' } }) },
@@ -217,6 +226,11 @@ const ROWS: Record<string, Row> = {
   'GET /v1/orgs/{org_slug}/dispatch': { expect: orgRoute(200, 200, 200), req: (w) => ({ url: `${orgPath(w)}/dispatch` }) },
   'PATCH /v1/orgs/{org_slug}/dispatch': { expect: orgRoute(200, 200, 403), req: (w) => ({ url: `${orgPath(w)}/dispatch`, payload: { ack_timeout_minutes: { high: 15 } } }) },
   'GET /v1/orgs/{org_slug}/members': { expect: orgRoute(200, 200, 200), req: (w) => ({ url: `${orgPath(w)}/members` }) },
+  'GET /v1/orgs/{org_slug}/retention': { expect: orgRoute(200, 200, 200), req: (w) => ({ url: `${orgPath(w)}/retention` }) },
+  'DELETE /v1/orgs/{org_slug}/members/{user_id}/signals': {
+    expect: orgRoute(200, 403, 403),
+    req: async (w) => ({ url: `${orgPath(w)}/members/${await freshOrgMember(w)}/signals` }),
+  },
   'POST /v1/orgs/{org_slug}/members': { expect: orgRoute(201, 201, 403), req: (w) => ({ url: `${orgPath(w)}/members`, payload: { email: uniqueEmail('invitee'), role: 'member' } }) },
   'PATCH /v1/orgs/{org_slug}/members/{user_id}': {
     expect: orgRoute(200, 200, 403),

@@ -1,11 +1,13 @@
 import { sql, type Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import { flag, type DB, type Mode } from '../../db/schema.js';
 
 /**
  * Everything stored about one user, for their export. Each query names the user (or their proven
- * address) directly, never an org: the export is the person's own, across orgs and both modes.
+ * address) directly, never an org: the export is the person's own, across orgs. Records that carry
+ * a mode are those of the credential's mode (test-mode data only through a test key, as everywhere).
  */
-export async function exportRows(db: Kysely<DB>, userId: number, email: string, emailProven: boolean) {
+export async function exportRows(db: Kysely<DB>, userId: number, email: string, emailProven: boolean, mode: Mode) {
+  const livemode = flag(mode === 'live');
   const [memberships, teams, apiKeys, sessions, devices, push, calendars, incidents, replies, signals, eventTypes, hosted, attending, audit] = await Promise.all([
     db
       .selectFrom('memberships')
@@ -20,12 +22,20 @@ export async function exportRows(db: Kysely<DB>, userId: number, email: string, 
       .select(['teams.id as team_id', 'teams.org_id', 'teams.name', 'team_members.active', 'team_members.created_at'])
       .where('team_members.user_id', '=', userId)
       .execute(),
-    db.selectFrom('api_keys').select(['id', 'name', 'mode', 'last4', 'created_at', 'revoked_at']).where('user_id', '=', userId).orderBy('id').execute(),
+    // As GET /v1/api-keys: a test credential sees only test keys (a leaked sk_test_ key learns nothing live).
+    db
+      .selectFrom('api_keys')
+      .select(['id', 'name', 'mode', 'last4', 'created_at', 'revoked_at'])
+      .where('user_id', '=', userId)
+      .where('mode', 'in', mode === 'test' ? ['test'] : ['live', 'test'])
+      .orderBy('id')
+      .execute(),
     db.selectFrom('sessions').select(['created_at', 'expires_at']).where('user_id', '=', userId).orderBy('created_at').execute(),
     db
       .selectFrom('devices')
       .select(['id', 'org_id', 'livemode', 'name', 'device_id', 'created_at', 'last_seen_at', 'revoked_at'])
       .where('user_id', '=', userId)
+      .where('livemode', '=', livemode)
       .orderBy('id')
       .execute(),
     db.selectFrom('push_subscriptions').select(['endpoint', 'created_at']).where('user_id', '=', userId).orderBy('id').execute(),
@@ -39,25 +49,36 @@ export async function exportRows(db: Kysely<DB>, userId: number, email: string, 
       .selectFrom('incidents')
       .select(['id', 'org_id', 'livemode', 'title', 'description', 'status', 'priority', 'source', 'lat', 'lng', 'location_name', 'created_at', 'resolved_at'])
       .where('creator_id', '=', userId)
+      .where('livemode', '=', livemode)
       .orderBy('id')
       .execute(),
-    db.selectFrom('replies').select(['id', 'incident_id', 'body', 'public', 'created_at']).where('author_id', '=', userId).orderBy('id').execute(),
+    db
+      .selectFrom('replies')
+      .innerJoin('incidents', 'incidents.id', 'replies.incident_id')
+      .select(['replies.id', 'replies.incident_id', 'replies.body', 'replies.public', 'replies.created_at'])
+      .where('replies.author_id', '=', userId)
+      .where('incidents.livemode', '=', livemode)
+      .orderBy('replies.id')
+      .execute(),
     db
       .selectFrom('signals')
       .select(['id', 'org_id', 'livemode', 'type', 'lat', 'lng', 'accuracy', 'note', 'image_url', 'ticket_id', 'meta', 'created_at'])
       .where('user_id', '=', userId)
+      .where('livemode', '=', livemode)
       .orderBy('id')
       .execute(),
     db
       .selectFrom('event_types')
       .select(['id', 'org_id', 'team_id', 'livemode', 'name', 'slug', 'description', 'duration_minutes', 'location_type', 'created_at'])
       .where('owner_id', '=', userId)
+      .where('livemode', '=', livemode)
       .orderBy('id')
       .execute(),
     db
       .selectFrom('bookings')
       .select(['id', 'event_type_id', 'livemode', 'status', 'attendee_name', 'attendee_email', 'start_time', 'end_time', 'notes', 'timezone', 'created_at'])
       .where('host_id', '=', userId)
+      .where('livemode', '=', livemode)
       .orderBy('start_time')
       .execute(),
     // Bookings made with the person's address: only once the address is proven, or anyone could
@@ -67,10 +88,17 @@ export async function exportRows(db: Kysely<DB>, userId: number, email: string, 
           .selectFrom('bookings')
           .select(['id', 'host_id', 'livemode', 'status', 'attendee_name', 'start_time', 'end_time', 'notes', 'timezone', 'created_at'])
           .where(sql`lower(attendee_email)`, '=', email.toLowerCase())
+          .where('livemode', '=', livemode)
           .orderBy('start_time')
           .execute()
       : Promise.resolve([]),
-    db.selectFrom('audit_log').select(['id', 'org_id', 'livemode', 'action', 'device_id', 'meta', 'created_at']).where('user_id', '=', userId).orderBy('id').execute(),
+    db
+      .selectFrom('audit_log')
+      .select(['id', 'org_id', 'livemode', 'action', 'device_id', 'meta', 'created_at'])
+      .where('user_id', '=', userId)
+      .where('livemode', '=', livemode)
+      .orderBy('id')
+      .execute(),
   ]);
   return { memberships, teams, apiKeys, sessions, devices, push, calendars, incidents, replies, signals, eventTypes, hosted, attending, audit };
 }

@@ -31,7 +31,7 @@ const json = (text: string): unknown => {
 export async function exportMe(ctx: AppContext, actor: Actor) {
   const user = await findUserById(ctx.db, actor.userId);
   if (!user) throw notFound();
-  const r = await repo.exportRows(ctx.db, user.id, user.email, user.email_verified === 1);
+  const r = await repo.exportRows(ctx.db, user.id, user.email, user.email_verified === 1, actor.mode);
   const live = (row: { livemode: number }) => ({ livemode: bool(row.livemode) });
   return {
     format: 'muster-export/1',
