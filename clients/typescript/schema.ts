@@ -57,6 +57,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics (text format); needs METRICS_TOKEN as a Bearer token, 404 when it is unset */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -239,11 +256,29 @@ export interface paths {
         get: operations["getMe"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Delete your account (password, or an emailed sign-in code); 409 while you are the only owner of an org with other members */
+        delete: operations["deleteAuthMe"];
         options?: never;
         head?: never;
         /** Edit name, time zone or phone */
         patch: operations["updateMe"];
+        trace?: never;
+    };
+    "/v1/auth/me/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Everything Muster holds about you, as one JSON document (no secrets) */
+        get: operations["getAuthMeExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/auth/password": {
@@ -1170,6 +1205,40 @@ export interface paths {
         head?: never;
         /** Change a member's role (admins; owners for owners) */
         patch: operations["updateOrgMember"];
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/members/{user_id}/signals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete one person's signals in the org and their photos, on their request (owners) */
+        delete: operations["deleteOrgsByOrgSlugMembersByUserIdSignals"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How long the org keeps signals, audit entries, uploads and closed incidents (members); owners change it with PATCH /v1/orgs/:org_slug {retention} */
+        get: operations["getOrgsByOrgSlugRetention"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/orgs/{org_slug}/teams": {
@@ -2142,6 +2211,7 @@ export interface components {
             duration_minutes: number;
             id: number;
             livemode: boolean;
+            location: string | null;
             /** @enum {string} */
             location_type: "video" | "phone" | "in_person" | "other";
             locked: boolean;
@@ -2216,8 +2286,11 @@ export interface components {
             sla_due_at: string;
             /** @enum {string} */
             sla_status: "ok" | "warning" | "breached" | "met";
-            /** @enum {string} */
-            source: "api" | "email" | "webhook" | "alert";
+            /**
+             * @description `dashboard`: made in the web dashboard
+             * @enum {string}
+             */
+            source: "api" | "email" | "webhook" | "alert" | "dashboard";
             source_ref: string | null;
             /** @enum {string} */
             status: "open" | "in_progress" | "resolved" | "closed";
@@ -2226,6 +2299,13 @@ export interface components {
         };
         /** IncidentList */
         IncidentList: {
+            /** @description with `with_counts=true`: per status, under every filter but `status` */
+            counts?: {
+                closed: number;
+                in_progress: number;
+                open: number;
+                resolved: number;
+            };
             limit: number;
             page: number;
             tickets: components["schemas"]["Incident"][];
@@ -2391,6 +2471,7 @@ export interface components {
             event_type_id: number;
             /** @description personal: the owner; team: the team (on a booking: its host) */
             host_name: string;
+            location: string | null;
             /** @enum {string} */
             location_type: "video" | "phone" | "in_person" | "other";
             max_advance_days: number;
@@ -2990,6 +3071,28 @@ export interface operations {
             };
         };
     };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Prometheus text exposition format 0.0.4 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+        };
+    };
     getReadiness: {
         parameters: {
             query?: never;
@@ -3419,6 +3522,47 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    deleteAuthMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description instead of the password (accounts without one): a sign-in code from POST /v1/auth/magic-link */
+                    code?: string;
+                    /** @description the account's password */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        deleted: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     updateMe: {
         parameters: {
             query?: never;
@@ -3459,6 +3603,82 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getAuthMeExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        api_keys: {
+                            [key: string]: unknown;
+                        }[];
+                        audit: {
+                            [key: string]: unknown;
+                        }[];
+                        bookings: {
+                            attended: {
+                                [key: string]: unknown;
+                            }[];
+                            hosted: {
+                                [key: string]: unknown;
+                            }[];
+                        };
+                        calendars: {
+                            [key: string]: unknown;
+                        }[];
+                        devices: {
+                            [key: string]: unknown;
+                        }[];
+                        event_types: {
+                            [key: string]: unknown;
+                        }[];
+                        exported_at: string;
+                        format: string;
+                        incidents: {
+                            [key: string]: unknown;
+                        }[];
+                        memberships: {
+                            [key: string]: unknown;
+                        }[];
+                        profile: {
+                            [key: string]: unknown;
+                        };
+                        push_subscriptions: {
+                            [key: string]: unknown;
+                        }[];
+                        replies: {
+                            [key: string]: unknown;
+                        }[];
+                        sessions: {
+                            [key: string]: unknown;
+                        }[];
+                        signals: {
+                            [key: string]: unknown;
+                        }[];
+                        teams: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description URLs of the photos attached to your signals */
+                        uploads: string[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4833,6 +5053,7 @@ export interface operations {
                     buffer_before_minutes?: number;
                     description?: string | null;
                     duration_minutes: number;
+                    location?: string | null;
                     /** @enum {string} */
                     location_type?: "video" | "phone" | "in_person" | "other";
                     /** @description default 60 */
@@ -4951,6 +5172,7 @@ export interface operations {
                     buffer_before_minutes?: number;
                     description?: string | null;
                     duration_minutes?: number;
+                    location?: string | null;
                     /** @enum {string} */
                     location_type?: "video" | "phone" | "in_person" | "other";
                     /** @description default 60 */
@@ -4993,16 +5215,24 @@ export interface operations {
     listIncidents: {
         parameters: {
             query: {
-                /** @description `me` or a user id */
+                /** @description `me`, `none` (unassigned) or a user id */
                 assignee_id?: string;
                 limit: number;
                 org_id?: number;
                 page: number;
                 /** @description SLA: urgent 1 h, high 4 h, normal 24 h, low 48 h */
                 priority?: "low" | "normal" | "high" | "urgent";
+                /** @description search: case-insensitive substring of the title, description or reference; `#12` also matches the id */
+                q?: string;
+                /** @description default newest (id descending); priority: urgent first; sla_due: soonest SLA due first */
+                sort?: "newest" | "priority" | "sla_due";
+                /** @description `dashboard`: made in the web dashboard */
+                source?: "api" | "email" | "webhook" | "alert" | "dashboard";
                 /** @description only incidents of this dedup key */
                 source_ref?: string;
                 status?: "open" | "in_progress" | "resolved" | "closed";
+                /** @description also answer `counts`: incidents per status under the other filters */
+                with_counts?: boolean;
             };
             header?: never;
             path?: never;
@@ -5050,8 +5280,11 @@ export interface operations {
                      * @enum {string}
                      */
                     priority?: "low" | "normal" | "high" | "urgent";
-                    /** @enum {string} */
-                    source?: "api" | "email" | "webhook" | "alert";
+                    /**
+                     * @description `dashboard`: made in the web dashboard
+                     * @enum {string}
+                     */
+                    source?: "api" | "email" | "webhook" | "alert" | "dashboard";
                     source_ref?: string;
                     title: string;
                 };
@@ -6239,6 +6472,12 @@ export interface operations {
                 "application/json": {
                     description?: string | null;
                     name?: string;
+                    retention?: {
+                        audit_days?: number | null;
+                        closed_incidents_days?: number | null;
+                        signals_days?: number | null;
+                        uploads_days?: number | null;
+                    };
                     /** @description lower-case letters, digits and dashes, 1-40 characters */
                     slug?: string;
                 };
@@ -6484,6 +6723,81 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    deleteOrgsByOrgSlugMembersByUserIdSignals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description signals removed */
+                        deleted: number;
+                        user_id: number;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getOrgsByOrgSlugRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        instance_default: {
+                            audit_days: number | null;
+                            closed_incidents_days: number | null;
+                            signals_days: number | null;
+                            uploads_days: number | null;
+                        };
+                        retention: {
+                            audit_days: number | null;
+                            closed_incidents_days: number | null;
+                            signals_days: number | null;
+                            uploads_days: number | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     listTeams: {
         parameters: {
             query?: never;
@@ -6655,6 +6969,7 @@ export interface operations {
                     buffer_before_minutes?: number;
                     description?: string | null;
                     duration_minutes: number;
+                    location?: string | null;
                     /** @enum {string} */
                     location_type?: "video" | "phone" | "in_person" | "other";
                     /** @description default 60 */
@@ -7194,16 +7509,24 @@ export interface operations {
     listTickets: {
         parameters: {
             query: {
-                /** @description `me` or a user id */
+                /** @description `me`, `none` (unassigned) or a user id */
                 assignee_id?: string;
                 limit: number;
                 org_id?: number;
                 page: number;
                 /** @description SLA: urgent 1 h, high 4 h, normal 24 h, low 48 h */
                 priority?: "low" | "normal" | "high" | "urgent";
+                /** @description search: case-insensitive substring of the title, description or reference; `#12` also matches the id */
+                q?: string;
+                /** @description default newest (id descending); priority: urgent first; sla_due: soonest SLA due first */
+                sort?: "newest" | "priority" | "sla_due";
+                /** @description `dashboard`: made in the web dashboard */
+                source?: "api" | "email" | "webhook" | "alert" | "dashboard";
                 /** @description only incidents of this dedup key */
                 source_ref?: string;
                 status?: "open" | "in_progress" | "resolved" | "closed";
+                /** @description also answer `counts`: incidents per status under the other filters */
+                with_counts?: boolean;
             };
             header?: never;
             path?: never;
@@ -7251,8 +7574,11 @@ export interface operations {
                      * @enum {string}
                      */
                     priority?: "low" | "normal" | "high" | "urgent";
-                    /** @enum {string} */
-                    source?: "api" | "email" | "webhook" | "alert";
+                    /**
+                     * @description `dashboard`: made in the web dashboard
+                     * @enum {string}
+                     */
+                    source?: "api" | "email" | "webhook" | "alert" | "dashboard";
                     source_ref?: string;
                     title: string;
                 };

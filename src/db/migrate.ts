@@ -21,13 +21,13 @@ export function migrationDialect(name: DialectName): MigrationDialect {
 }
 
 /** Brings the schema up to date; safe to run from several processes at once (Kysely holds a migration lock). */
-export async function migrateToLatest(database: Database): Promise<MigrationResultSet> {
+export async function migrateToLatest(database: Database, list: Record<string, MigrationModule> = migrations): Promise<MigrationResultSet> {
   const d = migrationDialect(database.dialect);
   const provider = {
     getMigrations: () =>
       Promise.resolve(
         Object.fromEntries(
-          Object.entries(migrations).map(([name, m]): [string, Migration] => [
+          Object.entries(list).map(([name, m]): [string, Migration] => [
             name,
             {
               up: (db) => m.up(db, d),
@@ -42,6 +42,9 @@ export async function migrateToLatest(database: Database): Promise<MigrationResu
   const result = await new Migrator({
     db: database.db,
     provider,
+    // Numbers are reserved per piece of work and land in any order (0010 and 0015 came after 0016): a
+    // database upgraded from a release that ran 0016 must still run them, so order is not enforced.
+    allowUnorderedMigrations: true,
     ...(database.schema ? { migrationTableSchema: database.schema } : {}),
   }).migrateToLatest();
   if (result.error) throw result.error instanceof Error ? result.error : new Error(`migration failed: ${JSON.stringify(result.error)}`);

@@ -39,8 +39,10 @@ function describe(e: TimelineEvent, names: Map<number, string>): string {
       return 'SLA warning';
     case 'sla_breached':
       return 'SLA breached';
+    case 'alert_repeated':
+      return `Alert repeated (${String(d.count)} times in all)`;
     default:
-      return e.type.replace(/_/g, ' ');
+      return (e.type as string).replace(/_/g, ' ');
   }
 }
 
