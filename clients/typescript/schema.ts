@@ -257,7 +257,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Delete your account (password, or an emailed sign-in code); 409 while you are the only owner of an org with other members */
-        delete: operations["deleteAuthMe"];
+        delete: operations["deleteMyAccount"];
         options?: never;
         head?: never;
         /** Edit name, time zone or phone */
@@ -272,7 +272,7 @@ export interface paths {
             cookie?: never;
         };
         /** Everything Muster holds about you, as one JSON document (no secrets) */
-        get: operations["getAuthMeExport"];
+        get: operations["exportMyData"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1218,7 +1218,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Delete one person's signals in the org and their photos, on their request (owners) */
-        delete: operations["deleteOrgsByOrgSlugMembersByUserIdSignals"];
+        delete: operations["deleteMemberSignals"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1232,7 +1232,7 @@ export interface paths {
             cookie?: never;
         };
         /** How long the org keeps signals, audit entries, uploads and closed incidents (members); owners change it with PATCH /v1/orgs/:org_slug {retention} */
-        get: operations["getOrgsByOrgSlugRetention"];
+        get: operations["getOrgRetention"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3522,7 +3522,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    deleteAuthMe: {
+    deleteMyAccount: {
         parameters: {
             query?: never;
             header?: never;
@@ -3606,7 +3606,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    getAuthMeExport: {
+    exportMyData: {
         parameters: {
             query?: never;
             header?: never;
@@ -6723,7 +6723,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    deleteOrgsByOrgSlugMembersByUserIdSignals: {
+    deleteMemberSignals: {
         parameters: {
             query?: never;
             header?: never;
@@ -6757,7 +6757,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    getOrgsByOrgSlugRetention: {
+    getOrgRetention: {
         parameters: {
             query?: never;
             header?: never;

@@ -342,6 +342,15 @@ const ROWS: Record<string, Row> = {
   'DELETE /v1/push/subscriptions': { expect: anyUser(200), req: () => ({ url: '/v1/push/subscriptions', payload: { endpoint: 'https://push.example.com/none' } }) },
   'GET /v1/calendar': { expect: anyUser(200), req: () => ({ url: '/v1/calendar' }) },
   'POST /v1/calendar/rotate': { expect: anyUser(200), req: () => ({ url: '/v1/calendar/rotate' }) },
+  // The feed itself: the secret link is the credential, so every caller (anonymous too) gets the owner's feed.
+  'GET /calendar/{token}': {
+    expect: all(200),
+    isPublic: true,
+    req: async (w) => {
+      const { url } = await w.ok<{ url: string }>({ 'x-api-key': w.owner.liveKey }, 'GET', '/v1/calendar');
+      return { url: new URL(url).pathname };
+    },
+  },
 
   // External calendars (issue #18): a user's own connections, shared by both key modes like the user.
   'POST /v1/calendars': { expect: anyUser(201), req: () => ({ url: '/v1/calendars', payload: { kind: 'ics', url: 'http://127.0.0.1:9/matrix.ics', name: neutral } }) },
@@ -417,7 +426,7 @@ const ROWS: Record<string, Row> = {
 };
 
 /** Routes served outside the OpenAPI document (HTML pages and files): each reached by its token. */
-const UNDOCUMENTED = ['/docs', '/v1/openapi.json', '/incidents/status/:token', '/calendar/:token', '/uploads/:key'];
+const UNDOCUMENTED = ['/docs', '/v1/openapi.json', '/incidents/status/:token', '/uploads/:key'];
 
 interface OpenApi {
   paths: Record<string, Record<string, { security?: unknown[] }>>;
