@@ -41,6 +41,9 @@ describe(`grouped commits on ${testDialect}`, () => {
 
   test('a failing member rolls back only itself; its caller alone gets the error', async () => {
     const seen: string[] = [];
+    // The duplicate is of a row committed before: on PostgreSQL the members run side by side, so a
+    // duplicate of member a's row could make either of the two fail.
+    await insertOrg(t.ctx.db, org('member-pre'));
     const results = await Promise.allSettled([
       t.ctx.transaction(async (tx) => {
         await insertOrg(tx.db, org('member-a'));
@@ -58,7 +61,7 @@ describe(`grouped commits on ${testDialect}`, () => {
       // A database error (duplicate slug) is a member's own failure too.
       t.ctx.transaction(async (tx) => {
         await insertOrg(tx.db, org('member-d'));
-        await insertOrg(tx.db, org('member-a'));
+        await insertOrg(tx.db, org('member-pre'));
       }),
     ]);
     assert.deepEqual(
@@ -66,7 +69,8 @@ describe(`grouped commits on ${testDialect}`, () => {
       ['fulfilled', 'rejected', 'fulfilled', 'rejected'],
     );
     assert.match(String((results[1] as PromiseRejectedResult).reason), /b failed/);
-    assert.deepEqual(seen, ['a', 'c'], 'hooks of committed members only, in commit order');
+    // One group on SQLite commits in queue order; PostgreSQL's pool commits in whatever order the server does.
+    assert.deepEqual(testDialect === 'sqlite' ? seen : [...seen].sort(), ['a', 'c'], 'hooks of committed members only, in commit order');
     assert.equal(await orgExists('member-a'), true);
     assert.equal(await orgExists('member-b'), false);
     assert.equal(await orgExists('member-c'), true);
