@@ -5,27 +5,17 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { dropTestSchema, testSchemaName } from './helpers.js';
+import { freePort } from './ports.js';
 
 const PG_URL = process.env.TEST_DATABASE_URL;
 const FLUSH_MS = 200;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Server {

@@ -3,11 +3,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { GENEROUS_RATE_LIMITS } from '../helpers.js';
+import { freePort } from '../ports.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = path.resolve(process.env.SCREENSHOT_DIR ?? 'test/browser/screenshots');
@@ -21,16 +21,6 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts `node dist/server.js` on a free port with its own DATA_DIR (rate limits lifted, no map tiles); resolves once /readyz answers. */
 export async function startServer(env: Record<string, string> = {}): Promise<Server> {

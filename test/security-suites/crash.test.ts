@@ -8,13 +8,13 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { dropTestSchema, testSchemaName } from '../helpers.js';
+import { freePort } from '../ports.js';
 
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
 // 10 rounds keep CI near its time budget; `CRASH_ROUNDS=50 npm test -- crash` digs deeper.
@@ -34,16 +34,6 @@ function prng(seed: number): () => number {
   };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
