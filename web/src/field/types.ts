@@ -1,43 +1,20 @@
-export type SignalType = 'beacon' | 'capture' | 'note' | 'checkin' | 'alert';
+// The API's shapes come from the types generated from its OpenAPI description (clients/typescript,
+// `npm run client:generate`): a changed response breaks the build, not the field terminal.
+import type * as api from '../../../clients/typescript/schema.js';
 
-export interface SignalBody {
-  type: SignalType;
-  lat?: number;
-  lng?: number;
-  accuracy?: number;
-  note?: string;
-  image_url?: string;
-  org_id?: number;
-  ticket_id?: number;
-  meta?: { device_id?: string; [key: string]: unknown };
-  recorded_at?: string;
-}
+export type SignalType = api.Signal['type'];
 
-export interface Signal {
-  Id: number | null;
-  type: SignalType;
-  org_id: number;
-  note: string | null;
-  image_url: string | null;
-  created_at: string;
-}
+/** The body of POST /v1/signals. */
+export type SignalBody = api.operations['createSignal']['requestBody']['content']['application/json'];
 
-export interface Me {
-  id: number;
-  name: string;
-  email: string;
-}
+export type Signal = api.Signal;
 
-export interface Org {
-  id: number;
-  name: string;
-  slug: string;
-  role: string;
-  primary: boolean;
-  personal: boolean;
-  locked: boolean;
-}
+/** What the terminal keeps of the signed-in user (remembered for offline use). */
+export type Me = Pick<api.Me, 'id' | 'name' | 'email'>;
 
+export type Org = api.Org;
+
+/** A position fix of this phone (not an API shape). */
 export interface Fix {
   lat: number;
   lng: number;
@@ -45,16 +22,4 @@ export interface Fix {
   at: number;
 }
 
-export interface MyIncident {
-  Id: number;
-  org_id: number;
-  title: string;
-  description: string | null;
-  status: 'open' | 'in_progress' | 'resolved' | 'closed';
-  priority: 'low' | 'normal' | 'high' | 'urgent';
-  lat: number | null;
-  lng: number | null;
-  location_name: string | null;
-  assignee_id: number | null;
-  acknowledged_at?: string | null;
-}
+export type MyIncident = api.Incident;
