@@ -72,7 +72,8 @@ test('a dispatcher assigns the nearest responder; the responder acknowledges, go
   assert.equal(await page.getAttribute('[data-testid="selected-incident-link"]', 'href'), `/app/incidents/${incident.Id}`);
   await page.click('[data-testid="selected-incident-link"]');
   await page.waitForSelector('[data-testid="timeline-event"][data-type="assigned"]');
-  assert.match((await page.locator('[data-testid="ack-state"]').textContent()) ?? '', /Waiting for Nina Near/);
+  // The assignee's name arrives with the org's member list, which may load after the timeline.
+  await page.waitForFunction(() => /Waiting for Nina Near/.test(document.querySelector('[data-testid="ack-state"]')?.textContent ?? ''), undefined, { timeout: 10_000 });
   await screenshot(field, 'dispatch-field-assigned');
 
   await field.click('[data-testid="my-ack"]');
