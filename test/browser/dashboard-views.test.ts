@@ -4,8 +4,8 @@
 // (the field terminal's test relies on that row), and disappears when it stops.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { call, DESKTOP, launchBrowser, PHONE, screenshot, signedInContext, signUp, startServer, watchErrors, type ApiUser, type Server } from './harness.js';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { call, DESKTOP, launchBrowser, noHorizontalOverflow, PHONE, screenshot, signedInContext, signUp, startServer, watchErrors, type ApiUser, type Server } from './harness.js';
 
 
 let server: Server;
@@ -88,14 +88,6 @@ const VIEWS: { name: string; path: () => string; ready: string }[] = [
   { name: 'settings', path: () => '/app/settings', ready: '[data-testid="key-row"]' },
 ];
 
-async function noHorizontalOverflow(page: Page): Promise<void> {
-  const over = await page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    const wide = Array.from(document.querySelectorAll<HTMLElement>('body *')).filter((el) => el.getBoundingClientRect().right > width + 1).slice(0, 3);
-    return { by: document.documentElement.scrollWidth - width, wide: wide.map((el) => `${el.tagName.toLowerCase()}.${el.className}`) };
-  });
-  assert.ok(over.by <= 0, `${page.url()} scrolls sideways by ${over.by}px at ${page.viewportSize()?.width}px: ${over.wide.join(', ')}`);
-}
 
 for (const [kind, viewport] of [
   ['phone', PHONE],

@@ -1,5 +1,6 @@
 // Browser tests: a real server started from the build (`node dist/server.js`) on a fresh data
 // directory, and Debian's Chromium driven by playwright-core. `npm run test:browser` builds first.
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
@@ -210,4 +211,14 @@ export async function signedInContext(browser: Browser, server: Server, user: Ap
   const [name, value] = user.cookie.split('=') as [string, string];
   await context.addCookies([{ name, value, url: server.url, httpOnly: true, sameSite: 'Lax' }]);
   return context;
+}
+
+/** Fails when the page scrolls sideways at its viewport width, naming the first elements that stick out. */
+export async function noHorizontalOverflow(page: Page): Promise<void> {
+  const over = await page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const wide = Array.from(document.querySelectorAll<HTMLElement>('body *')).filter((el) => el.getBoundingClientRect().right > width + 1).slice(0, 3);
+    return { by: document.documentElement.scrollWidth - width, wide: wide.map((el) => `${el.tagName.toLowerCase()}.${el.className}`) };
+  });
+  assert.ok(over.by <= 0, `${page.url()} scrolls sideways by ${over.by}px at ${page.viewportSize()?.width}px: ${over.wide.join(', ')}`);
 }

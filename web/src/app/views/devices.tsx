@@ -60,7 +60,7 @@ function NewDevice({ created }: { created: Created }) {
     <div class="card stack" data-testid="device-created">
       <h2>“{created.name}” is ready</h2>
       <p>
-        Token (shown once): <span class="mono" data-testid="device-token">{created.token}</span> <CopyButton text={created.token} />
+        Token (shown once): <span class="mono secret-text" data-testid="device-token">{created.token}</span> <CopyButton text={created.token} />
       </p>
       <Urls d={created} />
       <p class="muted">OwnTracks: scan this with the phone's camera to configure it (HTTP mode, this device's token).</p>
@@ -83,7 +83,8 @@ export function DevicesView() {
       const d = await post<Created>('/v1/devices', { name, ...(orgId === null ? {} : { org_id: orgId }) });
       setCreated(d);
       setName('');
-      list.setData((l) => [d, ...(l ?? [])]);
+      // The list shows URLs with a placeholder for the token: fetch it again rather than keep the secret there.
+      list.reload();
     } catch (err) {
       setError(err);
     }
