@@ -42,6 +42,7 @@ import { installJsonParser } from './plugins/json-body.js';
 import openapiPlugin from './plugins/openapi.js';
 import rateLimitPlugin from './plugins/rate-limit.js';
 import securityHeadersPlugin from './plugins/security-headers.js';
+import { buildSerializer } from './plugins/shared-compilers.js';
 import { installValidators } from './plugins/validation.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -71,6 +72,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true },
     // The router's refusals (bad URL, over-long parameter) answer the error contract too.
     frameworkErrors,
+    // Response serialisers compiled once per process, whatever the number of apps (shared-compilers.ts).
+    schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installValidators(app);

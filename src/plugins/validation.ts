@@ -24,9 +24,16 @@ function makeAjv(coerceTypes: Options['coerceTypes']): Ajv {
  * Query strings, params and headers are text, so they are coerced ("5" -> 5). JSON bodies are not:
  * `{"name": 42}` is a 422, not silently "42".
  */
+let shared: { strict: Ajv; coercing: Ajv } | undefined;
+
+/**
+ * One pair of Ajv instances per process: Ajv keeps what it compiled keyed by the schema object, and
+ * the route schemas are module constants, so every app this process builds after the first (the
+ * tests build hundreds) reuses the validators instead of compiling them again.
+ */
 export function installValidators(app: FastifyInstance): void {
-  const strict = makeAjv(false);
-  const coercing = makeAjv('array');
+  shared ??= { strict: makeAjv(false), coercing: makeAjv('array') };
+  const { strict, coercing } = shared;
   app.setValidatorCompiler<FastifySchema>(({ schema, httpPart }) =>
     (httpPart === 'body' ? strict : coercing).compile(schema as object),
   );
