@@ -61,6 +61,9 @@ export interface MapHandlers {
   onView?: (view: MapView) => void;
 }
 
+/** The marker's accessible name: it starts with the initials it shows (WCAG 2.5.3, label in name). */
+const nameOf = (p: MapPoint) => (p.kind === 'beacon' && p.initials ? `${p.initials}: ${p.label}` : p.label);
+
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The fitted view keeps this much space around the points, and never zooms closer than a street. */
@@ -120,7 +123,7 @@ export function createMap(el: HTMLElement, tiles: { url: string; attribution: st
       ? L.divIcon({ className: 'marker-incident', html: '<span></span><b aria-hidden="true">!</b>', iconSize: [26, 26], iconAnchor: [13, 13], tooltipAnchor: [0, -15] })
       : L.divIcon({
           className: 'marker-beacon',
-          html: `<span style="background:${esc(p.color ?? '#1d4ed8')}">${esc(p.initials ?? '?')}</span>`,
+          html: `<span>${esc(p.initials ?? '?')}</span>`,
           iconSize: [32, 32],
           iconAnchor: [16, 16],
           tooltipAnchor: [0, -17],
@@ -160,7 +163,7 @@ export function createMap(el: HTMLElement, tiles: { url: string; attribution: st
         if (existing && existing.sig === sig) {
           existing.marker.setLatLng([p.lat, p.lng]);
           existing.marker.setTooltipContent(esc(p.label));
-          existing.marker.getElement()?.setAttribute('aria-label', p.label);
+          existing.marker.getElement()?.setAttribute('aria-label', nameOf(p));
           continue;
         }
         existing?.marker.remove();
@@ -171,9 +174,14 @@ export function createMap(el: HTMLElement, tiles: { url: string; attribution: st
           .addTo(map);
         const node = m.getElement();
         node?.setAttribute('data-key', p.key);
-        node?.setAttribute('aria-label', p.label);
+        node?.setAttribute('aria-label', nameOf(p));
         node?.setAttribute('role', 'button');
-        if (p.kind === 'beacon' && p.color) node?.setAttribute('data-color', p.color);
+        if (p.kind === 'beacon' && p.color) {
+          node?.setAttribute('data-color', p.color);
+          // Through the CSSOM: the page's Content-Security-Policy refuses inline style attributes.
+          const badge = node?.querySelector('span');
+          if (badge) badge.style.backgroundColor = p.color;
+        }
         markers.set(p.key, { marker: m, sig, kind: p.kind });
       }
       for (const [key, m] of markers) {

@@ -283,10 +283,7 @@ export function SignalsView() {
                       type="button"
                       class="ghost small"
                       data-testid="signal-incident-here"
-                      onClick={() => {
-                        openDraft({ lat: s.lat!, lng: s.lng!, org_id: s.org_id, from: 'signal', description: s.note ?? '', who: s.user_name });
-                        document.getElementById('incident-here')?.scrollIntoView({ block: 'nearest' });
-                      }}
+                      onClick={() => openDraft({ lat: s.lat!, lng: s.lng!, org_id: s.org_id, from: 'signal', description: s.note ?? '', who: s.user_name })}
                     >
                       Create incident here<span class="sr-only"> ({TYPE_LABEL[s.type] ?? s.type} from {s.user_name})</span>
                     </button>
