@@ -31,14 +31,14 @@ const marker = (key: string) => `.leaflet-marker-icon[data-key="${key}"]`;
 async function inView(page: Page, selector: string, margin = 4): Promise<boolean> {
   return page.evaluate(
     ([sel, m]) => {
-      const el = document.querySelector(sel as string);
+      const el = document.querySelector(sel);
       const map = document.querySelector('[data-testid="beacon-map"]');
       if (!el || !map) return false;
       const r = el.getBoundingClientRect();
       const b = map.getBoundingClientRect();
       const x = r.left + r.width / 2;
       const y = r.top + r.height / 2;
-      return x >= b.left + (m as number) && x <= b.right - (m as number) && y >= b.top + (m as number) && y <= b.bottom - (m as number);
+      return x >= b.left + m && x <= b.right - m && y >= b.top + m && y <= b.bottom - m;
     },
     [selector, margin] as const,
   );
