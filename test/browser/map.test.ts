@@ -166,6 +166,9 @@ for (const [kind, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const
     const created = await ok<{ title: string; priority: string; lat: number; lng: number; description: string; org_id: number; source: string }>('GET', `/v1/tickets/${fromSignal}`, undefined, dispatcher);
     assert.deepEqual([created.title, created.priority, created.lat, created.lng, created.description, created.org_id, created.source], ['Smoke at the depot', 'high', note.lat, note.lng, 'Smoke behind the depot', org.id, 'dashboard']);
     await page.waitForSelector(`.leaflet-marker-icon.marker-incident[data-key="incident-${fromSignal}"]`);
+    // The signal now links to its incident instead of offering another.
+    assert.equal(await row.locator('[data-testid="signal-incident-made"]').getAttribute('href'), `/app/incidents/${fromSignal}`);
+    assert.equal(await row.locator('[data-testid="signal-incident-here"]').count(), 0);
 
     // Create incident here, from a point on the map: a click on empty map, away from any marker.
     await page.locator('[data-testid="beacon-map"]').scrollIntoViewIfNeeded();

@@ -80,6 +80,8 @@ export interface IncidentDraft {
   description?: string;
   /** The signal's author, named in the heading. */
   who?: string;
+  /** The signal it is made from. */
+  signalId?: number;
 }
 
 /**
@@ -118,7 +120,7 @@ export function IncidentHereForm({ draft, onCancel, onCreated }: { draft: Incide
   };
 
   return (
-    <form id="incident-here" class="card stack create-form" onSubmit={(e) => void submit(e)} data-testid="incident-here-form" aria-labelledby="incident-here-title">
+    <form id="incident-here" class="stack map-form" onSubmit={(e) => void submit(e)} data-testid="incident-here-form" aria-labelledby="incident-here-title">
       <h2 id="incident-here-title">{draft.from === 'signal' ? `New incident at ${draft.who ?? 'the signal'}’s position` : 'New incident at this point'}</h2>
       <p class="muted small-print" data-testid="incident-here-position">
         Position {lat.toFixed(5)}, {lng.toFixed(5)}

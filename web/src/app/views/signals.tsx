@@ -92,6 +92,8 @@ export function SignalsView() {
   const [view, setView] = useState<MapView>({ auto: true, following: null });
   const [draft, setDraft] = useState<IncidentDraft | null>(null);
   const [saved, setSaved] = useState<Incident | null>(null);
+  // Incidents made here from a signal (signal id → incident id): its row links to it instead.
+  const [madeFrom, setMadeFrom] = useState<ReadonlyMap<number, number>>(new Map());
   const openDraft = (d: IncidentDraft) => {
     setSaved(null);
     setDraft(d);
@@ -131,7 +133,7 @@ export function SignalsView() {
                 Fit all
               </button>
             ) : (
-              <span class="muted small-print" data-testid="auto-fit">Fits every device as they move</span>
+              <span class="muted small-print" data-testid="auto-fit">The map fits every device as they arrive and move.</span>
             )}
             {view.following !== null ? (
               <span class="following" data-testid="following" role="status">
@@ -155,6 +157,28 @@ export function SignalsView() {
             </button>
           </div>
           <p class="map-hint muted small-print">Click the map to create an incident at that point.</p>
+          {saved ? (
+            <div class="alert success" role="status" data-testid="incident-saved">
+              Incident #{saved.Id} “{saved.title}” saved and placed on the map.{' '}
+              <a href={`/app/incidents/${saved.Id}`} data-testid="incident-saved-link">
+                Open incident #{saved.Id}
+              </a>
+            </div>
+          ) : null}
+          {draft ? (
+            <IncidentHereForm
+              key={`${draft.lat},${draft.lng}`}
+              draft={draft}
+              onCancel={closeDraft}
+              onCreated={(i) => {
+                const from = draft.signalId;
+                if (from !== undefined) setMadeFrom((m) => new Map(m).set(from, i.Id));
+                closeDraft();
+                setSaved(i);
+                incidents.reload();
+              }}
+            />
+          ) : null}
         </div>
         <div class="card stack devices">
           <h2>
@@ -211,27 +235,6 @@ export function SignalsView() {
         </div>
       </div>
 
-      {saved ? (
-        <div class="alert success" role="status" data-testid="incident-saved">
-          Incident #{saved.Id} “{saved.title}” saved and placed on the map.{' '}
-          <a href={`/app/incidents/${saved.Id}`} data-testid="incident-saved-link">
-            Open incident #{saved.Id}
-          </a>
-        </div>
-      ) : null}
-      {draft ? (
-        <IncidentHereForm
-          key={`${draft.lat},${draft.lng}`}
-          draft={draft}
-          onCancel={closeDraft}
-          onCreated={(i) => {
-            closeDraft();
-            setSaved(i);
-            incidents.reload();
-          }}
-        />
-      ) : null}
-
       <SelectedIncident incidents={incidents} selected={selected} onSelect={(id) => (setSelected(id), id !== null && mapRef.current?.focus(incidentKey(id)))} />
 
       <div class="card stack">
@@ -277,13 +280,19 @@ export function SignalsView() {
                   ) : null}
                   {orgs.length > 1 ? ` · ${orgName(orgs, s.org_id)}` : ''}
                 </small>
-                {s.lat !== null && s.lng !== null && !s.ticket_id ? (
+                {s.Id !== null && madeFrom.has(s.Id) ? (
+                  <small>
+                    <a href={`/app/incidents/${madeFrom.get(s.Id)}`} data-testid="signal-incident-made">
+                      Incident #{madeFrom.get(s.Id)} created here
+                    </a>
+                  </small>
+                ) : s.lat !== null && s.lng !== null && !s.ticket_id ? (
                   <div>
                     <button
                       type="button"
                       class="ghost small"
                       data-testid="signal-incident-here"
-                      onClick={() => openDraft({ lat: s.lat!, lng: s.lng!, org_id: s.org_id, from: 'signal', description: s.note ?? '', who: s.user_name })}
+                      onClick={() => openDraft({ lat: s.lat!, lng: s.lng!, org_id: s.org_id, from: 'signal', description: s.note ?? '', who: s.user_name, signalId: s.Id ?? undefined })}
                     >
                       Create incident here<span class="sr-only"> ({TYPE_LABEL[s.type] ?? s.type} from {s.user_name})</span>
                     </button>
