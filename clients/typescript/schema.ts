@@ -1880,6 +1880,7 @@ export interface components {
             /** @description when the position was taken */
             created_at: string;
             device_id: string | null;
+            device_name: string | null;
             last_seen_at: string;
             lat: number | null;
             lng: number | null;

@@ -152,13 +152,13 @@ test('the signals map: a beacon that starts appears as a marker and a device row
   await page.waitForSelector('[data-testid="live-state"] >> text=Live');
   // One marker per active beacon (incidents with a position have markers of their own), drawn without tiles.
   const markersBefore = 2;
-  await page.waitForFunction((n) => document.querySelectorAll('path.marker-beacon').length === n, markersBefore);
+  await page.waitForFunction((n) => document.querySelectorAll('.leaflet-marker-icon.marker-beacon').length === n, markersBefore);
   assert.equal(await page.locator('.leaflet-tile').count(), 0, 'MAP_TILE_URL="" loads no tiles');
 
   const device = 'dev-live01-00000003';
   await ok(call(server, 'POST', '/v1/signals', { type: 'beacon', lat: 52.5, lng: 13.42, accuracy: 8, meta: { device_id: device } }, owner.cookie));
   await page.waitForSelector(`[data-testid="beacon-row"][data-device-id="${device}"]`);
-  await page.waitForFunction((n) => document.querySelectorAll('path.marker-beacon').length === n, markersBefore + 1);
+  await page.waitForFunction((n) => document.querySelectorAll('.leaflet-marker-icon.marker-beacon').length === n, markersBefore + 1);
 
   // A stored note arrives in the feed live.
   await ok(call(server, 'POST', '/v1/signals', { type: 'note', note: 'Live note from the east yard' }, owner.cookie));
@@ -166,7 +166,7 @@ test('the signals map: a beacon that starts appears as a marker and a device row
 
   await ok(call(server, 'DELETE', '/v1/signals/beacon', { device_id: device }, owner.cookie));
   await page.waitForSelector(`[data-testid="beacon-row"][data-device-id="${device}"]`, { state: 'detached' });
-  await page.waitForFunction((n) => document.querySelectorAll('path.marker-beacon').length === n, markersBefore);
+  await page.waitForFunction((n) => document.querySelectorAll('.leaflet-marker-icon.marker-beacon').length === n, markersBefore);
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -52,9 +52,9 @@ test('a dispatcher assigns the nearest responder; the responder acknowledges, go
   const page = await desk.newPage();
   const pageErrors = watchErrors(page);
   await page.goto(`${server.url}/app/signals`);
-  await page.waitForSelector('path.marker-incident');
-  assert.equal(await page.locator('path.marker-beacon').count(), 2);
-  await page.locator('path.marker-incident').click();
+  await page.waitForSelector('.leaflet-marker-icon.marker-incident');
+  assert.equal(await page.locator('.leaflet-marker-icon.marker-beacon').count(), 2);
+  await page.locator('.leaflet-marker-icon.marker-incident').click();
   await page.waitForSelector('[data-testid="selected-incident"] [data-testid="responder"]');
   const listed = await page.locator('[data-testid="selected-incident"] [data-testid="responder"] strong').allTextContents();
   assert.deepEqual(listed, ['Nina Near', 'Felix Far']);

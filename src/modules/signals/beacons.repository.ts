@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { BeaconStatesTable, DB } from '../../db/schema.js';
 import type { Mode } from '../../db/schema.js';
+import { scoped, type Scope } from '../../db/scope.js';
 
 export type BeaconState = BeaconStatesTable;
 export interface DeviceKey {
@@ -96,4 +97,22 @@ export async function writePositions(db: Kysely<DB>, rows: BeaconState[]): Promi
 /** Every active device: the memory store's state at start. */
 export async function loadActive(db: Kysely<DB>): Promise<BeaconState[]> {
   return db.selectFrom('beacon_states').selectAll().where('active', '=', 1).execute();
+}
+
+/**
+ * The names of the registered tracker devices (src/modules/devices) behind beacons: a beacon's
+ * `meta.device_id` is the device's `device_id`, and one unrevoked device exists per (user, mode,
+ * device_id). Keyed `${user_id}:${device_id}`; devices outside the scope are not named.
+ */
+export async function deviceNames(db: Kysely<DB>, scope: Scope, keys: readonly { user_id: number; device_id: string }[]): Promise<Map<string, string>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('devices')
+    .select(['user_id', 'device_id', 'name'])
+    .where('revoked_at', 'is', null)
+    .where('device_id', 'in', [...new Set(keys.map((k) => k.device_id))])
+    .where('user_id', 'in', [...new Set(keys.map((k) => k.user_id))])
+    .$call(scoped(scope, 'devices'))
+    .execute();
+  return new Map(rows.map((r) => [`${r.user_id}:${r.device_id}`, r.name] as const));
 }

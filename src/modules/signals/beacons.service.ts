@@ -6,7 +6,7 @@ import { iso } from '../../lib/clock.js';
 import { actorScope } from '../orgs/access.js';
 import { writeAudit } from './audit.repository.js';
 import { beaconStore } from './beacon-store.js';
-import type { BeaconState, DeviceKey } from './beacons.repository.js';
+import { deviceNames, type BeaconState, type DeviceKey } from './beacons.repository.js';
 
 export const CHANNEL = 'signals';
 /** The device key of a beacon: its `meta.device_id`, else the user (one device per user). */
@@ -57,10 +57,17 @@ export async function stopBeacon(ctx: AppContext, actor: Actor, deviceId: string
 }
 
 export async function listBeacons(ctx: AppContext, actor: Actor) {
-  const rows = await beaconStore(ctx).active(ctx.db, await actorScope(ctx, actor));
+  const scope = await actorScope(ctx, actor);
+  const rows = await beaconStore(ctx).active(ctx.db, scope);
+  const names = await deviceNames(
+    ctx.db,
+    scope,
+    rows.flatMap((b) => (b.device_id === null ? [] : [{ user_id: b.user_id, device_id: b.device_id }])),
+  );
   return {
     beacons: rows.map((b) => ({
       device_id: b.device_id,
+      device_name: b.device_id === null ? null : (names.get(`${b.user_id}:${b.device_id}`) ?? null),
       user_id: b.user_id,
       user_name: b.user_name,
       org_id: b.org_id,

@@ -51,6 +51,7 @@ export const BeaconOffBody = Type.Object({ device_id: Type.Optional(DeviceId) })
 
 export const Beacon = Type.Object({
   device_id: Nullable(Type.String()),
+  device_name: Nullable(Type.String({ description: "the name of the registered tracker device (GET /v1/devices) whose device_id this is, when the caller's orgs hold one" })),
   user_id: Type.Integer(),
   user_name: Type.String(),
   org_id: Type.Integer(),

@@ -33,6 +33,7 @@ interface SignalList {
 }
 interface BeaconView {
   device_id: string | null;
+  device_name: string | null;
   user_id: number;
   user_name: string;
   org_id: number;
@@ -607,6 +608,7 @@ describe('signals', () => {
       const bossPhone = bossView.find((b) => b.device_id === 'boss-phone');
       assert.deepEqual(bossPhone && { ...bossPhone, last_seen_at: undefined }, {
         device_id: 'boss-phone',
+        device_name: null,
         user_id: boss.id,
         user_name: 'Map Boss',
         org_id: bossOrg,
@@ -630,6 +632,33 @@ describe('signals', () => {
         ].sort(),
       );
       assert.ok(!(await beacons(as(stranger))).some((b) => b.org_id === bossOrg || b.org_id === crewOrg), 'a stranger sees none of them');
+    });
+
+    test("a registered tracker device's beacon carries the device's name; others, and a revoked device's, carry null", async () => {
+      const u = await solo('Name Owner');
+      const other = await solo('Name Other');
+      await addMember(u, u.slug, other);
+      const org = await primaryOrg(as(u));
+      const created = await req(as(u), 'POST', '/v1/devices', { name: 'Van 7' });
+      assert.equal(created.statusCode, 201, created.body);
+      const dev = body<{ id: number; device_id: string }>(created);
+      await post(as(u), { type: 'beacon', lat: 1, lng: 1, meta: { device_id: dev.device_id } });
+      await post(as(u), { type: 'beacon', lat: 2, lng: 2, meta: { device_id: 'dev-aaaaaa-aaaaaaaa' } });
+      // Another user sending the same device_id is not that device.
+      await post(as(other), { type: 'beacon', lat: 3, lng: 3, org_id: org, meta: { device_id: dev.device_id } });
+      const named = async (who: TestUser) =>
+        (await beacons(as(who))).filter((b) => b.org_id === org).map((b) => [b.user_id, b.device_id, b.device_name]).sort();
+      const expected = [
+        [u.id, dev.device_id, 'Van 7'],
+        [u.id, 'dev-aaaaaa-aaaaaaaa', null],
+        [other.id, dev.device_id, null],
+      ].sort();
+      assert.deepEqual(await named(u), expected);
+      assert.deepEqual(await named(other), expected, 'every member of the org sees the name on the map');
+      assert.equal((await req(as(u), 'DELETE', `/v1/devices/${dev.id}`)).statusCode, 200);
+      // Revoking switches the device's beacon off; a beacon sent with that id afterwards is unnamed.
+      await post(as(u), { type: 'beacon', lat: 4, lng: 4, meta: { device_id: dev.device_id } });
+      assert.deepEqual((await named(u)).filter((r) => r[0] === u.id && r[1] === dev.device_id), [[u.id, dev.device_id, null]]);
     });
 
     test('a beacon older than the stored position does not move it, yet answers 201', async () => {

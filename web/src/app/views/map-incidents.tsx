@@ -1,10 +1,12 @@
 // Incidents on the Signals map: open and in-progress incidents with a position, beside the
 // responders' beacons. Selecting one (on the map or in the list) shows its nearest responders and
-// assigns with one click.
-import { useState } from 'preact/hooks';
-import { get, patch } from '../../lib/api';
+// assigns with one click. "Create incident here" (issue 20) opens IncidentHereForm at a point
+// picked on the map or at a signal's position.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { get, patch, post, randomId } from '../../lib/api';
+import { useSession } from '../session';
 import type { Incident } from '../types';
-import { ErrorAlert, PriorityBadge, useAsync, type Async } from '../ui';
+import { ErrorAlert, FieldError, PRIORITY_LABEL, PriorityBadge, useAsync, type Async } from '../ui';
 import { NearestResponders } from './incident-dispatch';
 
 export const incidentKey = (id: number) => `incident-${id}`;
@@ -66,5 +68,107 @@ export function SelectedIncident({ incidents, selected, onSelect }: { incidents:
         </div>
       ) : null}
     </div>
+  );
+}
+
+/** Where a new incident goes: a point picked on the map (or its centre), or a signal's position. */
+export interface IncidentDraft {
+  lat: number;
+  lng: number;
+  org_id: number | null;
+  from: 'map' | 'signal';
+  description?: string;
+  /** The signal's author, named in the heading. */
+  who?: string;
+  /** The signal it is made from. */
+  signalId?: number;
+}
+
+/**
+ * The small form of "create incident here": title, priority, description, with the position
+ * filled in. It creates the incident as the incidents page does (POST /v1/tickets, source
+ * dashboard) with the spec's lat and lng.
+ */
+export function IncidentHereForm({ draft, onCancel, onCreated }: { draft: IncidentDraft; onCancel: () => void; onCreated: (i: Incident) => void }) {
+  const { orgs } = useSession();
+  const [title, setTitle] = useState('');
+  const [priority, setPriority] = useState('normal');
+  const [description, setDescription] = useState(draft.description ?? '');
+  const [org, setOrg] = useState(String(draft.org_id ?? orgs.find((o) => o.primary)?.id ?? ''));
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  // One key per form: a double click or a retried request never makes two incidents.
+  const [key] = useState(() => randomId('inc-'));
+  const titleRef = useRef<HTMLInputElement>(null);
+  useEffect(() => titleRef.current?.focus({ preventScroll: false }), []);
+  const lat = Number(draft.lat.toFixed(6));
+  const lng = Number(draft.lng.toFixed(6));
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const body: Record<string, unknown> = { title, priority, source: 'dashboard', lat, lng };
+      if (description.trim()) body.description = description;
+      if (org) body.org_id = Number(org);
+      onCreated(await post<Incident>('/v1/tickets', body, { idempotencyKey: key }));
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form id="incident-here" class="stack map-form" onSubmit={(e) => void submit(e)} data-testid="incident-here-form" aria-labelledby="incident-here-title">
+      <h2 id="incident-here-title">{draft.from === 'signal' ? `New incident at ${draft.who ?? 'the signal'}’s position` : 'New incident at this point'}</h2>
+      <p class="muted small-print" data-testid="incident-here-position">
+        Position {lat.toFixed(5)}, {lng.toFixed(5)}
+      </p>
+      <ErrorAlert error={error} />
+      <div class="grid-2">
+        <div class="field">
+          <label for="here-title">Title</label>
+          <input id="here-title" ref={titleRef} name="title" required maxLength={200} value={title} onInput={(e) => setTitle(e.currentTarget.value)} placeholder="What happened?" />
+          <FieldError error={error} name="title" />
+        </div>
+        <div class="field">
+          <label for="here-priority">Priority</label>
+          <select id="here-priority" name="priority" value={priority} onChange={(e) => setPriority(e.currentTarget.value)}>
+            {Object.entries(PRIORITY_LABEL).map(([v, l]) => (
+              <option key={v} value={v}>
+                {l}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <div class="field">
+        <label for="here-description">Description</label>
+        <textarea id="here-description" class="short" name="description" value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+        <FieldError error={error} name="description" />
+      </div>
+      {orgs.length > 1 ? (
+        <div class="field">
+          <label for="here-org">Organization</label>
+          <select id="here-org" value={org} onChange={(e) => setOrg(e.currentTarget.value)}>
+            {orgs.map((o) => (
+              <option key={o.id} value={String(o.id)}>
+                {o.name}
+              </option>
+            ))}
+          </select>
+          <FieldError error={error} name="org_id" />
+        </div>
+      ) : null}
+      <div class="row">
+        <button type="submit" disabled={busy} data-testid="incident-here-submit">
+          {busy ? 'Creating…' : 'Create incident'}
+        </button>
+        <button type="button" class="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }

@@ -1,5 +1,7 @@
 // Signals: a map and a list of the active beacons (GET /v1/signals/beacons, then moved live by the
 // stream), and the feed of recent stored signals with live additions. One stream for all of it.
+// The dispatcher's map (issue 20): labelled markers in a colour per person, device names, short
+// trails kept in page memory, auto-fit / Fit all / Follow, and "create incident here".
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { get, qs } from '../../lib/api';
 import { ago, formatDateTime } from '../../lib/format';
@@ -7,13 +9,26 @@ import { orgName, useSession } from '../session';
 import { useStream } from '../sse';
 import type { Beacon, Incident, LiveEvent, Signal } from '../types';
 import { Empty, ErrorAlert, LiveBadge, Loading, PageHeader, useAsync } from '../ui';
-import { incidentKey, SelectedIncident, useMapIncidents } from './map-incidents';
-import type { BeaconMap, MapPoint } from './signals-map';
+import { IncidentHereForm, incidentKey, SelectedIncident, useMapIncidents, type IncidentDraft } from './map-incidents';
+import { initialsOf, personColor, recordTrails } from './map-people';
+import type { BeaconMap, MapPoint, MapView } from './signals-map';
 
 const deviceKey = (b: { device_id?: string | null; meta?: Record<string, unknown>; user_id: number }): string =>
   b.device_id ?? (typeof b.meta?.device_id === 'string' ? b.meta.device_id : `user-${b.user_id}`);
 
 const TYPE_LABEL: Record<string, string> = { capture: 'Photo', note: 'Note', checkin: 'Check-in', alert: 'Alert' };
+
+/** "Nina Near · Van 12": the person, and the registered device's name when it has one. */
+const whoOf = (b: Beacon) => (b.device_name ? `${b.user_name} · ${b.device_name}` : b.user_name);
+
+/** The initials badge in the person's colour, as on the map. */
+function PersonBadge({ userId, name }: { userId: number; name: string }) {
+  return (
+    <span class="person-badge" style={{ background: personColor(userId) }} aria-hidden="true" data-testid="person-badge">
+      {initialsOf(name)}
+    </span>
+  );
+}
 
 export function SignalsView() {
   const { orgId, orgs } = useSession();
@@ -28,9 +43,16 @@ export function SignalsView() {
   const state = useStream('/v1/signals/stream', (e: LiveEvent) => {
     if (e.type === 'signal.beacon') {
       const p = e.payload as Beacon & { meta: Record<string, unknown> };
-      const b: Beacon = { ...p, device_id: typeof p.meta?.device_id === 'string' ? p.meta.device_id : null, last_seen_at: p.created_at };
-      const key = deviceKey(b);
-      beacons.setData((list) => [b, ...(list ?? []).filter((x) => deviceKey(x) !== key)]);
+      const deviceId = typeof p.meta?.device_id === 'string' ? p.meta.device_id : null;
+      const key = deviceKey({ ...p, device_id: deviceId });
+      beacons.setData((list) => {
+        const known = (list ?? []).find((x) => deviceKey(x) === key);
+        // The stream's signal has no device name: keep the one the list had, and ask the list
+        // again for a device it has not seen (it may be a registered tracker with a name).
+        if (!known && deviceId !== null) refreshNames();
+        const b: Beacon = { ...p, device_id: deviceId, device_name: known?.device_name ?? null, last_seen_at: p.created_at };
+        return [b, ...(list ?? []).filter((x) => deviceKey(x) !== key)];
+      });
     } else if (e.type === 'beacon_off') {
       const p = e.payload as { device_id: string | null; user_id: number };
       const key = deviceKey(p);
@@ -45,7 +67,42 @@ export function SignalsView() {
     }
   });
 
+  // A device new to the page may be a named tracker: one quiet reload of the list, at most every 5 s.
+  const namesAsked = useRef(0);
+  const refreshNames = () => {
+    if (Date.now() - namesAsked.current < 5000) return;
+    namesAsked.current = Date.now();
+    void get<{ beacons: Beacon[] }>('/v1/signals/beacons').then(
+      (r) => {
+        const names = new Map(r.beacons.map((b) => [deviceKey(b), b.device_name] as const));
+        beacons.setData((list) => list?.map((b) => (b.device_name === null && names.get(deviceKey(b)) ? { ...b, device_name: names.get(deviceKey(b)) ?? null } : b)));
+      },
+      () => undefined,
+    );
+  };
+
   const visibleBeacons = useMemo(() => (beacons.data ?? []).filter((b) => orgId === null || b.org_id === orgId), [beacons.data, orgId]);
+  // Trails: the positions seen since the page opened, per device (page memory only, never stored).
+  const trails = useRef(new Map<string, [number, number][]>());
+  const trailVersion = useMemo(() => {
+    recordTrails(trails.current, (beacons.data ?? []).map((b) => ({ key: deviceKey(b), lat: b.lat, lng: b.lng })));
+    return {};
+  }, [beacons.data]);
+  const [selectedDevice, setSelectedDevice] = useState<string | null>(null);
+  const [view, setView] = useState<MapView>({ auto: true, following: null });
+  const [draft, setDraft] = useState<IncidentDraft | null>(null);
+  const [saved, setSaved] = useState<Incident | null>(null);
+  // Incidents made here from a signal (signal id → incident id): its row links to it instead.
+  const [madeFrom, setMadeFrom] = useState<ReadonlyMap<number, number>>(new Map());
+  const openDraft = (d: IncidentDraft) => {
+    setSaved(null);
+    setDraft(d);
+    mapRef.current?.showPick(d);
+  };
+  const closeDraft = () => {
+    setDraft(null);
+    mapRef.current?.showPick(null);
+  };
   const signals = useMemo(() => {
     const seen = new Set<number | null>();
     return [...live, ...(feed.data?.signals ?? [])].filter((s) => (s.Id === null || seen.has(s.Id) ? false : (seen.add(s.Id), true)));
@@ -60,7 +117,68 @@ export function SignalsView() {
       </PageHeader>
       <div class="signals-grid">
         <div class="card flush map-card">
-          <MapPanel beacons={visibleBeacons} incidents={incidents.data ?? []} mapRef={mapRef} onSelect={(key) => setSelected(Number(key.replace('incident-', '')) || null)} />
+          <MapPanel
+            beacons={visibleBeacons}
+            incidents={incidents.data ?? []}
+            trails={trails.current}
+            trailVersion={trailVersion}
+            mapRef={mapRef}
+            onSelect={(key) => (key.startsWith('incident-') ? setSelected(Number(key.replace('incident-', '')) || null) : setSelectedDevice(key))}
+            onPick={(at) => openDraft({ ...at, org_id: orgId, from: 'map' })}
+            onView={setView}
+          />
+          <div class="map-tools" data-testid="map-tools">
+            {!view.auto || view.following !== null ? (
+              <button type="button" class="secondary small" data-testid="fit-all" onClick={() => mapRef.current?.fitAll()}>
+                Fit all
+              </button>
+            ) : (
+              <span class="muted small-print" data-testid="auto-fit">The map fits every device as they arrive and move.</span>
+            )}
+            {view.following !== null ? (
+              <span class="following" data-testid="following" role="status">
+                Following {(() => {
+                  const b = visibleBeacons.find((x) => deviceKey(x) === view.following);
+                  return b ? whoOf(b) : view.following;
+                })()}
+              </span>
+            ) : null}
+            <span class="spacer" />
+            <button
+              type="button"
+              class="secondary small"
+              data-testid="incident-at-centre"
+              onClick={() => {
+                const c = mapRef.current?.center();
+                if (c) openDraft({ ...c, org_id: orgId, from: 'map' });
+              }}
+            >
+              New incident at map centre
+            </button>
+          </div>
+          <p class="map-hint muted small-print">Click the map to create an incident at that point.</p>
+          {saved ? (
+            <div class="alert success" role="status" data-testid="incident-saved">
+              Incident #{saved.Id} “{saved.title}” saved and placed on the map.{' '}
+              <a href={`/app/incidents/${saved.Id}`} data-testid="incident-saved-link">
+                Open incident #{saved.Id}
+              </a>
+            </div>
+          ) : null}
+          {draft ? (
+            <IncidentHereForm
+              key={`${draft.lat},${draft.lng}`}
+              draft={draft}
+              onCancel={closeDraft}
+              onCreated={(i) => {
+                const from = draft.signalId;
+                if (from !== undefined) setMadeFrom((m) => new Map(m).set(from, i.Id));
+                closeDraft();
+                setSaved(i);
+                incidents.reload();
+              }}
+            />
+          ) : null}
         </div>
         <div class="card stack devices">
           <h2>
@@ -72,12 +190,24 @@ export function SignalsView() {
           <ul class="device-list" data-testid="beacon-list">
             {visibleBeacons.map((b) => {
               const key = deviceKey(b);
+              const isSelected = selectedDevice === key;
+              const following = view.following === key;
               return (
-                <li key={key} data-testid="beacon-row" data-device-id={key}>
-                  <button type="button" class="device" onClick={() => mapRef.current?.focus(key)} disabled={b.lat === null}>
-                    <span class="device-dot" aria-hidden="true" />
+                <li key={key} data-testid="beacon-row" data-device-id={key} class={isSelected ? 'selected' : ''}>
+                  <button
+                    type="button"
+                    class={`device ${isSelected ? 'selected' : ''}`}
+                    aria-pressed={isSelected}
+                    onClick={() => {
+                      setSelectedDevice(key);
+                      mapRef.current?.focus(key);
+                    }}
+                    disabled={b.lat === null}
+                  >
+                    <PersonBadge userId={b.user_id} name={b.user_name} />
                     <span class="device-main">
                       <strong>{b.user_name}</strong>
+                      {b.device_name ? <small data-testid="device-name">{b.device_name}</small> : null}
                       <small class="mono">{key}</small>
                     </span>
                     <span class="device-meta">
@@ -86,6 +216,18 @@ export function SignalsView() {
                       {orgs.length > 1 ? <small>{orgName(orgs, b.org_id)}</small> : null}
                     </span>
                   </button>
+                  {isSelected && b.lat !== null ? (
+                    <button
+                      type="button"
+                      class={`small ${following ? '' : 'secondary'} follow`}
+                      aria-pressed={following}
+                      data-testid="follow"
+                      onClick={() => mapRef.current?.follow(following ? null : key)}
+                    >
+                      {following ? 'Following' : 'Follow'}
+                      <span class="sr-only"> {whoOf(b)}</span>
+                    </button>
+                  ) : null}
                 </li>
               );
             })}
@@ -138,6 +280,24 @@ export function SignalsView() {
                   ) : null}
                   {orgs.length > 1 ? ` · ${orgName(orgs, s.org_id)}` : ''}
                 </small>
+                {s.Id !== null && madeFrom.has(s.Id) ? (
+                  <small>
+                    <a href={`/app/incidents/${madeFrom.get(s.Id)}`} data-testid="signal-incident-made">
+                      Incident #{madeFrom.get(s.Id)} created here
+                    </a>
+                  </small>
+                ) : s.lat !== null && s.lng !== null && !s.ticket_id ? (
+                  <div>
+                    <button
+                      type="button"
+                      class="ghost small"
+                      data-testid="signal-incident-here"
+                      onClick={() => openDraft({ lat: s.lat!, lng: s.lng!, org_id: s.org_id, from: 'signal', description: s.note ?? '', who: s.user_name, signalId: s.Id ?? undefined })}
+                    >
+                      Create incident here<span class="sr-only"> ({TYPE_LABEL[s.type] ?? s.type} from {s.user_name})</span>
+                    </button>
+                  </div>
+                ) : null}
               </div>
             </li>
           ))}
@@ -147,9 +307,27 @@ export function SignalsView() {
   );
 }
 
-function MapPanel({ beacons, incidents, mapRef, onSelect }: { beacons: Beacon[]; incidents: Incident[]; mapRef: { current: BeaconMap | null }; onSelect: (key: string) => void }) {
-  const select = useRef(onSelect);
-  select.current = onSelect;
+function MapPanel({
+  beacons,
+  incidents,
+  trails,
+  trailVersion,
+  mapRef,
+  onSelect,
+  onPick,
+  onView,
+}: {
+  beacons: Beacon[];
+  incidents: Incident[];
+  trails: Map<string, [number, number][]>;
+  trailVersion: object;
+  mapRef: { current: BeaconMap | null };
+  onSelect: (key: string) => void;
+  onPick: (at: { lat: number; lng: number }) => void;
+  onView: (v: MapView) => void;
+}) {
+  const handlers = useRef({ onSelect, onPick, onView });
+  handlers.current = { onSelect, onPick, onView };
   const el = useRef<HTMLDivElement>(null);
   const [error, setError] = useState<unknown>(null);
   const [ready, setReady] = useState(false);
@@ -158,7 +336,15 @@ function MapPanel({ beacons, incidents, mapRef, onSelect }: { beacons: Beacon[];
     void Promise.all([import('./signals-map'), get<{ map_tile_url: string; map_attribution: string }>('/v1/web/config')])
       .then(([mod, cfg]) => {
         if (cancelled || !el.current) return;
-        mapRef.current = mod.createMap(el.current, { url: cfg.map_tile_url, attribution: cfg.map_attribution }, (key) => key.startsWith('incident-') && select.current(key));
+        mapRef.current = mod.createMap(
+          el.current,
+          { url: cfg.map_tile_url, attribution: cfg.map_attribution },
+          {
+            onSelect: (key) => handlers.current.onSelect(key),
+            onPick: (at) => handlers.current.onPick(at),
+            onView: (v) => handlers.current.onView(v),
+          },
+        );
         setReady(true);
       })
       .catch((err: unknown) => setError(err));
@@ -172,13 +358,25 @@ function MapPanel({ beacons, incidents, mapRef, onSelect }: { beacons: Beacon[];
     if (!ready) return;
     const points: MapPoint[] = beacons
       .filter((b) => b.lat !== null && b.lng !== null)
-      .map((b) => ({ key: deviceKey(b), lat: b.lat!, lng: b.lng!, label: `${b.user_name} · ${ago(b.last_seen_at ?? b.created_at)}`, kind: 'beacon' }));
-    for (const i of incidents) points.push({ key: incidentKey(i.Id), lat: i.lat!, lng: i.lng!, label: `${i.priority} · ${i.title}`, kind: 'incident' });
+      .map((b) => {
+        const key = deviceKey(b);
+        return {
+          key,
+          lat: b.lat!,
+          lng: b.lng!,
+          label: `${whoOf(b)} · ${ago(b.last_seen_at ?? b.created_at)}`,
+          kind: 'beacon',
+          initials: initialsOf(b.user_name),
+          color: personColor(b.user_id),
+          trail: trails.get(key) ?? [],
+        };
+      });
+    for (const i of incidents) points.push({ key: incidentKey(i.Id), lat: i.lat!, lng: i.lng!, label: `Incident #${i.Id} · ${i.priority} · ${i.title}`, kind: 'incident' });
     mapRef.current?.update(points);
-  }, [beacons, incidents, ready, mapRef]);
+  }, [beacons, incidents, trails, trailVersion, ready, mapRef]);
   return (
     <div class="map-wrap">
-      <div ref={el} class="map" data-testid="beacon-map" role="region" aria-label="Map of active devices" />
+      <div ref={el} class="map" data-testid="beacon-map" role="region" aria-label="Map of active devices and incidents" />
       {error ? (
         <div class="map-overlay">
           <ErrorAlert error={error} title="The map could not load." />
