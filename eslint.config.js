@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'data/**', 'node_modules/**', 'web/dist/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'data/**', 'node_modules/**', 'web/dist/**', 'coverage/**', '.test-build/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { entryArgs } from './entry.js';
 import { dropTestSchema, testSchemaName } from './helpers.js';
 import { freePort } from './ports.js';
 
@@ -53,7 +54,7 @@ describe(`beacon state across kill -9 (${PG_URL ? 'PostgreSQL' : 'SQLite'})`, ()
     delete env.DATABASE_SCHEMA;
     delete env.REDIS_URL;
     if (PG_URL) Object.assign(env, { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema! });
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, entryArgs('src/server.ts'), { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
     child.stderr.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));

@@ -6,6 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { entryArgs } from './entry.js';
 import { body, buildTestApp, dropTestSchema, testSchemaName } from './helpers.js';
 
 // The real process: `src/server.ts` as `npm start` runs it (through tsx instead of the build).
@@ -56,7 +57,7 @@ describe('operations', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-proc-'));
     dirs.push(dataDir);
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const child = spawn(process.execPath, entryArgs('src/server.ts'), {
       env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...dbEnv('p'), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -139,7 +140,7 @@ describe('operations', () => {
   });
 
   test('a bad configuration stops the boot with a clear message and exit code 1', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const r = spawnSync(process.execPath, entryArgs('src/server.ts'), {
       env: { ...process.env, PORT: 'not-a-port', DATABASE_URL: 'mysql://nope', DATA_DIR: os.tmpdir() },
       encoding: 'utf8',
     });
@@ -154,7 +155,7 @@ describe('operations', () => {
     dirs.push(dataDir);
     const env = dbEnv('m');
     const run = () =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrate-cli.ts'], { env: { ...process.env, DATA_DIR: dataDir, ...env }, encoding: 'utf8' });
+      spawnSync(process.execPath, entryArgs('src/db/migrate-cli.ts'), { env: { ...process.env, DATA_DIR: dataDir, ...env }, encoding: 'utf8' });
     const first = run();
     assert.equal(first.status, 0, first.stderr);
     assert.match(first.stdout, /applied: 0001-foundation/);

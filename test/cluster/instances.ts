@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './redis-server.js';
+import { entryArgs } from '../entry.js';
 
 // Real server processes (`src/server.ts` through tsx, as `npm run dev` runs it) sharing one
 // database and one Redis, plus a small JSON client for them.
@@ -19,7 +20,7 @@ export interface Instance {
 export async function startInstance(name: string, env: Record<string, string>): Promise<Instance> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `muster-${name}-`));
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child: ChildProcess = spawn(process.execPath, entryArgs('src/server.ts'), {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

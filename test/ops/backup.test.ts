@@ -8,12 +8,12 @@ import SQLite from 'better-sqlite3';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
+import { entryArgs, REPO_ROOT } from '../entry.js';
 import { GENEROUS_RATE_LIMITS } from '../helpers.js';
 import { signUp } from '../factories.js';
 
 // The backup commands are for the embedded SQLite database, so this file builds SQLite instances
 // of its own on both test runs; under PostgreSQL the commands point to pg_dump (last test).
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const dirs: string[] = [];
 const tempDir = () => {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-backup-'));
@@ -25,8 +25,8 @@ after(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })))
 /** Runs `npm run db:<command> -- file` as the operator would (the same script, its own process). */
 function cli(command: 'backup' | 'restore', file: string, env: Record<string, string>): Promise<{ code: number; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/ops/backup-cli.ts'), command, file], {
-      cwd: ROOT,
+    const child = spawn(process.execPath, [...entryArgs('src/ops/backup-cli.ts'), command, file], {
+      cwd: REPO_ROOT,
       env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

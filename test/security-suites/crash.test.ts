@@ -13,6 +13,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { entryArgs } from '../entry.js';
 import { dropTestSchema, testSchemaName } from '../helpers.js';
 import { freePort } from '../ports.js';
 
@@ -82,7 +83,7 @@ describe(`crash safety under SIGKILL (${PG_URL ? 'PostgreSQL' : 'SQLite'})`, () 
     delete env.DATABASE_URL;
     delete env.DATABASE_SCHEMA;
     if (PG_URL) Object.assign(env, { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema! });
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, entryArgs('src/server.ts'), { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let lines = '';
     child.stdout.on('data', (d: Buffer) => {
