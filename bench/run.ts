@@ -27,6 +27,7 @@ import * as beacons from './beacons.bench.js';
 import * as beaconsRedis from './beacons-redis.bench.js';
 import * as fanout from './fanout.bench.js';
 import * as incidents from './incidents.bench.js';
+import * as metricsCost from './metrics-cost.bench.js';
 import * as eventsApi from './events-api.bench.js';
 import * as scheduling from './scheduling.bench.js';
 import { checkRegistry, parseArgs, runBenchmarks, type Benchmark } from './runner.js';
@@ -44,6 +45,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'trackers', run: trackers.run },
   { name: 'responders', run: responders.run },
   { name: 'events-api', run: eventsApi.run },
+  { name: 'metrics-cost', run: metricsCost.run },
 ];
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));

@@ -15,3 +15,12 @@ export function isUniqueViolation(err: unknown, column?: string): boolean {
   const detail = `${typeof e.message === 'string' ? e.message : ''} ${typeof constraint === 'string' ? constraint : ''}`;
   return detail.includes(column);
 }
+
+/**
+ * A FOREIGN KEY violation: a row was written that refers to one deleted meanwhile (a person whose
+ * account was deleted while one of their requests was under way; an org deleted likewise).
+ */
+export function isForeignKeyViolation(err: unknown): boolean {
+  const code = (err as DriverError)?.code;
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}

@@ -23,3 +23,31 @@ export async function lockUsers(db: Kysely<DB>, dialect: DialectName, userIds: n
     .forNoKeyUpdate()
     .execute();
 }
+
+/**
+ * Serialises changes to who owns these orgs (PostgreSQL; SQLite's BEGIN IMMEDIATE already does):
+ * role changes, removals and account deletions each lock the orgs they check the owners of, in id
+ * order, before reading them. FOR NO KEY UPDATE, as above, so inserts into the org (which take KEY
+ * SHARE through their foreign key) never wait for it.
+ */
+export async function lockOrgs(db: Kysely<DB>, dialect: DialectName, orgIds: number[]): Promise<void> {
+  if (dialect !== 'postgres' || orgIds.length === 0) return;
+  await db
+    .selectFrom('orgs')
+    .select('id')
+    .where('id', 'in', [...new Set(orgIds)].sort((a, b) => a - b))
+    .orderBy('id')
+    .forNoKeyUpdate()
+    .execute();
+}
+
+/**
+ * Locks a user row against every transaction that references it (PostgreSQL; FOR UPDATE, which
+ * conflicts with the KEY SHARE lock a foreign-key check takes): a transaction that has inserted a
+ * row of theirs (a signal, key, device) commits first and is then seen; one that comes later waits
+ * and then fails its foreign-key check once the user is gone. For deleting the account.
+ */
+export async function lockUserForDeletion(db: Kysely<DB>, dialect: DialectName, userId: number): Promise<boolean> {
+  const q = db.selectFrom('users').select('id').where('id', '=', userId);
+  return (await (dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst()) !== undefined;
+}

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { AppError, notFound, type ErrorBody, type FieldError } from '../lib/errors.js';
+import { isForeignKeyViolation } from '../db/dialect.js';
+import { AppError, conflict, notFound, type ErrorBody, type FieldError } from '../lib/errors.js';
 
 interface AjvIssue {
   instancePath?: string;
@@ -81,6 +82,13 @@ export default fp(
       if (known) return reply.status(known.status).send(known.body);
       if (err instanceof SyntaxError && err.statusCode === 400) {
         return reply.status(400).send({ error: 'Malformed JSON', code: 'bad_request' });
+      }
+
+      // A write that refers to a row deleted meanwhile (the caller's own account, deleted while this
+      // request was under way; an org deleted likewise) is a conflict, not a fault.
+      if (isForeignKeyViolation(err)) {
+        request.log.info({ err }, 'request refused: it refers to a row deleted meanwhile');
+        return reply.status(409).send(conflict('Something this refers to was deleted meanwhile').toBody());
       }
 
       const status = err.statusCode ?? 500;

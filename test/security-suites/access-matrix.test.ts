@@ -212,7 +212,11 @@ const ROWS: Record<string, Row> = {
   },
   'GET /v1/orgs': { expect: anyUser(200), req: () => ({ url: '/v1/orgs' }) },
   'GET /v1/orgs/{org_slug}': { expect: orgRoute(200, 200, 200), req: (w) => ({ url: orgPath(w) }) },
-  'PATCH /v1/orgs/{org_slug}': { expect: orgRoute(200, 403, 403), req: (w) => ({ url: orgPath(w), payload: { description: `${w.markers.orgA} about` } }) },
+  // With a retention setting (issue #22; null keeps forever, as without one): owners only, like the rest.
+  'PATCH /v1/orgs/{org_slug}': {
+    expect: orgRoute(200, 403, 403),
+    req: (w) => ({ url: orgPath(w), payload: { description: `${w.markers.orgA} about`, retention: { signals_days: null } } }),
+  },
   'DELETE /v1/orgs/{org_slug}': {
     expect: orgRoute(200, 403, 403),
     req: async (w) => {

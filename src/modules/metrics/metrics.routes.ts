@@ -13,8 +13,6 @@ function bearerMatches(header: string | undefined, token: string): boolean {
   return given !== undefined && timingSafeEqual(digest(given), digest(token));
 }
 
-const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
-
 /**
  * GET /metrics (Prometheus text format) when METRICS_TOKEN is set, and the one histogram observe
  * per request. Registered with fastify-plugin semantics (`skip-override`) so the hook sees every
@@ -25,18 +23,10 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
   const metrics = metricsOf(ctx);
 
   if (token) {
-    // One child per (method, route, class), found by one string key: no label hashing per request.
-    const children = new Map<string, ReturnType<typeof metrics.httpDuration.labels>>();
+    // The series is found by the route pattern and method strings Fastify holds (RequestHistogram).
+    const histogram = metrics.httpDuration;
     app.addHook('onResponse', (request, reply, done) => {
-      const route = request.routeOptions.url ?? 'unmatched';
-      const statusClass = STATUS_CLASSES[Math.floor(reply.statusCode / 100) - 1] ?? 'other';
-      const key = `${request.method} ${route} ${statusClass}`;
-      let child = children.get(key);
-      if (!child) {
-        child = metrics.httpDuration.labels(request.method, route, statusClass);
-        children.set(key, child);
-      }
-      child.observe(reply.elapsedTime / 1000);
+      histogram.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
       done();
     });
   }

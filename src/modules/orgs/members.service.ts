@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
+import { lockOrgs } from '../../db/locks.js';
+import type { Tx } from '../../db/transaction.js';
 import type { DB } from '../../db/schema.js';
 import type { Role } from '../../db/schema.js';
 import type { Actor } from '../../lib/actor.js';
@@ -60,26 +62,38 @@ async function handOverBilling(db: Kysely<DB>, access: OrgAccess, leavingUserId:
   }
 }
 
-/** The last owner can be neither demoted nor removed, nor the owner of a personal org. */
-async function assertOwnerMayGo(ctx: AppContext, access: OrgAccess, target: members.MemberRow): Promise<number | undefined> {
+/**
+ * The last owner can be neither demoted nor removed, nor the owner of a personal org. Called inside
+ * the transaction that makes the change, after `lockOrgs`: two owners demoting or removing each
+ * other, or one deleting their account, at once, cannot both pass with the other still counted.
+ */
+async function assertOwnerMayGo(db: Kysely<DB>, access: OrgAccess, target: members.MemberRow): Promise<number | undefined> {
   if (target.role !== 'owner') return undefined;
   if (access.org.personal === 1 && access.org.owner_id === target.user_id) throw conflict('The owner of a personal org stays its owner');
-  const others = await members.otherOwners(ctx.db, access.org.id, target.user_id);
+  const others = await members.otherOwners(db, access.org.id, target.user_id);
   if (others.length === 0) throw conflict('An org needs at least one owner');
   return others[0];
 }
 
+/** The member as they are now, with the org's owners locked until the transaction ends. */
+async function lockedMember(ctx: AppContext, tx: Tx, access: OrgAccess, userId: number): Promise<members.MemberRow> {
+  await lockOrgs(tx.db, ctx.database.dialect, [access.org.id]);
+  const target = await members.findMember(tx.db, access.org.id, userId);
+  if (!target) throw notFound();
+  return target;
+}
+
 export async function updateMember(ctx: AppContext, actor: Actor, slug: string, userId: number, role: Role) {
   const access = await orgAccess(ctx, actor, { slug }, { role: 'admin', write: true });
-  const target = await members.findMember(ctx.db, access.org.id, userId);
-  if (!target) throw notFound();
-  assertMayManage(access, target.role, role);
-  const successor = role === 'owner' ? undefined : await assertOwnerMayGo(ctx, access, target);
-  await ctx.transaction(async (tx) => {
+  const target = await ctx.transaction(async (tx) => {
+    const target = await lockedMember(ctx, tx, access, userId);
+    assertMayManage(access, target.role, role);
+    const successor = role === 'owner' ? undefined : await assertOwnerMayGo(tx.db, access, target);
     await members.setRole(tx.db, access.org.id, userId, role);
     await handOverBilling(tx.db, access, userId, successor, iso(ctx.clock.now()));
     // Streams that include this org close and reopen with what the new role may see.
     if (target.role !== role) ctx.events.endAccess({ userId, orgId: access.org.id }, tx);
+    return target;
   });
   return toMember({ ...target, role });
 }
@@ -88,11 +102,10 @@ export async function updateMember(ctx: AppContext, actor: Actor, slug: string, 
 export async function removeMember(ctx: AppContext, actor: Actor, slug: string, userId: number) {
   const self = userId === actor.userId;
   const access = await orgAccess(ctx, actor, { slug }, self ? {} : { role: 'admin' });
-  const target = await members.findMember(ctx.db, access.org.id, userId);
-  if (!target) throw notFound();
-  if (!self) assertMayManage(access, target.role, undefined);
-  const successor = await assertOwnerMayGo(ctx, access, target);
   await ctx.transaction(async (tx) => {
+    const target = await lockedMember(ctx, tx, access, userId);
+    if (!self) assertMayManage(access, target.role, undefined);
+    const successor = await assertOwnerMayGo(tx.db, access, target);
     await members.removeMember(tx.db, access.org.id, userId);
     await handOverBilling(tx.db, access, userId, successor, iso(ctx.clock.now()));
     ctx.events.endAccess({ userId, orgId: access.org.id }, tx); // the org's events stop reaching their streams

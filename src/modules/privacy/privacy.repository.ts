@@ -103,6 +103,11 @@ export async function exportRows(db: Kysely<DB>, userId: number, email: string, 
   return { memberships, teams, apiKeys, sessions, devices, push, calendars, incidents, replies, signals, eventTypes, hosted, attending, audit };
 }
 
+/** Every org the user is a member of. */
+export async function orgIdsOf(db: Kysely<DB>, userId: number): Promise<number[]> {
+  return (await db.selectFrom('memberships').select('org_id').where('user_id', '=', userId).execute()).map((r) => r.org_id);
+}
+
 /** Orgs the user owns, with how many other members and other owners each has. */
 export async function ownedOrgs(db: Kysely<DB>, userId: number) {
   return db
@@ -158,15 +163,19 @@ export async function keyIdsOf(db: Kysely<DB>, userId: number): Promise<number[]
   return (await db.selectFrom('api_keys').select('id').where('user_id', '=', userId).execute()).map((r) => r.id);
 }
 
+/** Deletes orgs with everything in them (the database's cascades). */
+export async function deleteOrgs(db: Kysely<DB>, orgIds: readonly number[]): Promise<void> {
+  if (orgIds.length > 0) await db.deleteFrom('orgs').where('id', 'in', orgIds).execute();
+}
+
 /**
  * Removes the account. Sessions, keys, devices, push subscriptions, calendar connections,
  * memberships, event types and hosted bookings go with the user row (ON DELETE CASCADE);
  * incidents and audit entries keep their row with the person's id cleared (SET NULL); replies are
  * marked so their author shows as "Deleted user". Codes, invites and queued emails to the address go too.
  */
-export async function deleteAccount(db: Kysely<DB>, user: { id: number; email: string }, soleOrgs: readonly number[]): Promise<boolean> {
+export async function deleteAccount(db: Kysely<DB>, user: { id: number; email: string }): Promise<boolean> {
   await db.updateTable('replies').set({ author_deleted: 1 }).where('author_id', '=', user.id).execute();
-  if (soleOrgs.length > 0) await db.deleteFrom('orgs').where('id', 'in', soleOrgs).execute();
   await db.deleteFrom('magic_codes').where('email', '=', user.email).execute();
   await db.deleteFrom('org_invites').where('email', '=', user.email).execute();
   await db.deleteFrom('outbox').where('user_id', '=', user.id).execute();

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { lockOrgs, lockUserForDeletion } from '../../db/locks.js';
 import { flag } from '../../db/schema.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
@@ -90,27 +91,45 @@ export async function deleteMe(ctx: AppContext, guard: Guard, actor: Actor, inpu
     throw invalidField(user.password_hash ? 'password' : 'code', user.password_hash ? 'is required' : 'is required: request one with POST /v1/auth/magic-link');
   }
 
-  const blocked = (await repo.ownedOrgs(ctx.db, user.id)).filter((o) => Number(o.others) > 0 && Number(o.other_owners) === 0);
-  if (blocked.length > 0) {
-    throw conflict(`You are the only owner of ${blocked.map((o) => o.slug).join(', ')}: make another member an owner, or delete the org, first`);
-  }
-
   // Beacons may live in Redis, out of the cascade's reach: switch the person's devices off first.
   const store = beaconStore(ctx);
   for (const key of (await store.silent(ctx.db, FAR_FUTURE, 1_000_000)).filter((k) => k.userId === user.id)) await store.switchOff(ctx.db, key);
 
+  const dialect = ctx.database.dialect;
   const { images, soleOrgs } = await ctx.transaction(async (tx) => {
+    // The user row first (PostgreSQL): requests of theirs that have written a row referring to them
+    // (a signal, key, device) commit before this goes on, and are deleted below; later ones wait and
+    // then fail their foreign-key check (409). Then their orgs, in id order, as role changes and
+    // removals lock them: the owners counted below stay who they are until this commits.
+    if (!(await lockUserForDeletion(tx.db, dialect, user.id))) throw notFound();
+    await lockOrgs(tx.db, dialect, await repo.orgIdsOf(tx.db, user.id));
+    const blocked = (await repo.ownedOrgs(tx.db, user.id)).filter((o) => Number(o.others) > 0 && Number(o.other_owners) === 0);
+    if (blocked.length > 0) {
+      throw conflict(`You are the only owner of ${blocked.map((o) => o.slug).join(', ')}: make another member an owner, or delete the org, first`);
+    }
     const soleOrgs = await repo.soleMemberOrgs(tx.db, user.id);
-    const images = [...(await repo.signalImagesOf(tx.db, user.id)), ...(await repo.orgImages(tx.db, soleOrgs))];
+    const images = await repo.signalImagesOf(tx.db, user.id);
     await repo.deleteSignalsOf(tx.db, user.id);
     // Through the notices, so streams close and credential caches forget, once this commits.
     await endUserSessions(ctx, user.id, { tx });
     for (const keyId of await repo.keyIdsOf(tx.db, user.id)) ctx.events.endAccess({ keyId }, tx);
-    for (const orgId of soleOrgs) ctx.events.endAccess({ orgId }, tx);
     ctx.events.endAccess({ userId: user.id }, tx);
-    if (!(await repo.deleteAccount(tx.db, user, soleOrgs))) throw notFound();
+    if (!(await repo.deleteAccount(tx.db, user))) throw notFound();
     return { images, soleOrgs };
   });
+  // The orgs only they belonged to, in a transaction of their own: deleting an org locks its row
+  // against inserts into it, and one of theirs could hold that row while it waits for the user row
+  // locked above (a deadlock). Now that the user is gone, nothing of theirs is being written.
+  if (soleOrgs.length > 0) {
+    images.push(
+      ...(await ctx.transaction(async (tx) => {
+        const orgImages = await repo.orgImages(tx.db, soleOrgs);
+        await repo.deleteOrgs(tx.db, soleOrgs);
+        for (const orgId of soleOrgs) ctx.events.endAccess({ orgId }, tx);
+        return orgImages;
+      })),
+    );
+  }
   const files = await removeUploads(ctx, images);
   ctx.log.info({ userId: user.id, orgsDeleted: soleOrgs.length, files }, 'account deleted');
   return { deleted: true as const };
