@@ -14,7 +14,7 @@ import { actorScope, orgAccess, targetOrg } from '../orgs/access.js';
 import { findMember } from '../orgs/members.repository.js';
 import { findUserById } from '../users/users.repository.js';
 import * as repo from './incidents.repository.js';
-import type { IncidentRow } from './incidents.repository.js';
+import type { IncidentRow, IncidentViewRow } from './incidents.repository.js';
 import { countByStatus, type ListExtras } from './list-filters.js';
 import type { CreateIncidentBody, Incident, ListIncidentsQuery, UpdateIncidentBody } from './incidents.schemas.js';
 import { isDone, slaState, slaTimes } from './sla.js';
@@ -22,7 +22,7 @@ import { insertOrRepeat, refTaken, repeatedViews, type Placed } from './dedup.js
 
 export const CHANNEL = 'incidents';
 
-export function toIncident(ctx: AppContext, i: IncidentRow): Incident {
+export function toIncident(ctx: AppContext, i: IncidentViewRow): Incident {
   return {
     Id: i.id,
     org_id: i.org_id,
