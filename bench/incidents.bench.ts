@@ -32,7 +32,7 @@ interface Caller {
 }
 
 /** A user with a live key, and the user's primary org. */
-async function caller(app: FastifyInstance): Promise<Caller> {
+export async function caller(app: FastifyInstance): Promise<Caller> {
   const key = await liveKey(app);
   const headers = { 'x-api-key': key };
 
@@ -73,7 +73,7 @@ interface Seeding {
  * transaction; then ANALYZE, a WAL checkpoint, and an fsync of the file, so the OS does not write
  * the seeded pages back in the middle of a measured run.
  */
-function seed(file: string, c: Caller, n: number): Seeding {
+export function seed(file: string, c: Caller, n: number): Seeding {
   const t0 = performance.now();
   const db = new SQLite(file);
   try {

@@ -67,6 +67,16 @@ function openSqlite(file: string, log: KyselyConfig['log']): Database {
 }
 
 /**
+ * A query whose SQL starts with this comment answers its rows as arrays of column values, in the
+ * order of its select list (better-sqlite3's raw mode), on SQLite: building a JavaScript object per
+ * row with named properties costs better-sqlite3 more than reading the row (about 60 % of a 50-row
+ * page of incidents; docs/benchmarks.md). PostgreSQL ignores the comment and answers objects, so a
+ * caller maps either shape (incidents.repository.ts, listIncidents). The query still runs through
+ * Kysely, on its one connection, so it never reads inside an open group of commits.
+ */
+export const ROWS_AS_ARRAYS = '/* rows as arrays */ ';
+
+/**
  * Kysely prepares every query anew; better-sqlite3 statements are reusable, and preparing costs
  * more than running a small indexed query. Kysely's driver runs one query at a time on the
  * connection, so sharing a cached statement is safe. The cache is bounded (queries are built
@@ -80,6 +90,7 @@ function withStatementCache(sqlite: SQLite.Database, max = 500) {
       let stmt = cache.get(sql);
       if (!stmt) {
         stmt = sqlite.prepare(sql);
+        if (stmt.reader && sql.startsWith(ROWS_AS_ARRAYS)) stmt.raw(true);
         if (cache.size >= max) cache.delete(cache.keys().next().value!);
         cache.set(sql, stmt);
       }

@@ -20,9 +20,17 @@ export interface NewDelivery {
 
 /** Queues a delivery in the caller's transaction, so it exists exactly when the operation does. */
 export async function enqueue(db: Kysely<DB>, d: NewDelivery, nowIso: string): Promise<number> {
-  const row = await db
-    .insertInto('outbox')
-    .values({
+  const row = await db.insertInto('outbox').values(outboxRow(d, nowIso)).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Several deliveries in one INSERT statement (a creation's push and phone alert). */
+export async function enqueueMany(db: Kysely<DB>, ds: readonly NewDelivery[], nowIso: string): Promise<void> {
+  if (ds.length > 0) await db.insertInto('outbox').values(ds.map((d) => outboxRow(d, nowIso))).execute();
+}
+
+function outboxRow(d: NewDelivery, nowIso: string) {
+  return {
       kind: d.kind,
       topic: d.topic,
       org_id: d.orgId ?? null,
@@ -36,10 +44,7 @@ export async function enqueue(db: Kysely<DB>, d: NewDelivery, nowIso: string): P
       last_error: d.note ?? null,
       created_at: nowIso,
       updated_at: nowIso,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+  };
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Tx } from '../../db/transaction.js';
 import { iso } from '../../lib/clock.js';
 import { lockUsers } from '../../db/locks.js';
 import { DAY } from '../../lib/clock.js';
-import { enqueue, phoneAlertsSince } from './outbox.repository.js';
+import { enqueue, enqueueMany, phoneAlertsSince, type NewDelivery } from './outbox.repository.js';
 
 export interface Delivery {
   kind: OutboxKind;
@@ -24,13 +24,21 @@ export interface Delivery {
  * are recorded as suppressed.
  */
 export async function queueDelivery(ctx: AppContext, tx: Tx, d: Delivery): Promise<void> {
+  const row = newDelivery(d);
+  await enqueue(tx.db, row, iso(ctx.clock.now()));
+  if (row.status === 'pending') tx.onCommit(() => ctx.outbox.wake());
+}
+
+/** queueDelivery for several deliveries, in one statement. */
+export async function queueDeliveries(ctx: AppContext, tx: Tx, ds: readonly Delivery[]): Promise<void> {
+  const rows = ds.map(newDelivery);
+  await enqueueMany(tx.db, rows, iso(ctx.clock.now()));
+  if (rows.some((r) => r.status === 'pending')) tx.onCommit(() => ctx.outbox.wake());
+}
+
+function newDelivery(d: Delivery): NewDelivery {
   const status: OutboxStatus = d.skip ? 'skipped' : d.mode === 'test' && d.kind !== 'webhook' ? 'suppressed' : 'pending';
-  await enqueue(
-    tx.db,
-    { kind: d.kind, topic: d.topic, orgId: d.orgId ?? null, userId: d.userId ?? null, mode: d.mode, recipient: d.recipient, payload: d.payload, status, note: d.skip ?? null },
-    iso(ctx.clock.now()),
-  );
-  if (status === 'pending') tx.onCommit(() => ctx.outbox.wake());
+  return { kind: d.kind, topic: d.topic, orgId: d.orgId ?? null, userId: d.userId ?? null, mode: d.mode, recipient: d.recipient, payload: d.payload, status, note: d.skip ?? null };
 }
 
 /**
@@ -38,10 +46,27 @@ export async function queueDelivery(ctx: AppContext, tx: Tx, d: Delivery): Promi
  * under a lock on the user: alerts fired together cannot all pass the count. Beyond the cap, or
  * without a phone number, the alert is recorded as skipped.
  */
-export async function queuePhoneAlert(ctx: AppContext, tx: Tx, a: { userId: number; phone: string | null; topic: string; mode: Mode; orgId: number; payload: unknown }) {
+export async function queuePhoneAlert(ctx: AppContext, tx: Tx, a: PhoneAlert) {
+  await queueDelivery(ctx, tx, await phoneAlert(ctx, tx, a));
+}
+
+export interface PhoneAlert {
+  userId: number;
+  phone: string | null;
+  topic: string;
+  mode: Mode;
+  orgId: number;
+  payload: unknown;
+}
+
+/**
+ * The phone alert as queuePhoneAlert would queue it (the cap decided under the user's lock), for a
+ * caller that queues it with other deliveries in one statement (queueDeliveries) in the same transaction.
+ */
+export async function phoneAlert(ctx: AppContext, tx: Tx, a: PhoneAlert): Promise<Delivery> {
   await lockUsers(tx.db, ctx.database.dialect, [a.userId]);
   const since = iso(new Date(ctx.clock.now().getTime() - DAY));
   const capped = a.phone !== null && (await phoneAlertsSince(tx.db, a.userId, since)) >= ctx.config.phoneDailyCap;
   const skip = a.phone === null ? 'no phone number' : capped ? `daily cap of ${ctx.config.phoneDailyCap} reached` : undefined;
-  await queueDelivery(ctx, tx, { kind: 'phone', topic: a.topic, mode: a.mode, userId: a.userId, orgId: a.orgId, recipient: a.phone ?? '', payload: a.payload, ...(skip ? { skip } : {}) });
+  return { kind: 'phone', topic: a.topic, mode: a.mode, userId: a.userId, orgId: a.orgId, recipient: a.phone ?? '', payload: a.payload, ...(skip ? { skip } : {}) };
 }

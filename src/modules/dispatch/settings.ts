@@ -13,6 +13,8 @@ export function timeoutOf(t: AckTimeouts, priority: Priority): number | null {
 
 /** When an unacknowledged incident of this priority, whose clock starts at `from`, first escalates (null: never). */
 export async function ackDeadline(db: Kysely<DB>, orgId: number, priority: Priority, from: Date): Promise<string | null> {
+  // Only urgent and high incidents escalate (timeoutOf): the others need no look-up of the setting.
+  if (priority !== 'urgent' && priority !== 'high') return null;
   const minutes = timeoutOf(await findAckTimeouts(db, orgId), priority);
   return minutes === null ? null : iso(new Date(from.getTime() + minutes * MINUTE));
 }

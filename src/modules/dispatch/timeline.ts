@@ -36,6 +36,8 @@ export async function recordTimeline(
   type: TimelineType,
   actorId: number | null,
   data: Record<string, unknown> = {},
+  /** The name of `actorId` when the caller has it (saves reading it back). */
+  actorName?: string,
 ): Promise<TimelineEvent> {
   const row = await insertEvent(tx.db, {
     incident_id: incident.id,
@@ -45,7 +47,7 @@ export async function recordTimeline(
     actor_id: actorId,
     data: JSON.stringify(data),
     created_at: iso(ctx.clock.now()),
-  });
+  }, actorName);
   const event = toTimelineEvent(row);
   ctx.events.publish(tx, { channel: CHANNEL, orgId: incident.org_id, mode: incident.livemode === 1 ? 'live' : 'test', type: 'incident.timeline', payload: event });
   return event;

@@ -9,6 +9,12 @@ import { createKey, signUp, type TestUser } from '../../../test/factories.js';
  * upsert locks its counter row, then the phone cap locked the user row FOR UPDATE: two
  * creations each held what the other waited for.
  */
+/** Polls until `ok` holds (at most ~5 s). */
+async function waitFor(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(ok(), 'condition not reached');
+}
+
 describe('concurrent incident creation', () => {
   let t: TestApp;
   let owner: TestUser;
@@ -61,6 +67,48 @@ describe('concurrent incident creation', () => {
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => post(keys[i % keys.length]!, org)));
     assert.deepEqual(answers.map((r) => r.statusCode), Array(50).fill(201), answers.find((r) => r.statusCode !== 201)?.body);
     assert.equal(await count(org), before + 50);
+  });
+
+  test('concurrent creations each get their own id, status token, created event and deliveries', async () => {
+    const { key } = await createKey(t.app, owner.cookie, 'live');
+    const org = await orgId();
+    const before = await count(org);
+    const broadcast: { incident_id: number; actor: unknown }[] = [];
+    const unsubscribe = t.ctx.events.bus.subscribe((e) => {
+      const p = e.payload as { type?: string; incident_id: number; actor: unknown };
+      if (e.type === 'incident.timeline' && p.type === 'created') broadcast.push(p);
+    });
+    const answers = await Promise.all(Array.from({ length: 40 }, () => post(key)));
+    assert.deepEqual(answers.map((r) => r.statusCode), Array(40).fill(201), answers.find((r) => r.statusCode !== 201)?.body);
+    const made = answers.map((r) => r.json<{ Id: number; customer_token: string }>());
+    const ids = made.map((i) => i.Id);
+    assert.equal(new Set(ids).size, 40, 'unique ids');
+    assert.equal(new Set(made.map((i) => i.customer_token)).size, 40, 'unique status tokens');
+    assert.equal(await count(org), before + 40, 'the counter saw every creation');
+    // One `created` event each, naming its actor (the creation writes it without reading it back).
+    const events = await t.ctx.db.selectFrom('incident_events').select(['incident_id', 'actor_id']).where('type', '=', 'created').where('incident_id', 'in', ids).execute();
+    assert.deepEqual(events.map((e) => e.incident_id).sort((a, b) => a - b), [...ids].sort((a, b) => a - b));
+    for (const id of ids.slice(0, 3)) {
+      const res = await t.app.inject({ url: `/v1/tickets/${id}/timeline`, headers: { cookie: owner.cookie } });
+      assert.equal(res.statusCode, 200, res.body);
+      const created = res.json<{ events: { type: string; actor: { user_id: number; user_name: string } | null }[] }>().events.find((e) => e.type === 'created');
+      assert.deepEqual(created?.actor, { user_id: owner.id, user_name: 'Owner' });
+    }
+    // The broadcast `incident.timeline` events name the actor as the stored ones do.
+    await waitFor(() => ids.every((id) => broadcast.some((b) => b.incident_id === id)));
+    unsubscribe();
+    for (const b of broadcast.filter((x) => ids.includes(x.incident_id))) assert.deepEqual(b.actor, { user_id: owner.id, user_name: 'Owner' });
+    // A push and a phone alert each, queued together.
+    const rows = await t.ctx.db
+      .selectFrom('outbox')
+      .select(['kind', 'payload'])
+      .where('topic', '=', 'incident.created')
+      .where('user_id', '=', owner.id)
+      .execute();
+    for (const kind of ['push', 'phone'] as const) {
+      const per = rows.filter((r) => r.kind === kind).map((r) => (JSON.parse(r.payload) as { incident_id: number }).incident_id);
+      for (const id of ids) assert.equal(per.filter((x) => x === id).length, 1, `one ${kind} delivery for incident ${id}`);
+    }
   });
 
   test('the daily phone cap still holds under concurrency', async () => {

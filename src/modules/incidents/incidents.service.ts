@@ -6,7 +6,7 @@ import { iso } from '../../lib/clock.js';
 import { randomToken } from '../../lib/crypto.js';
 import { invalidField, notFound } from '../../lib/errors.js';
 import { recorded, type EffectRecorder } from '../../lib/idempotency.js';
-import { queueDelivery, queuePhoneAlert } from '../deliveries/outbox.js';
+import { phoneAlert, queueDeliveries } from '../deliveries/outbox.js';
 import { dispatchPatch, notifyAssignee } from '../dispatch/assignment.js';
 import { ackDeadline } from '../dispatch/settings.js';
 import { recordTimeline } from '../dispatch/timeline.js';
@@ -14,7 +14,7 @@ import { actorScope, orgAccess, targetOrg } from '../orgs/access.js';
 import { findMember } from '../orgs/members.repository.js';
 import { findUserById } from '../users/users.repository.js';
 import * as repo from './incidents.repository.js';
-import type { IncidentRow } from './incidents.repository.js';
+import type { IncidentRow, IncidentViewRow } from './incidents.repository.js';
 import { countByStatus, type ListExtras } from './list-filters.js';
 import type { CreateIncidentBody, Incident, ListIncidentsQuery, UpdateIncidentBody } from './incidents.schemas.js';
 import { isDone, slaState, slaTimes } from './sla.js';
@@ -22,7 +22,7 @@ import { insertOrRepeat, refTaken, repeatedViews, type Placed } from './dedup.js
 
 export const CHANNEL = 'incidents';
 
-export function toIncident(ctx: AppContext, i: IncidentRow): Incident {
+export function toIncident(ctx: AppContext, i: IncidentViewRow): Incident {
   return {
     Id: i.id,
     org_id: i.org_id,
@@ -64,7 +64,15 @@ function markRepeated(view: Incident): Incident {
  * `incident.created` broadcast and the `created` timeline event. With a `source_ref` that an open
  * incident of the org and mode holds, it appends `alert_repeated` to that one instead (dedup.ts).
  */
-export async function placeIncident(ctx: AppContext, tx: Tx, actor: Actor, orgId: number, input: Omit<CreateIncidentBody, 'org_id'>): Promise<Placed> {
+export async function placeIncident(
+  ctx: AppContext,
+  tx: Tx,
+  actor: Actor,
+  orgId: number,
+  input: Omit<CreateIncidentBody, 'org_id'>,
+  /** The actor's name when the caller has read it (the timeline event then needs no read-back). */
+  actorName?: string,
+): Promise<Placed> {
   const now = ctx.clock.now();
   const priority = input.priority ?? 'normal';
   const { dueAt, warnAt } = slaTimes(now, priority);
@@ -101,7 +109,7 @@ export async function placeIncident(ctx: AppContext, tx: Tx, actor: Actor, orgId
   if (!placed.created) return placed;
   const incident = placed.incident;
   publish(ctx, tx, 'incident.created', incident, toIncident(ctx, incident));
-  await recordTimeline(ctx, tx, incident, 'created', actor.userId, { title: incident.title, priority, source: incident.source });
+  await recordTimeline(ctx, tx, incident, 'created', actor.userId, { title: incident.title, priority, source: incident.source }, actorName);
   return placed;
 }
 
@@ -115,13 +123,14 @@ export async function createIncident(ctx: AppContext, actor: Actor, input: Creat
   const { org } = await targetOrg(ctx, actor, input.org_id);
   const creator = await findUserById(ctx.db, actor.userId);
   return ctx.transaction(async (tx) => {
-    const { incident, created } = await placeIncident(ctx, tx, actor, org.id, input);
+    const { incident, created } = await placeIncident(ctx, tx, actor, org.id, input, creator?.name);
     const view = toIncident(ctx, incident);
     if (!created) return recorded(tx, idem, markRepeated(view));
     const note = { title: `New ${incident.priority} incident`, body: incident.title, url: `${ctx.config.publicUrl}/app/incidents/${incident.id}`, incident_id: incident.id };
     const base = { topic: 'incident.created', mode: actor.mode, userId: actor.userId, orgId: org.id } as const;
-    await queueDelivery(ctx, tx, { ...base, kind: 'push', recipient: `user:${actor.userId}`, payload: note });
-    await queuePhoneAlert(ctx, tx, { ...base, userId: actor.userId, phone: creator?.phone ?? null, payload: note });
+    // The push and the phone alert in one INSERT (the cap is decided first, under the user's lock).
+    const phone = await phoneAlert(ctx, tx, { ...base, userId: actor.userId, phone: creator?.phone ?? null, payload: note });
+    await queueDeliveries(ctx, tx, [{ ...base, kind: 'push', recipient: `user:${actor.userId}`, payload: note }, phone]);
     return recorded(tx, idem, view);
   });
 }
