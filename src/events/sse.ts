@@ -23,6 +23,7 @@ export function lastEventIdOf(request: FastifyRequest): number | undefined {
 export function openStream(request: FastifyRequest, reply: FastifyReply, hub: Hub, audience: Audience, access?: StreamAccess, onClose?: () => void): void {
   reply.hijack();
   const res = reply.raw;
+  releaseFastifyListeners(res);
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
@@ -36,4 +37,20 @@ export function openStream(request: FastifyRequest, reply: FastifyReply, hub: Hu
     unsubscribe();
     onClose?.();
   });
+}
+
+/**
+ * Fastify listens for the response's `finish` and `error` to run onResponse hooks and log the request;
+ * its listener holds the request and the reply (with their logger, headers, route context) for as long
+ * as the response lives. A hijacked stream never finishes (it ends by destroy), so for a stream that is
+ * memory held for hours and a listener that never runs; dropping it keeps each idle stream to what
+ * node:http itself holds plus the hub's record. Found by name: should Fastify rename it, nothing breaks,
+ * the stream just keeps them again (the fan-out test's heap check would say so).
+ */
+function releaseFastifyListeners(res: FastifyReply['raw']): void {
+  for (const event of ['finish', 'error'] as const) {
+    for (const listener of res.listeners(event)) {
+      if (listener.name === 'onResFinished') res.removeListener(event, listener as (...args: unknown[]) => void);
+    }
+  }
 }
