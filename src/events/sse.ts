@@ -32,6 +32,7 @@ export function openStream(request: FastifyRequest, reply: FastifyReply, hub: Hu
     'x-request-id': request.id,
   });
   res.write(`retry: ${RETRY_MS}\n${frame(undefined, { type: 'connected', org_ids: [...audience.orgIds].sort((a, b) => a - b) })}`);
+  compactSentHead(res);
   const unsubscribe = hub.subscribe(audience, res, lastEventIdOf(request), access);
   res.on('close', () => {
     unsubscribe();
@@ -53,4 +54,19 @@ function releaseFastifyListeners(res: FastifyReply['raw']): void {
       if (listener.name === 'onResFinished') res.removeListener(event, listener as (...args: unknown[]) => void);
     }
   }
+}
+
+/**
+ * Once the head is on the wire (the first write sends it), node keeps two copies of it for the
+ * life of the response: the header map (`getHeader()`; a dictionary-mode object with a [name, value]
+ * array per header) and the head as sent (`_header`, a chain of concatenated strings, one piece per
+ * header line). Nothing reads the map again, so it is dropped, and the head is kept as one flat string
+ * (node reads it only as a truthy "headers sent"): about 1 KB less per idle stream (heap snapshot diff).
+ */
+function compactSentHead(res: FastifyReply['raw']): void {
+  const raw = res as unknown as { _header?: unknown; _headerSent?: boolean } & Record<symbol, unknown>;
+  if (raw._headerSent !== true || typeof raw._header !== 'string') return;
+  raw._header = Buffer.from(raw._header, 'latin1').toString('latin1');
+  const outHeaders = Object.getOwnPropertySymbols(res).find((s) => s.description === 'kOutHeaders');
+  if (outHeaders !== undefined) raw[outHeaders] = null;
 }
