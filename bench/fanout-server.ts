@@ -43,6 +43,11 @@ export interface Posted {
   answeredMs: number;
   /** Garbage-collection pauses between the send and the flush (ms, summed). */
   gcMs: number;
+  /**
+   * CPU time (user + system) of the server process from the send until every write was handed to the
+   * kernel (ms): load-independent, unlike the times above, since a core taken by another process is not counted.
+   */
+  cpuMs: number;
 }
 
 export interface ServerStats {
@@ -55,6 +60,10 @@ const kind = process.argv[2] as ServerKind;
 if (kind !== 'muster' && kind !== 'baseline') throw new Error(`fanout-server: unknown kind ${process.argv[2]}`);
 
 const now = () => performance.timeOrigin + performance.now();
+const cpuNow = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 const NOTE = 'Fan-out probe';
 
 let muster: MusterServer | undefined;
@@ -131,6 +140,7 @@ let stored = 0;
 async function post(arg: unknown): Promise<Posted> {
   const { seq } = arg as { seq: number };
   if (muster) {
+    const cpu0 = cpuNow();
     const sentAt = now();
     const res = await muster.app.inject({
       method: 'POST',
@@ -141,8 +151,10 @@ async function post(arg: unknown): Promise<Posted> {
     const answeredAt = now();
     if (res.statusCode !== 201) throw new Error(`POST /v1/signals: ${res.statusCode} ${res.body}`);
     await afterTicks();
+    const cpuMs = cpuNow() - cpu0;
     if (dispatchStart < sentAt || flushed < dispatchEnd) throw new Error('the note was not published');
     return {
+      cpuMs,
       gcMs: await gcBetween(sentAt, flushed),
       sentAt,
       dispatchStartMs: dispatchStart - sentAt,
@@ -152,6 +164,7 @@ async function post(arg: unknown): Promise<Posted> {
     };
   }
   if (!bare) throw new Error('not started');
+  const cpu0 = cpuNow();
   const sentAt = now();
   // The record Muster broadcasts for a note, field for field, serialised once for every stream.
   const record = {
@@ -176,7 +189,8 @@ async function post(arg: unknown): Promise<Posted> {
   const end = now();
   await afterTicks();
   const done = now();
-  return { gcMs: await gcBetween(sentAt, done), sentAt, dispatchStartMs: start - sentAt, dispatchEndMs: end - sentAt, flushedMs: done - sentAt, answeredMs: end - sentAt };
+  const cpuMs = cpuNow() - cpu0;
+  return { cpuMs, gcMs: await gcBetween(sentAt, done), sentAt, dispatchStartMs: start - sentAt, dispatchEndMs: end - sentAt, flushedMs: done - sentAt, answeredMs: end - sentAt };
 }
 
 function stats(): ServerStats {

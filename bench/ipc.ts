@@ -1,6 +1,8 @@
 // A small request/answer protocol over the IPC channel of a forked child process, for the benchmarks
 // that need a second process (SSE subscribers, or a server measured alone in its own process).
-import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 
 interface Call {
   id: number;
@@ -18,13 +20,30 @@ export interface Child {
   stop(): Promise<void>;
 }
 
+export interface ForkOptions {
+  exposeGc?: boolean;
+  /**
+   * Open files the child needs (sockets count): started through `sh -c 'ulimit -n ...; exec node ...'`,
+   * which raises the hard limit to this where it is lower and the privilege allows (node has no
+   * setrlimit). Read the limit it got with openFileLimit(child.pid).
+   */
+  openFiles?: number;
+  /** Extra node flags (`--cpu-prof` to profile a child). */
+  nodeArgs?: string[];
+}
+
 /**
  * Forks a TypeScript script of bench/ under tsx (registered explicitly, whatever the parent was started
  * with), optionally with --expose-gc. The child ends itself when the parent goes away (see serve()).
  */
-export function forkTs(script: URL, args: string[] = [], opts: { exposeGc?: boolean } = {}): Promise<Child> {
-  const execArgv = ['--import', import.meta.resolve('tsx'), ...(opts.exposeGc ? ['--expose-gc'] : [])];
-  const child: ChildProcess = fork(script, args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export function forkTs(script: URL, args: string[] = [], opts: ForkOptions = {}): Promise<Child> {
+  const execArgv = ['--import', import.meta.resolve('tsx'), ...(opts.exposeGc ? ['--expose-gc'] : []), ...(opts.nodeArgs ?? [])];
+  const stdio: ['ignore', 'inherit', 'inherit', 'ipc'] = ['ignore', 'inherit', 'inherit', 'ipc'];
+  const child: ChildProcess =
+    opts.openFiles === undefined
+      ? fork(script, args, { execArgv, stdio })
+      : // The shell raises its own soft limit, then becomes node (exec), which keeps it and the IPC channel.
+        spawn('sh', ['-c', `${raiseOpenFiles(opts.openFiles)}; exec "$0" "$@"`, process.execPath, ...execArgv, fileURLToPath(script), ...args], { stdio });
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let nextId = 1;
   let exited = false;
@@ -68,6 +87,28 @@ export function forkTs(script: URL, args: string[] = [], opts: { exposeGc?: bool
     child.once('spawn', () => resolve(handle));
     child.once('error', reject);
   });
+}
+
+/**
+ * Shell that raises the open-file limit to `want` when the hard limit is below it (needs root or
+ * CAP_SYS_RESOURCE; without, the limit stays and the caller's check says so). Below the hard limit
+ * nothing is needed: node raises its soft limit to the hard one as it starts.
+ */
+const raiseOpenFiles = (want: number) =>
+  `want=${Math.ceil(want)}; hard=$(ulimit -Hn); if [ "$hard" != unlimited ] && [ "$hard" -lt "$want" ]; then ulimit -n "$want" 2>/dev/null || true; fi`;
+
+/** The soft limit on open files of a running process (Linux /proc), or undefined where it cannot be read. */
+export function openFileLimit(pid: number | 'self'): number | undefined {
+  try {
+    const line = fs
+      .readFileSync(`/proc/${pid}/limits`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
+    const soft = line?.split(/\s+/)[3];
+    return soft === undefined ? undefined : soft === 'unlimited' ? Infinity : Number(soft);
+  } catch {
+    return undefined;
+  }
 }
 
 export type Handlers = Record<string, (arg: unknown) => unknown>;

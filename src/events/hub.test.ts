@@ -393,6 +393,53 @@ describe('Hub', () => {
     publish();
     assert.equal(hub.stats().replayEntries, 2, 'a closed hub no longer hears the bus');
   });
+
+  test('a subscriber of two orgs gets each event once, and none after it leaves, is dropped or revoked', () => {
+    const hub = makeHub();
+    const left = new FakeSink();
+    const slow = new FakeSink();
+    const revoked = new FakeSink();
+    const stays = new FakeSink();
+    const unsubscribe = hub.subscribe(audience([A, B]), left);
+    hub.subscribe(audience([A, B]), slow);
+    hub.subscribe(audience([A, B]), revoked, undefined, { userId: 7, keyId: 70 });
+    hub.subscribe(audience([A, B]), stays);
+    const e1 = publish({ orgId: A });
+    const e2 = publish({ orgId: B });
+    for (const sink of [left, slow, revoked, stays]) assert.deepEqual(sink.ids, [e1.id, e2.id]);
+
+    unsubscribe();
+    slow.writableLength = OPTIONS.maxBufferedBytes + 1;
+    publish({ orgId: A }); // drops the slow one
+    hub.endAccess({ keyId: 70 });
+    assert.equal(hub.stats().subscribers, 1);
+    const e4 = publish({ orgId: B });
+    const e5 = publish({ orgId: A });
+    assert.deepEqual(left.ids, [e1.id, e2.id]);
+    assert.deepEqual(slow.ids, [e1.id, e2.id]);
+    assert.deepEqual(revoked.ids.slice(-1), [e1.id + 2], 'the revoked one got the event before its revocation, none after');
+    assert.deepEqual(stays.ids.slice(-2), [e4.id, e5.id]);
+    assert.equal(hub.subscribersByChannel().get('incidents'), 1);
+  });
+
+  test("each stream's write is corked and uncorked at once, so it leaves in one syscall without a tick per socket", () => {
+    const hub = makeHub({ heartbeatMs: 60_000 });
+    const calls: string[] = [];
+    const sink: Sink = {
+      writableLength: 0,
+      write: (chunk) => (calls.push(`write ${chunk.startsWith('id: ') ? 'frame' : chunk}`), true),
+      cork: () => void calls.push('cork'),
+      uncork: () => void calls.push('uncork'),
+      destroy: () => undefined,
+    };
+    const plain = new FakeSink(); // a sink without cork() still gets plain writes
+    hub.subscribe(audience([A]), sink);
+    hub.subscribe(audience([A]), plain);
+    publish();
+    publish();
+    assert.deepEqual(calls, ['cork', 'write frame', 'uncork', 'cork', 'write frame', 'uncork']);
+    assert.equal(plain.frames.length, 2);
+  });
 });
 
 describe('createIdSource', () => {

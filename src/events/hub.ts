@@ -5,6 +5,13 @@ import type { EventBus, LiveEvent } from './bus.js';
 /** Where a stream writes: a socket-like sink (ServerResponse in production). */
 export interface Sink {
   write(chunk: string): boolean;
+  /**
+   * Optional: hold writes until uncork(), then hand them to the kernel at once (ServerResponse has both).
+   * The hub brackets each write of an event with them, so a stream's frame leaves in one syscall at
+   * once, instead of each write corking its socket and queueing a tick of its own to uncork it.
+   */
+  cork?(): void;
+  uncork?(): void;
   /** Bytes accepted by write() but not yet flushed to the client. */
   readonly writableLength: number;
   destroy(): void;
@@ -48,7 +55,7 @@ interface Subscriber extends Audience {
   sink: Sink;
   access?: StreamAccess | undefined;
   /** Waiting for its replay from the shared store: live events reach it through that replay instead. */
-  replaying?: boolean;
+  replaying: boolean;
 }
 
 interface Frame {
@@ -76,6 +83,9 @@ export interface HubStats {
 /** The frame that tells a resuming client its Last-Event-ID is older than the replay keeps: refetch, then go on live. */
 export const RESYNC = { type: 'resync' } as const;
 
+/** The key of `routes`: the subscribers an event of this channel, mode and org reaches. */
+const routeKey = (channel: string, mode: Mode, orgId: number) => `${channel} ${mode} ${orgId}`;
+
 /** One SSE frame: `id:` for resume, the JSON on one `data:` line. */
 export function frame(id: number | undefined, data: unknown): string {
   return `${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`;
@@ -93,6 +103,12 @@ export function frameOf(event: LiveEvent): string {
  */
 export class Hub {
   private readonly subscribers = new Set<Subscriber>();
+  /**
+   * The subscribers an event of one channel, mode and org reaches, by routeKey: a dispatch walks only
+   * them, with no per-subscriber audience check. A subscriber of several orgs is in several of these
+   * sets, and an event has one org, so it still gets each event once.
+   */
+  private readonly routes = new Map<string, Set<Subscriber>>();
   private readonly replay = new Map<string, ReplayBuffer>();
   /** Per channel, the newest id dropped from the replay buffer: a client resuming below it missed something. */
   private readonly trimmedUpTo = new Map<string, number>();
@@ -124,7 +140,7 @@ export class Hub {
    * Returns the function that removes it.
    */
   subscribe(audience: Audience, sink: Sink, lastEventId?: number, access?: StreamAccess): () => void {
-    const subscriber: Subscriber = { ...audience, sink, access };
+    const subscriber: Subscriber = { channel: audience.channel, orgIds: audience.orgIds, mode: audience.mode, sink, access, replaying: false };
     if (lastEventId !== undefined && this.bus.replay) {
       subscriber.replaying = true;
       void this.replayShared(subscriber, lastEventId, this.lastId);
@@ -133,8 +149,8 @@ export class Hub {
       if (kept.complete && !(lastEventId < (this.options.resumeFloor ?? 0))) for (const f of kept.frames) sink.write(f.text);
       else sink.write(this.resyncFrame());
     }
-    this.subscribers.add(subscriber);
-    return () => this.subscribers.delete(subscriber);
+    this.add(subscriber);
+    return () => this.remove(subscriber);
   }
 
   /**
@@ -178,6 +194,7 @@ export class Hub {
   disconnectAll(): void {
     for (const s of this.subscribers) s.sink.destroy();
     this.subscribers.clear();
+    this.routes.clear();
   }
 
   close(): void {
@@ -209,8 +226,29 @@ export class Hub {
     return frame(this.lastId > 0 ? this.lastId : undefined, RESYNC);
   }
 
+  private add(s: Subscriber): void {
+    this.subscribers.add(s);
+    for (const orgId of s.orgIds) {
+      const key = routeKey(s.channel, s.mode, orgId);
+      let route = this.routes.get(key);
+      if (!route) this.routes.set(key, (route = new Set()));
+      route.add(s);
+    }
+  }
+
+  /** Takes a subscriber off the hub; false when it was already off. */
+  private remove(s: Subscriber): boolean {
+    if (!this.subscribers.delete(s)) return false;
+    for (const orgId of s.orgIds) {
+      const key = routeKey(s.channel, s.mode, orgId);
+      const route = this.routes.get(key);
+      if (route?.delete(s) && route.size === 0) this.routes.delete(key);
+    }
+    return true;
+  }
+
   private revoke(s: Subscriber): void {
-    this.subscribers.delete(s);
+    this.remove(s);
     this.revoked += 1;
     s.sink.destroy();
   }
@@ -249,8 +287,10 @@ export class Hub {
     if (event.id > this.lastId) this.lastId = event.id;
     const text = frameOf(event);
     this.remember(event, text);
-    for (const s of this.subscribers) {
-      if (!s.replaying && this.reaches(s, event)) this.send(s, text);
+    const route = this.routes.get(routeKey(event.channel, event.mode, event.orgId));
+    if (!route) return;
+    for (const s of route) {
+      if (!s.replaying) this.send(s, text);
     }
   }
 
@@ -258,12 +298,19 @@ export class Hub {
     const buffered = s.sink.writableLength;
     this.maxBufferedSeen = Math.max(this.maxBufferedSeen, buffered);
     if (buffered > this.options.maxBufferedBytes) {
-      this.subscribers.delete(s);
+      this.remove(s);
       this.dropped += 1;
       s.sink.destroy();
       return;
     }
-    s.sink.write(text);
+    const { sink } = s;
+    if (sink.cork && sink.uncork) {
+      sink.cork();
+      sink.write(text);
+      sink.uncork();
+    } else {
+      sink.write(text);
+    }
   }
 
   /** Index of the first kept frame whose id is above `id` (ids only grow, so binary search). */
