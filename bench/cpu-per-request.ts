@@ -1,0 +1,103 @@
+// CPU time and SQL statements per request of the hot paths (issue #19), a measure that does not move
+// with the machine's load as req/s does. The server runs alone on this process; autocannon runs in a
+// child process (and the beacon path's 10 stream subscribers in another), so process.cpuUsage() of this
+// process over N requests is the server's CPU only. Run:
+//
+//   npx tsx bench/cpu-per-request.ts [auth-me] [trackers] [beacons] [--requests 20000]
+//   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/cpu-per-request.ts trackers   # with a profile
+//
+// Not part of `npm run bench`: it prints its figures and writes nothing.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import os from 'node:os';
+import SQLite from 'better-sqlite3';
+import { liveKey, startMuster } from './lib.js';
+
+const args = process.argv.slice(2);
+const N = Number(args[args.indexOf('--requests') + 1] ?? 0) || 20_000;
+const only = args.filter((a) => !a.startsWith('--') && !/^\d+$/.test(a));
+const want = (name: string) => only.length === 0 || only.includes(name);
+
+const require = createRequire(import.meta.url);
+const AUTOCANNON = path.join(path.dirname(require.resolve('autocannon/package.json')), 'autocannon.js');
+
+/** Counts every better-sqlite3 statement run in this process (prototype wrap, as beacons.bench.ts does). */
+function countStatements(): { count: () => number } {
+  type Fn = (...a: unknown[]) => unknown;
+  const scratch = new SQLite(':memory:');
+  const proto = Object.getPrototypeOf(scratch.prepare('select 1')) as Record<string, Fn>;
+  scratch.close();
+  let n = 0;
+  for (const name of ['run', 'all', 'get', 'iterate']) {
+    const original = proto[name]!;
+    proto[name] = function (this: unknown, ...a: unknown[]) {
+      n++;
+      return original.apply(this, a);
+    };
+  }
+  return { count: () => n };
+}
+
+/** autocannon in a child process: `amount` requests over 10 connections; resolves with its non-2xx count. */
+function cannon(url: string, amount: number, opts: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<number> {
+  const argv = [AUTOCANNON, '-c', '10', '-a', String(amount), '-j', '-m', opts.method ?? 'GET'];
+  for (const [k, v] of Object.entries(opts.headers ?? {})) argv.push('-H', `${k}=${v}`);
+  if (opts.body) argv.push('-b', opts.body);
+  argv.push(url);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('error', reject);
+    child.on('exit', () => {
+      try {
+        const r = JSON.parse(out) as { non2xx: number; errors: number };
+        resolve(r.non2xx + r.errors);
+      } catch (err) {
+        reject(err);
+      }
+    });
+  });
+}
+
+/** Server CPU µs and SQL statements per request over N requests, after N/4 of warm-up. */
+async function measure(name: string, url: string, opts: Parameters<typeof cannon>[2], sql: { count: () => number }): Promise<void> {
+  const warmBad = await cannon(url, Math.ceil(N / 4), opts);
+  if (warmBad > 0) throw new Error(`${name}: ${warmBad} warm-up answers not 2xx`);
+  const s0 = sql.count();
+  const c0 = process.cpuUsage();
+  const bad = await cannon(url, N, opts);
+  const c = process.cpuUsage(c0);
+  const s = sql.count() - s0;
+  if (bad > 0) throw new Error(`${name}: ${bad} answers not 2xx`);
+  const us = (c.user + c.system) / N;
+  console.log(`${name.padEnd(10)} ${us.toFixed(1).padStart(7)} µs CPU/request (user ${(c.user / N).toFixed(1)}, system ${(c.system / N).toFixed(1)}), ${(s / N).toFixed(2)} SQL statements/request, N=${N}, load ${os.loadavg()[0]!.toFixed(2)}`);
+}
+
+const off = { RATE_LIMIT_API: '0', RATE_LIMIT_AUTH: '0', RATE_LIMIT_BOOKING: '0', RATE_LIMIT_PUBLIC: '0', RATE_LIMIT_DEVICE: '0' };
+const muster = await startMuster(off);
+const subscribers: ChildProcess[] = [];
+try {
+  const sql = countStatements();
+  const key = await liveKey(muster.app);
+  const headers = { 'x-api-key': key };
+  if (want('auth-me')) await measure('auth-me', `${muster.url}/v1/auth/me`, { headers }, sql);
+  if (want('trackers')) {
+    const created = await muster.app.inject({ method: 'POST', url: '/v1/devices', headers, payload: { name: 'bench tracker' } });
+    const { token } = created.json<{ token: string }>();
+    const q = `id=${token}&lat=52.3702&lon=4.8952&speed=12.5&bearing=90&altitude=4&accuracy=8&batt=80`;
+    await measure('trackers', `${muster.url}/v1/trackers/osmand?${q}`, {}, sql);
+  }
+  if (want('beacons')) {
+    // 10 subscribers of the signal stream, in a child process, as in beacons.bench.ts.
+    const script = `const http=require('node:http');for(let i=0;i<10;i++)http.get(${JSON.stringify(`${muster.url}/v1/signals/stream`)},{headers:${JSON.stringify(headers)}},(r)=>r.resume());`;
+    subscribers.push(spawn(process.execPath, ['-e', script], { stdio: 'ignore' }));
+    await new Promise((r) => setTimeout(r, 1000)); // the streams open (a tool, not a test)
+    const body = JSON.stringify({ type: 'beacon', lat: 52.3702, lng: 4.8952, accuracy: 12, meta: { device_id: 'bench-device' } });
+    await measure('beacons', `${muster.url}/v1/signals`, { method: 'POST', body, headers: { ...headers, 'content-type': 'application/json' } }, sql);
+  }
+} finally {
+  for (const s of subscribers) s.kill();
+  await muster.close();
+}
