@@ -55,7 +55,7 @@ function cannon(url: string, amount: number, opts: { method?: string; body?: str
         const r = JSON.parse(out) as { non2xx: number; errors: number };
         resolve(r.non2xx + r.errors);
       } catch (err) {
-        reject(err);
+        reject(err instanceof Error ? err : new Error(String(err)));
       }
     });
   });
