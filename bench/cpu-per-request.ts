@@ -4,10 +4,12 @@
 // process over N requests is the server's CPU only. Run:
 //
 //   npx tsx bench/cpu-per-request.ts [auth-me] [trackers] [beacons] [--requests 20000]
-//   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/cpu-per-request.ts trackers   # with a profile
+//   npx tsx bench/cpu-per-request.ts trackers --profile /tmp/prof   # and a .cpuprofile of the measured requests only
 //
 // Not part of `npm run bench`: it prints its figures and writes nothing.
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import os from 'node:os';
@@ -16,7 +18,8 @@ import { liveKey, startMuster } from './lib.js';
 
 const args = process.argv.slice(2);
 const N = Number(args[args.indexOf('--requests') + 1] ?? 0) || 20_000;
-const only = args.filter((a) => !a.startsWith('--') && !/^\d+$/.test(a));
+const profileDir = args.includes('--profile') ? args[args.indexOf('--profile') + 1] : undefined;
+const only = args.filter((a, i) => !a.startsWith('--') && !/^\d+$/.test(a) && args[i - 1] !== '--profile');
 const want = (name: string) => only.length === 0 || only.includes(name);
 
 const require = createRequire(import.meta.url);
@@ -65,10 +68,22 @@ function cannon(url: string, amount: number, opts: { method?: string; body?: str
 async function measure(name: string, url: string, opts: Parameters<typeof cannon>[2], sql: { count: () => number }): Promise<void> {
   const warmBad = await cannon(url, Math.ceil(N / 4), opts);
   if (warmBad > 0) throw new Error(`${name}: ${warmBad} warm-up answers not 2xx`);
+  const session = profileDir ? new Session() : undefined;
+  if (session) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  }
   const s0 = sql.count();
   const c0 = process.cpuUsage();
   const bad = await cannon(url, N, opts);
   const c = process.cpuUsage(c0);
+  if (session && profileDir) {
+    const { profile } = await session.post('Profiler.stop');
+    fs.mkdirSync(profileDir, { recursive: true });
+    fs.writeFileSync(path.join(profileDir, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
   const s = sql.count() - s0;
   if (bad > 0) throw new Error(`${name}: ${bad} answers not 2xx`);
   const us = (c.user + c.system) / N;

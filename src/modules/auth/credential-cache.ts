@@ -111,6 +111,16 @@ export class CredentialCache {
     return this.through(this.sessions, hash, `s:${hash}`, load, (v) => v.expiresAt);
   }
 
+  /** The grant of an API key when memory holds it (no promise: the request hook's fast path); else undefined. */
+  heldKey(hash: string): KeyGrant | undefined {
+    return this.peek(this.keys, hash);
+  }
+
+  /** The grant of a session when memory holds it; else undefined. */
+  heldSession(hash: string): SessionGrant | undefined {
+    return this.peek(this.sessions, hash);
+  }
+
   /** The memberships of a user; `load` reads them when they are not held. */
   async memberships(userId: number, load: () => Promise<Memberships>): Promise<Memberships> {
     const held = await this.through(this.members, userId, undefined, load, () => Infinity);
@@ -188,6 +198,14 @@ export class CredentialCache {
       this.epoch = epoch;
     }
     return epoch;
+  }
+
+  private peek<K extends string | number, V>(lru: LRUCache<K, Held<V>>, id: K): V | undefined {
+    if (this.usableEpoch() === undefined) return undefined;
+    const held = lru.get(id);
+    if (!held) return undefined;
+    const now = this.options.now();
+    return now >= held.from && now < held.until ? held.value : undefined;
   }
 
   private async through<K extends string | number, V extends object>(
