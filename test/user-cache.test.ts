@@ -51,6 +51,14 @@ describe(`user rows and org access in memory (${testDialect})`, () => {
     assert.deepEqual(await readsOf(['users', 'orgs', 'memberships', 'api_keys'], () => beacon(key, { lat: 52.38 })), []);
   });
 
+  test('the second OsmAnd fix of a device reads no device, user, org or membership', async () => {
+    const { key } = await keyed();
+    const { token } = await ok<{ token: string }>('POST', '/v1/devices', key, { name: 'tracker' });
+    const fix = (lat: number) => send('GET', `/v1/trackers/osmand?id=${token}&lat=${lat}&lon=4.89`, {});
+    assert.equal((await fix(52.1)).statusCode, 200);
+    assert.deepEqual(await readsOf(['devices', 'users', 'orgs', 'memberships'], async () => assert.equal((await fix(52.2)).statusCode, 200)), []);
+  });
+
   test('a rename (PATCH /v1/auth/me) is seen by the next GET /v1/auth/me and the next beacon', async () => {
     const { key } = await keyed();
     const names: unknown[] = [];

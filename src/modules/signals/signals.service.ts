@@ -91,7 +91,8 @@ export async function createSignal(ctx: AppContext, actor: Actor, input: CreateS
     note: input.note ?? null,
     image_url: input.image_url ?? null,
     ticket_id: input.ticket_id ?? null,
-    meta: JSON.parse(meta) as Record<string, unknown>,
+    // The object itself (JSON text or a tracker's flat values): the text was only for its size.
+    meta: input.meta ?? {},
     created_at: iso(at),
   };
   const event = { channel: CHANNEL, orgId: org.id, mode: actor.mode, type: `signal.${input.type}` };
