@@ -3,7 +3,11 @@
 // child process (and the beacon path's 10 stream subscribers in another), so process.cpuUsage() of this
 // process over N requests is the server's CPU only. Run:
 //
-//   npx tsx bench/cpu-per-request.ts [auth-me] [trackers] [beacons] [--requests 20000]
+//   npx tsx bench/cpu-per-request.ts [auth-me] [trackers] [beacons] [bare] [--requests 20000]
+//
+// `bare` measures a node:http server in this process answering auth-me's bytes and the trackers'
+// empty 200 (the benchmarks' baselines): the ratio of CPU per request is what the req/s ratio tends
+// to when the server's core is the limit.
 //   npx tsx bench/cpu-per-request.ts trackers --profile /tmp/prof   # and a .cpuprofile of the measured requests only
 //
 // Not part of `npm run bench`: it prints its figures and writes nothing.
@@ -14,6 +18,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import os from 'node:os';
 import SQLite from 'better-sqlite3';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { liveKey, startMuster } from './lib.js';
 
 const args = process.argv.slice(2);
@@ -112,6 +118,24 @@ try {
     await new Promise((r) => setTimeout(r, 1000)); // the streams open (a tool, not a test)
     const body = JSON.stringify({ type: 'beacon', lat: 52.3702, lng: 4.8952, accuracy: 12, meta: { device_id: 'bench-device' } });
     await measure('beacons', `${muster.url}/v1/signals`, { method: 'POST', body, headers: { ...headers, 'content-type': 'application/json' } }, sql);
+  }
+  if (want('bare')) {
+    const me = (await muster.app.inject({ method: 'GET', url: '/v1/auth/me', headers })).body;
+    const server = http.createServer((req, res) => {
+      if (req.url === '/me') {
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(me) });
+        res.end(me);
+      } else {
+        res.writeHead(200, { 'content-length': 0 });
+        res.end();
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await measure('bare-me', `${base}/me`, {}, sql);
+    await measure('bare-empty', `${base}/empty`, {}, sql);
+    server.closeAllConnections();
+    server.close();
   }
 } finally {
   for (const s of subscribers) s.kill();
