@@ -1,5 +1,6 @@
 // GET /v1/auth/me with an API key, against a bare node:http server answering the same bytes.
 import os from 'node:os';
+import { AUTH_ME_PROFILE } from './profile-notes.js';
 import { compare, liveKey, machine, ROUNDS_TEXT, RUN_SECONDS, startBaseline, startMuster, type BenchResult, type LoadFigures, type Server } from './lib.js';
 
 const NAME = 'auth-me';
@@ -11,27 +12,7 @@ function row(label: string, f: LoadFigures, ratio: number): string {
   return `| ${label} | ${rps(f.requestsPerSec)} | ${ms(f.p50)} | ${ms(f.p95)} | ${ms(f.p99)} | ${(ratio * 100).toFixed(1)} % |`;
 }
 
-/**
- * What the profile of this path showed before and after the credential cache (issue #19). Written by
- * hand from `node --cpu-prof`-style profiles (the inspector's profiler on the server thread while
- * autocannon, in another process, drove the route). Only shares of a profile are kept here: figures
- * in the docs come from this benchmark's own measurement.
- */
-const PROFILE_NOTES = [
-  '### What limits it (profiled 2026-11-24, machine load 11-28 on 2 cores, so read shares and ratios only)',
-  '',
-  'Before the credential cache, the server thread spent (shares of all samples, idle included): the answer\'s',
-  '`writev` 14 %; the two queries 17 % (the key by its hash 4.6 %, the user row 5.5 %, Kysely compiling each',
-  'about 2 %, better-sqlite3 `all` 6.7 %); SHA-256 of the key 1.7 %; each hook (cookie, auth, rate limit, CSRF,',
-  'security headers, NUL check, request id) 1 % or less. After: the key lookup is gone (`resolveCredential` 2.1 %,',
-  'of which SHA-256 1.3 %); the user row query is now the largest piece of JavaScript work (about 13 % with its',
-  'compilation), beside `writev` (22 %), GC (2.5 %) and Fastify\'s own hook chain.',
-  '',
-  'What is left, in order: the user row query (keeping users in memory needs a cluster-wide notice for every',
-  'change of a user row, which the access notices do not carry today), then the hooks and plugins over bare',
-  'Fastify (child logger, request id, cookie parsing, rate-limit counters and headers, security headers,',
-  'the NUL walk, serialisation). The table above is the measured figure; the goal is at least 50 %.',
-].join('\n');
+const PROFILE_NOTES = AUTH_ME_PROFILE;
 
 export async function run(): Promise<BenchResult> {
   const muster = await startMuster();
@@ -50,8 +31,8 @@ export async function run(): Promise<BenchResult> {
       '## GET /v1/auth/me with an API key',
       '',
       'Measured: one authenticated read. Per request Muster hashes the `x-api-key` (SHA-256) and finds it in the',
-      'credential cache (after the first request; `modules/auth/credential-cache.ts`), reads the user row from the',
-      'database, and serialises the answer through the route schema (request logging off, as with',
+      'credential cache (after the first request; `modules/auth/credential-cache.ts`), takes the user row from the',
+      'same cache (no query), and serialises the answer through the route schema (request logging off, as with',
       '`LOG_LEVEL=warn`). The baseline is a bare `node:http` server sending the same JSON body. 10 connections;',
       `${ROUNDS_TEXT} alternating baseline and Muster, each run a 1 s warm-up then ${RUN_SECONDS} s; medians; latencies in ms.`,
       '',

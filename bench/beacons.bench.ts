@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import SQLite from 'better-sqlite3';
+import { BEACONS_PROFILE } from './profile-notes.js';
 import { sql } from 'kysely';
 import { forkTs, type Child } from './ipc.js';
 import { compare, load, machine, ROUNDS_TEXT, RUN_SECONDS, startMuster, type BenchResult, type Comparison, type LoadFigures, type LoadOptions, type MusterServer, fsyncMedianMs, liveKey } from './lib.js';
@@ -286,6 +287,8 @@ export async function run(): Promise<BenchResult> {
       'ratio is the figure to compare.',
       '',
       `Machine: ${machine()} (${os.platform()} ${os.arch()}). Date: ${new Date().toISOString().slice(0, 10)}. Command: \`npm run bench -- beacons\`.`,
+      '',
+      BEACONS_PROFILE,
     ].join('\n');
     return { name: NAME, markdown };
   } finally {

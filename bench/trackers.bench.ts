@@ -3,6 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
+import { TRACKERS_PROFILE } from './profile-notes.js';
 import { compare, liveKey, machine, RUN_SECONDS, startMuster, type BenchResult, type LoadFigures, type Server } from './lib.js';
 
 const NAME = 'trackers';
@@ -77,13 +78,14 @@ export async function run(): Promise<BenchResult> {
       `Muster / baseline req/s per round: ${rounds}.`,
       '',
       `Goal (from the issue): at least ${GOAL_RATIO * 100} % of the baseline's throughput. Measured: ${(c.ratio * 100).toFixed(1)} %, **${met ? 'met' : 'not met'}**.`,
-      'Each fix is a durable SQLite commit (`synchronous = FULL`) on the request path, like a beacon of `POST /v1/signals` (see',
-      '"Beacon ingest" above for where that time goes); the baseline does no work at all, so the ratio mostly measures the',
-      "commit's fsync on this machine. The load generator shares the 2 cores with the server and with whatever else runs (load",
+      'A fix reads and writes nothing in the database unless it turns its device on (the device, its org access and its',
+      "owner's name come from memory); the baseline does no work at all. The load generator shares the 2 cores with the server and with whatever else runs (load",
       `average, 1 min: ${loadStart.toFixed(1)} when the benchmark started, ${os.loadavg()[0]!.toFixed(1)} when it ended), so absolute figures move`,
       'between runs; the ratio is the figure to compare, and only against a run of `beacons` on a machine as quiet.',
       '',
       `Machine: ${machine()} (${os.platform()} ${os.arch()}). Date: ${new Date().toISOString().slice(0, 10)}. Command: \`npm run bench -- trackers\`.`,
+      '',
+      TRACKERS_PROFILE,
     ].join('\n');
     return { name: NAME, markdown };
   } finally {

@@ -86,7 +86,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('preValidation', (request, _reply, done) => {
     if (request.body === undefined && request.headers['content-type'] === undefined && request.routeOptions.schema?.body) request.body = {};
     // U+0000 in any text (path, query, JSON body) is a 422 on both engines; PostgreSQL would fail with a 500.
-    const nul = fieldWithNul({ params: request.params, query: request.query, body: request.body });
+    // Part by part (params, query, body, as one walk would), skipping the absent ones: no object per request.
+    const { params, query, body } = request;
+    const nul =
+      (params === undefined || params === null ? undefined : fieldWithNul(params, 'params')) ??
+      (query === undefined || query === null ? undefined : fieldWithNul(query, 'query')) ??
+      (body === undefined || body === null ? undefined : fieldWithNul(body, 'body'));
     if (nul) return done(invalidField(nul.replace(/^(params|query|body)\./, ''), 'must not contain the NUL character'));
     done();
   });

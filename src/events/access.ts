@@ -13,6 +13,9 @@
  * - `{orgId}`: the org was deleted (every member's view of it ends).
  * - `{deviceId}`: a tracker device's token was revoked or the device changed (devices cache
  *   them, modules/devices/device-cache.ts); it covers no stream.
+ * - `{userRow}`: the row of that user changed (name, phone, time zone, plan, address proven or
+ *   withdrawn, password, feed version): credential caches read it again (issue #19). It ends no
+ *   access and covers no stream; the user's plan also decides the lock of the orgs they own.
  */
 export interface AccessNotice {
   keyId?: number;
@@ -20,6 +23,7 @@ export interface AccessNotice {
   userId?: number;
   orgId?: number;
   deviceId?: number;
+  userRow?: number;
 }
 
 /** Who holds a stream: the user and the credential that opened it. */
@@ -31,7 +35,7 @@ export interface StreamHolder {
 
 /** Whether a notice ends (part of) what a stream of `holder` over `orgIds` may receive. */
 export function noticeCovers(notice: AccessNotice, holder: StreamHolder, orgIds: ReadonlySet<number>): boolean {
-  if (notice.deviceId !== undefined) return false;
+  if (notice.deviceId !== undefined || notice.userRow !== undefined) return false;
   if (notice.keyId !== undefined) return notice.keyId === holder.keyId;
   if (notice.sessionId !== undefined) return notice.sessionId === holder.sessionId;
   if (notice.userId !== undefined && notice.userId !== holder.userId) return false;
@@ -55,5 +59,6 @@ export function parseNotice(text: string): AccessNotice | undefined {
   if (Number.isSafeInteger(r.userId)) notice.userId = r.userId as number;
   if (Number.isSafeInteger(r.orgId)) notice.orgId = r.orgId as number;
   if (Number.isSafeInteger(r.deviceId)) notice.deviceId = r.deviceId as number;
+  if (Number.isSafeInteger(r.userRow)) notice.userRow = r.userRow as number;
   return Object.keys(notice).length > 0 ? notice : undefined;
 }

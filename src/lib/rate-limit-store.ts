@@ -14,6 +14,8 @@ export interface RateLimitHit {
  */
 export interface RateLimitStore {
   hit(bucket: string, windowMs: number, now: number): Promise<RateLimitHit>;
+  /** The same count without a promise, for a store in this process (the request hook stays synchronous). */
+  hitSync?(bucket: string, windowMs: number, now: number): RateLimitHit;
 }
 
 const windowOf = (now: number, windowMs: number) => Math.floor(now / windowMs);
@@ -23,19 +25,22 @@ const resetOf = (now: number, windowMs: number) => (windowOf(now, windowMs) + 1)
 export function memoryRateLimitStore(): RateLimitStore {
   const counters = new Map<string, { window: number; count: number }>();
   let swept = 0;
-  return {
-    hit: (bucket, windowMs, now) => {
-      const window = windowOf(now, windowMs);
-      if (window !== swept) {
-        for (const [k, v] of counters) if (v.window < window) counters.delete(k);
-        swept = window;
-      }
-      const c = counters.get(bucket);
-      const count = c && c.window === window ? c.count + 1 : 1;
-      counters.set(bucket, { window, count });
-      return Promise.resolve({ count, resetMs: resetOf(now, windowMs) });
-    },
+  const hitSync = (bucket: string, windowMs: number, now: number): RateLimitHit => {
+    const window = windowOf(now, windowMs);
+    if (window !== swept) {
+      for (const [k, v] of counters) if (v.window < window) counters.delete(k);
+      swept = window;
+    }
+    const c = counters.get(bucket);
+    let count = 1;
+    if (!c) counters.set(bucket, { window, count });
+    else if (c.window !== window) {
+      c.window = window;
+      c.count = 1;
+    } else count = ++c.count;
+    return { count, resetMs: resetOf(now, windowMs) };
   };
+  return { hitSync, hit: (bucket, windowMs, now) => Promise.resolve(hitSync(bucket, windowMs, now)) };
 }
 
 /**

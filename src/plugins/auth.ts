@@ -4,7 +4,7 @@ import fp from 'fastify-plugin';
 import type { AppContext } from '../context.js';
 import type { Actor } from '../lib/actor.js';
 import { unauthorized } from '../lib/errors.js';
-import { resolveActor } from '../modules/auth/credentials.js';
+import { heldActor, resolveActor } from '../modules/auth/credentials.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -22,11 +22,22 @@ export default fp(
   async (app: FastifyInstance, { ctx }: { ctx: AppContext }) => {
     await app.register(cookie);
     app.decorateRequest('actor', null);
-    app.addHook('onRequest', async (request) => {
+    app.addHook('onRequest', (request, _reply, done) => {
       // Unknown routes fall through to the 404 handler; public routes skip the lookup.
-      if (!request.routeOptions.url || request.routeOptions.config.public) return;
-      request.actor = await resolveActor(ctx, request);
-      if (!request.actor) throw unauthorized();
+      if (!request.routeOptions.url || request.routeOptions.config.public) return done();
+      // A key or session held in memory is resolved without a promise; the rest is read.
+      const held = heldActor(ctx, request);
+      if (held !== undefined) {
+        request.actor = held;
+        return done(held ? undefined : unauthorized());
+      }
+      resolveActor(ctx, request).then(
+        (actor) => {
+          request.actor = actor;
+          done(actor ? undefined : unauthorized());
+        },
+        (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
+      );
     });
   },
   { name: 'auth' },

@@ -32,13 +32,14 @@ export function sameOrigin(request: FastifyRequest, ownOrigin: string): boolean 
 export default fp(
   (app: FastifyInstance, { ctx }: { ctx: AppContext }) => {
     const ownOrigin = new URL(ctx.config.publicUrl).origin;
-    app.addHook('onRequest', async (request) => {
-      if (!UNSAFE.has(request.method)) return;
+    // Synchronous: most requests (reads, or writes with a key) are decided by a comparison or two.
+    app.addHook('onRequest', (request, _reply, done) => {
+      if (!UNSAFE.has(request.method)) return done();
       const url = request.routeOptions.url;
       const byCookie = request.actor?.via === 'session';
       const sessionRoute = url !== undefined && SESSION_ROUTES.has(url) && (url !== '/v1/auth/logout' || request.cookies[SESSION_COOKIE] !== undefined);
-      if (!byCookie && !sessionRoute) return;
-      if (!sameOrigin(request, ownOrigin)) throw crossSiteRefused();
+      if (!byCookie && !sessionRoute) return done();
+      done(sameOrigin(request, ownOrigin) ? undefined : crossSiteRefused());
     });
   },
   { name: 'csrf', dependencies: ['auth'] },

@@ -95,10 +95,18 @@ export default fp(
         .send(body === null ? null : (JSON.parse(body) as unknown));
     }
 
-    app.addHook('preHandler', async (request, reply) => {
+    // Synchronous for the requests it does not concern (no idempotent route, or no key): no promise.
+    app.addHook('preHandler', (request, reply, done) => {
       const status = request.routeOptions.config.idempotent;
       const given = request.headers['idempotency-key'];
-      if (status === undefined || given === undefined) return;
+      if (status === undefined || given === undefined) return done();
+      claim(request, reply, status, given).then(
+        () => done(),
+        (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
+      );
+    });
+
+    async function claim(request: FastifyRequest, reply: FastifyReply, status: number, given: string | string[]): Promise<unknown> {
       if (typeof given !== 'string' || !KEY.test(given)) {
         throw invalidField('Idempotency-Key', 'must be 1 to 255 printable ASCII characters');
       }
@@ -149,24 +157,30 @@ export default fp(
         }
       }
       throw inFlight();
-    });
+    }
 
     // Answers that did not record themselves in the effect's transaction: a 4xx (decided, no
     // effect) is stored, a 5xx frees the key for a retry.
-    app.addHook('onSend', async (request, reply, payload) => {
+    app.addHook('onSend', (request, reply, payload, done) => {
       const claim = request.idempotency;
-      if (!claim || claim.recorded) return payload;
+      if (!claim || claim.recorded) return done(null, payload);
+      settle(request, reply, payload, claim).then(
+        () => done(null, payload),
+        (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
+      );
+    });
+
+    async function settle(request: FastifyRequest, reply: FastifyReply, payload: unknown, claim: IdempotencyClaim): Promise<void> {
       claim.recorded = true;
       const mine = ctx.db.updateTable('idempotency_keys').where('id', '=', claim.id).where('lock_token', '=', claim.token).where('state', '=', 'pending');
       const status = reply.statusCode;
       if (status >= 500 || typeof payload !== 'string') {
         await ctx.db.deleteFrom('idempotency_keys').where('id', '=', claim.id).where('lock_token', '=', claim.token).where('state', '=', 'pending').execute();
-        return payload;
+        return;
       }
       if (status < 400) request.log.warn({ route: request.routeOptions.url }, 'idempotent route answered without recording in its transaction');
       await mine.set({ state: 'done', status_code: status, response_body: payload, lock_token: null }).execute();
-      return payload;
-    });
+    }
   },
   { name: 'idempotency', dependencies: ['auth'] },
 );

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppContext } from '../context.js';
 import { AppError } from '../lib/errors.js';
-import { memoryRateLimitStore, redisRateLimitStore, type RateLimitStore } from '../lib/rate-limit-store.js';
+import { memoryRateLimitStore, redisRateLimitStore, type RateLimitHit, type RateLimitStore } from '../lib/rate-limit-store.js';
 
 export type RateLimitGroup = 'api' | 'auth' | 'booking' | 'public' | 'device';
 
@@ -62,24 +62,36 @@ export default fp(
     const counters = store ?? (ctx.redis ? redisRateLimitStore(ctx.redis, ctx.config.redisPrefix, ctx.log) : memoryRateLimitStore());
     const { windowMs } = ctx.config.rateLimit;
 
-    const hit = async (reply: FastifyReply, group: RateLimitGroup, bucket: string) => {
-      const limit = ctx.config.rateLimit[group];
-      if (limit === 0) return;
-      const { count, resetMs } = await counters.hit(bucket, windowMs, ctx.clock.now().getTime());
+    /** Sets the headers of a counted request; the 429 error when it is over the limit. */
+    const answer = (reply: FastifyReply, limit: number, { count, resetMs }: RateLimitHit): AppError | undefined => {
       const reset = Math.max(1, Math.ceil(resetMs / 1000));
       reply.header('ratelimit-limit', String(limit));
       reply.header('ratelimit-remaining', String(Math.max(0, limit - count)));
       reply.header('ratelimit-reset', String(reset));
-      if (count > limit) {
-        reply.header('retry-after', String(reset));
-        throw new AppError(429, 'rate_limited', 'Too many requests');
-      }
+      if (count <= limit) return undefined;
+      reply.header('retry-after', String(reset));
+      return new AppError(429, 'rate_limited', 'Too many requests');
+    };
+    const hit = async (reply: FastifyReply, group: RateLimitGroup, bucket: string) => {
+      const limit = ctx.config.rateLimit[group];
+      if (limit === 0) return;
+      const refused = answer(reply, limit, await counters.hit(bucket, windowMs, ctx.clock.now().getTime()));
+      if (refused) throw refused;
     };
     app.decorate('rateLimitHit', hit);
 
-    app.addHook('onRequest', async (request, reply) => {
+    // Synchronous when the counters are in this process (no promise per request); else awaits Redis.
+    const hitSync = counters.hitSync?.bind(counters);
+    app.addHook('onRequest', (request, reply, done) => {
       const group = rateLimitGroup(request);
-      if (group) await hit(reply, group, bucketOf(request, group));
+      const limit = group ? ctx.config.rateLimit[group] : 0;
+      if (!group || limit === 0) return done();
+      const bucket = bucketOf(request, group);
+      if (hitSync) return done(answer(reply, limit, hitSync(bucket, windowMs, ctx.clock.now().getTime())));
+      counters.hit(bucket, windowMs, ctx.clock.now().getTime()).then(
+        (counted) => done(answer(reply, limit, counted)),
+        (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
+      );
     });
   },
   { name: 'rate-limit', dependencies: ['auth'] },

@@ -68,6 +68,15 @@ export function securityHeaders(path: string, html: boolean, opts: HeaderOptions
 export default fp(
   (app: FastifyInstance, { ctx }: { ctx: AppContext }) => {
     const opts: HeaderOptions = { embedAllowedOrigins: ctx.config.embedAllowedOrigins, https: ctx.config.publicUrl.startsWith('https:') };
+    // The headers depend only on a few facts of the path (embeddable, token page, /sw.js) and on
+    // whether the answer is HTML: each combination is computed once, as [name, value] pairs.
+    const memo = new Map<string, readonly (readonly [string, string])[]>();
+    const headersOf = (path: string, html: boolean) => {
+      const k = `${EMBEDDABLE_PREFIXES.some((p) => path.startsWith(p)) ? 'e' : '-'}${TOKEN_PAGE_PREFIXES.some((p) => path.startsWith(p)) ? 't' : '-'}${path === '/sw.js' ? 's' : '-'}${html ? 'h' : '-'}`;
+      let pairs = memo.get(k);
+      if (!pairs) memo.set(k, (pairs = Object.entries(securityHeaders(path, html, opts))));
+      return pairs;
+    };
     // Answers written straight to the socket (live streams) skip onSend: nosniff goes on the raw
     // response first; Node merges it with the headers a reply writes later.
     app.addHook('onRequest', (_request, reply, done) => {
@@ -75,9 +84,11 @@ export default fp(
       done();
     });
     app.addHook('onSend', (request, reply, payload, done) => {
-      const type = String(reply.getHeader('content-type') ?? '');
-      const path = request.url.split('?')[0] ?? '/';
-      for (const [name, value] of Object.entries(securityHeaders(path, type.startsWith('text/html'), opts))) {
+      const type = reply.getHeader('content-type');
+      const url = request.url;
+      const q = url.indexOf('?');
+      const html = typeof type === 'string' && type.startsWith('text/html');
+      for (const [name, value] of headersOf(q === -1 ? url : url.slice(0, q), html)) {
         if (!reply.hasHeader(name)) reply.header(name, value);
       }
       if (request.actor && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');

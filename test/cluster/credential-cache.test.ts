@@ -124,6 +124,44 @@ describe('two instances: the credential cache of each follows changes made on th
     assert.equal(await invite(2), 403);
   });
 
+  const meOn = (at: Instance, headers: Headers) => ok<{ name: string; plan: string }>(200, at, 'GET', '/v1/auth/me', headers);
+  const beaconOn = (at: Instance, headers: Headers, orgId: number, lat: number) =>
+    statusOn(at, 'POST', '/v1/signals', headers, { type: 'beacon', org_id: orgId, lat, lng: 4.89, meta: { device_id: 'phone-1' } });
+
+  test('B serves the user row from memory: renamed behind its back (no notice), B still shows the old name', async () => {
+    const user = await newUser(a, b, 'Row');
+    assert.equal((await meOn(b, user.live)).name, 'Row');
+    await db.query(`update ${schema}.users set name = 'Changed behind' where id = $1`, [user.id]);
+    assert.equal((await meOn(b, user.live)).name, 'Row', 'B answered from memory');
+  });
+
+  test('a rename on A is seen by A at once and by B within a second', async () => {
+    const user = await newUser(a, b, 'Ren');
+    assert.equal((await meOn(b, user.live)).name, 'Ren');
+    await ok(200, a, 'PATCH', '/v1/auth/me', user.live, { name: 'Renamed' });
+    assert.equal((await meOn(a, user.live)).name, 'Renamed');
+    await until(async () => (await meOn(b, user.live)).name === 'Renamed', 'B showing the new name', WITHIN_MS);
+  });
+
+  test('a plan change on A applies on B within a second: its plan, and the lock of the org it owns', async () => {
+    const user = await newUser(a, b, 'Pla');
+    await ok(200, a, 'PATCH', `/v1/users/${user.id}`, { cookie: root.cookie }, { plan: 'agency' });
+    const org = await ok<{ id: number }>(201, a, 'POST', '/v1/orgs', { cookie: user.cookie }, { name: `Agency ${Date.now()}` });
+    assert.equal(await beaconOn(b, user.live, org.id, 52.1), 201);
+    assert.equal((await meOn(b, user.live)).plan, 'agency');
+    await ok(200, a, 'PATCH', `/v1/users/${user.id}`, { cookie: root.cookie }, { plan: 'free' });
+    await until(async () => (await meOn(b, user.live)).plan === 'free', 'B showing the new plan', WITHIN_MS);
+    await soonOnB(() => beaconOn(b, user.live, org.id, 52.2), 403, 'B refusing a beacon into the org locked by the plan');
+  });
+
+  test('a user deleted on A is 401 with their key on A at once and on B within a second', async () => {
+    const user = await newUser(a, b, 'Del');
+    assert.equal(await me(b, user.live), 200);
+    await ok(200, a, 'DELETE', '/v1/auth/me', { cookie: user.cookie }, { password: 'correct horse battery' });
+    assert.equal(await me(a, user.live), 401);
+    await soonOnB(() => me(b, user.live), 401, 'B refusing the deleted user’s key');
+  });
+
   test('while Redis is away B serves nothing from memory, and after it returns notices flow again', async () => {
     const user = await newUser(a, b, 'Dot');
     assert.equal(await me(b, user.test), 200);

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../../context.js';
 import type { Mode } from '../../db/schema.js';
+import type { UserRow } from '../users/users.repository.js';
 import type { AccessNotice } from '../../events/access.js';
 import type { EventBus } from '../../events/bus.js';
 
@@ -23,10 +24,20 @@ export interface Memberships {
   primaryOrgId: number | undefined;
 }
 
+/**
+ * What a member may do in an org when posting into it (the beacon path, issue #19): its id, its
+ * billing owner (whose plan decides the lock) and whether it is locked (over the owner's plan).
+ */
+export interface OrgWrite {
+  orgId: number;
+  ownerId: number | null;
+  locked: boolean;
+}
+
 export interface CredentialCacheOptions {
   /** How long an entry serves without a new read; 0 turns the cache off. */
   ttlMs: number;
-  /** Entries per part (keys, sessions, memberships); unknown credentials get a tenth of it. */
+  /** Entries per part (keys, sessions, memberships, users, org writes); unknown credentials get a tenth of it. */
   maxEntries: number;
   /** Epoch ms, from the app clock (tests set it). */
   now: () => number;
@@ -50,8 +61,11 @@ const UNKNOWN_MAX_MS = 1_000;
  * (events/access.ts), not on the TTL:
  *
  * - Every notice drops the entries it covers at once: `{keyId}` the key, `{sessionId}` the
- *   session, `{userId, orgId}` the user's memberships (published when one ends, changes role or
- *   begins), `{orgId}` the memberships that include the org, `{userId}` everything of the user.
+ *   session, `{userId, orgId}` the user's memberships and their write access to that org
+ *   (published when one ends, changes role or begins), `{orgId}` the memberships that include the
+ *   org and every org write access (a deleted org moves its owner's other orgs under or over the
+ *   plan's limit), `{userId}` everything of the user, `{userRow}` the user's row and the write
+ *   accesses to the orgs they own (a plan change locks or unlocks them).
  *   The bus hands a notice to this instance synchronously (after the change commits, before the
  *   answer is sent) and to the others through Redis.
  * - A read that was under way when any notice arrived is used for its request but not kept: it
@@ -69,6 +83,9 @@ export class CredentialCache {
   private readonly sessions: LRUCache<string, Held<SessionGrant>>;
   private readonly unknown: LRUCache<string, Held<true>>;
   private readonly members: LRUCache<number, Held<Memberships>>;
+  private readonly users: LRUCache<number, Held<UserRow>>;
+  /** By `${userId}:${orgId}`. */
+  private readonly writes: LRUCache<string, Held<OrgWrite & { userId: number }>>;
   /** Bumped by every notice: a read begun before it is not kept. */
   private generation = 0;
   /** The bus's epoch the entries were read under. */
@@ -79,6 +96,8 @@ export class CredentialCache {
     this.keys = new LRUCache({ max });
     this.sessions = new LRUCache({ max });
     this.members = new LRUCache({ max });
+    this.users = new LRUCache({ max });
+    this.writes = new LRUCache({ max });
     this.unknown = new LRUCache({ max: Math.max(1, Math.ceil(max / 10)) });
   }
 
@@ -92,16 +111,45 @@ export class CredentialCache {
     return this.through(this.sessions, hash, `s:${hash}`, load, (v) => v.expiresAt);
   }
 
+  /** The grant of an API key when memory holds it (no promise: the request hook's fast path); else undefined. */
+  heldKey(hash: string): KeyGrant | undefined {
+    return this.peek(this.keys, hash);
+  }
+
+  /** The grant of a session when memory holds it; else undefined. */
+  heldSession(hash: string): SessionGrant | undefined {
+    return this.peek(this.sessions, hash);
+  }
+
   /** The memberships of a user; `load` reads them when they are not held. */
   async memberships(userId: number, load: () => Promise<Memberships>): Promise<Memberships> {
     const held = await this.through(this.members, userId, undefined, load, () => Infinity);
     return held ?? { orgIds: [], primaryOrgId: undefined }; // never undefined: `load` always answers
   }
 
+  /**
+   * The row of a user (their name, plan, address and its proof...); `load` reads it when it is not
+   * held. Not for decisions of access: the row's writers publish `{userRow}` after they commit.
+   */
+  user(userId: number, load: () => Promise<UserRow | undefined>): Promise<UserRow | undefined> {
+    return this.through(this.users, userId, undefined, load, () => Infinity);
+  }
+
+  /** A member's write access to an org (undefined: not a member); `load` reads it when it is not held. */
+  async orgWrite(userId: number, orgId: number, load: () => Promise<OrgWrite | undefined>): Promise<OrgWrite | undefined> {
+    return this.through(this.writes, `${userId}:${orgId}`, undefined, async () => {
+      const w = await load();
+      return w && { ...w, userId };
+    }, () => Infinity);
+  }
+
   /** Drops what the notice covers (see the class comment). */
   notice(n: AccessNotice): void {
     this.generation += 1;
-    if (n.keyId !== undefined) {
+    if (n.userRow !== undefined) {
+      this.users.delete(n.userRow);
+      dropWhere(this.writes, (w) => w.ownerId === n.userRow);
+    } else if (n.keyId !== undefined) {
       dropWhere(this.keys, (g) => g.keyId === n.keyId);
     } else if (n.sessionId !== undefined) {
       this.sessions.delete(n.sessionId);
@@ -110,9 +158,14 @@ export class CredentialCache {
       if (n.orgId === undefined) {
         dropWhere(this.keys, (g) => g.userId === n.userId);
         dropWhere(this.sessions, (g) => g.userId === n.userId);
+        this.users.delete(n.userId);
+        dropWhere(this.writes, (w) => w.userId === n.userId || w.ownerId === n.userId);
+      } else {
+        this.writes.delete(`${n.userId}:${n.orgId}`);
       }
     } else if (n.orgId !== undefined) {
       dropWhere(this.members, (m) => m.orgIds.includes(n.orgId!));
+      this.writes.clear();
     }
   }
 
@@ -121,11 +174,18 @@ export class CredentialCache {
     return { keys: this.keys.size, sessions: this.sessions.size, memberships: this.members.size, unknown: this.unknown.size };
   }
 
+  /** User rows and org write accesses held (tests). */
+  rowSizes(): { users: number; orgWrites: number } {
+    return { users: this.users.size, orgWrites: this.writes.size };
+  }
+
   clear(): void {
     this.keys.clear();
     this.sessions.clear();
     this.members.clear();
     this.unknown.clear();
+    this.users.clear();
+    this.writes.clear();
   }
 
   /** The bus's epoch now, or undefined when memory must not serve (cache off, or notices may be missed). */
@@ -138,6 +198,14 @@ export class CredentialCache {
       this.epoch = epoch;
     }
     return epoch;
+  }
+
+  private peek<K extends string | number, V>(lru: LRUCache<K, Held<V>>, id: K): V | undefined {
+    if (this.usableEpoch() === undefined) return undefined;
+    const held = lru.get(id);
+    if (!held) return undefined;
+    const now = this.options.now();
+    return now >= held.from && now < held.until ? held.value : undefined;
   }
 
   private async through<K extends string | number, V extends object>(

@@ -65,6 +65,24 @@ function sessionMode(request: FastifyRequest): 'live' | 'test' {
   return request.headers['x-muster-mode'] === 'test' ? 'test' : 'live';
 }
 
+/**
+ * The actor of a request when the credential cache holds its key or session: no promise, no
+ * read (the auth hook's fast path). Null for a malformed key; undefined when it must be resolved
+ * (resolveActor), including every unknown or refused credential.
+ */
+export function heldActor(ctx: AppContext, request: FastifyRequest): Actor | null | undefined {
+  const key = presentedKey(request);
+  if (key !== undefined) {
+    if (!KEY_PATTERN.test(key)) return null;
+    const grant = credentialCache(ctx).heldKey(sha256(key));
+    return grant && { userId: grant.userId, mode: grant.mode, via: 'key' };
+  }
+  const token = request.cookies[SESSION_COOKIE];
+  if (!token) return null;
+  const session = credentialCache(ctx).heldSession(sha256(token));
+  return session && { userId: session.userId, mode: sessionMode(request), via: 'session' };
+}
+
 /** The actor of a request's credential, or null. */
 export async function resolveActor(ctx: AppContext, request: FastifyRequest): Promise<Actor | null> {
   const c = await resolveCredential(ctx, request);

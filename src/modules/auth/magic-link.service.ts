@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { userRowChanged } from '../users/user-cache.js';
 import { MINUTE, iso } from '../../lib/clock.js';
 import { unauthorized } from '../../lib/errors.js';
 import { queueEmail } from '../deliveries/email.js';
@@ -47,6 +48,6 @@ export async function verifyMagicCode(ctx: AppContext, guard: Guard, rawEmail: s
     const user = await findUserByEmail(ctx.db, email);
     if (!user) throw unauthorized();
     if (user.email_verified === 1) return user;
-    return (await ctx.transaction((tx) => proveEmail(tx.db, user, iso(ctx.clock.now()), membershipBegan(ctx, user.id, tx)))) ?? user;
+    return (await ctx.transaction((tx) => proveEmail(tx.db, user, iso(ctx.clock.now()), membershipBegan(ctx, user.id, tx), () => userRowChanged(ctx, user.id, tx)))) ?? user;
   });
 }

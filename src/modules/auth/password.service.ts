@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { userRowChanged } from '../users/user-cache.js';
 import type { Actor } from '../../lib/actor.js';
 import { MINUTE, iso } from '../../lib/clock.js';
 import { notFound, unauthorized } from '../../lib/errors.js';
@@ -34,6 +35,7 @@ export async function changePassword(
   const hash = await ctx.passwords.hash(input.new_password);
   await ctx.transaction(async (tx) => {
     await updateUser(tx.db, user.id, { password_hash: hash, updated_at: iso(ctx.clock.now()) });
+    userRowChanged(ctx, user.id, tx);
     await endUserSessions(ctx, user.id, { keepToken: keepSessionToken, tx });
   });
 }
@@ -74,7 +76,8 @@ export async function resetPassword(ctx: AppContext, guard: Guard, input: { emai
   return ctx.transaction(async (tx) => {
     const now = iso(ctx.clock.now());
     await updateUser(tx.db, user.id, { password_hash: hash, updated_at: now });
+    userRowChanged(ctx, user.id, tx);
     await endUserSessions(ctx, user.id, { tx });
-    return (await proveEmail(tx.db, user, now, membershipBegan(ctx, user.id, tx))) ?? user;
+    return (await proveEmail(tx.db, user, now, membershipBegan(ctx, user.id, tx), () => userRowChanged(ctx, user.id, tx))) ?? user;
   });
 }

@@ -1,4 +1,5 @@
 import { checkPushSubscription, type PushSubscriptionInput } from './push-keys.js';
+import { userRowChanged } from '../users/user-cache.js';
 import type { AppContext } from '../../context.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
@@ -69,6 +70,7 @@ export const calendarFeedUrl = async (ctx: AppContext, actor: Actor) => ({ url: 
 /** A new link; the old one stops working at once. */
 export async function rotateCalendarFeed(ctx: AppContext, actor: Actor) {
   await ctx.db.updateTable('users').set((eb) => ({ calendar_feed_version: eb('calendar_feed_version', '+', 1) })).where('id', '=', actor.userId).execute();
+  userRowChanged(ctx, actor.userId);
   return { url: await feedUrl(ctx, actor.userId) };
 }
 

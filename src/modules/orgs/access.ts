@@ -4,7 +4,7 @@ import type { Actor } from '../../lib/actor.js';
 import { forbidden, notFound, resourceLocked } from '../../lib/errors.js';
 import type { Scope } from '../../db/scope.js';
 import type { Tx } from '../../db/transaction.js';
-import { credentialCache, type Memberships } from '../auth/credential-cache.js';
+import { credentialCache, type Memberships, type OrgWrite } from '../auth/credential-cache.js';
 import { membershipsOfUser } from './members.repository.js';
 import { findMemberOrg, type MemberOrgRow, type OrgRef } from './orgs.repository.js';
 import { PLAN_LIMITS, isLockedAt, type PlanLimits } from './plans.js';
@@ -90,6 +90,27 @@ export async function targetOrg(ctx: AppContext, actor: Actor, orgId: number | u
   const access = accessOf(org);
   if (access.locked) throw resourceLocked();
   return access;
+}
+
+/**
+ * targetOrg for the beacon path (POST /v1/signals beacons and tracker fixes, issue #19): the same
+ * answers (403 for an org not the caller's, resource_locked for a locked one) from the credential
+ * cache, without the org row. The cache drops an entry when the membership changes or ends, when
+ * any org is deleted (the owner's other orgs may cross the plan's limit) and when the owner's row
+ * changes (their plan decides the lock).
+ */
+export async function targetOrgWrite(ctx: AppContext, actor: Actor, orgId: number | undefined): Promise<OrgWrite> {
+  const id = orgId ?? (await membershipsOf(ctx, actor.userId)).primaryOrgId;
+  const write =
+    id === undefined
+      ? undefined
+      : await credentialCache(ctx).orgWrite(actor.userId, id, async () => {
+          const org = await findMemberOrg(ctx.db, actor.userId, { id });
+          return org && { orgId: org.id, ownerId: org.owner_id, locked: accessOf(org).locked };
+        });
+  if (!write) throw forbidden();
+  if (write.locked) throw resourceLocked();
+  return write;
 }
 
 /** What a live stream of `channel` opened by this caller receives: their orgs, their mode. */

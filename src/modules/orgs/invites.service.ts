@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { userRowChanged } from '../users/user-cache.js';
 import type { Role } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Actor } from '../../lib/actor.js';
@@ -56,6 +57,6 @@ export async function acceptInviteLink(ctx: AppContext, actor: Actor, token: str
   const user = await findUserById(ctx.db, actor.userId);
   if (!user) throw notFound();
   if (user.email !== invite.email) throw forbidden();
-  await ctx.transaction((tx) => proveEmail(tx.db, user, iso(ctx.clock.now()), membershipBegan(ctx, user.id, tx)));
+  await ctx.transaction((tx) => proveEmail(tx.db, user, iso(ctx.clock.now()), membershipBegan(ctx, user.id, tx), () => userRowChanged(ctx, user.id, tx)));
   return { org: { id: invite.org_id, name: invite.org_name, slug: invite.org_slug }, role: invite.role, email_verified: true };
 }

@@ -11,9 +11,9 @@ import { queueDelivery } from '../deliveries/outbox.js';
 import { recordTimeline, type TimelineIncident } from '../dispatch/timeline.js';
 import { findIncident } from '../incidents/incidents.repository.js';
 import { openIncident } from '../incidents/incidents.service.js';
-import { actorScope, targetOrg } from '../orgs/access.js';
+import { actorScope, targetOrg, targetOrgWrite } from '../orgs/access.js';
 import { listMembers } from '../orgs/members.repository.js';
-import { findUserById } from '../users/users.repository.js';
+import { cachedUser } from '../users/user-cache.js';
 import { CHANNEL, audit, deviceKeyOf } from './beacons.service.js';
 import { beaconStore } from './beacon-store.js';
 import type { CreateSignalBody, ListSignalsQuery, Signal } from './signals.schemas.js';
@@ -71,10 +71,12 @@ export interface SignalGuard {
  */
 export async function createSignal(ctx: AppContext, actor: Actor, input: CreateSignalBody, idem?: EffectRecorder | null, guard?: SignalGuard): Promise<Signal> {
   const { meta, at } = validate(ctx, input);
-  const { org } = await targetOrg(ctx, actor, input.org_id);
+  // A beacon (the hot path: phones and trackers every few seconds) reads its org access and its
+  // user from the credential cache; the other types read the org fresh.
+  const org = { id: input.type === 'beacon' ? (await targetOrgWrite(ctx, actor, input.org_id)).orgId : (await targetOrg(ctx, actor, input.org_id)).org.id };
   const linked = input.ticket_id === undefined ? undefined : await findIncident(ctx.db, { orgIds: [org.id], mode: actor.mode }, input.ticket_id);
   if (input.ticket_id !== undefined && !linked) throw invalidField('ticket_id', 'is not an incident of this org');
-  const user = await findUserById(ctx.db, actor.userId);
+  const user = await cachedUser(ctx, actor.userId);
   const now = iso(ctx.clock.now());
   const record: Signal = {
     Id: null,
@@ -89,7 +91,8 @@ export async function createSignal(ctx: AppContext, actor: Actor, input: CreateS
     note: input.note ?? null,
     image_url: input.image_url ?? null,
     ticket_id: input.ticket_id ?? null,
-    meta: JSON.parse(meta) as Record<string, unknown>,
+    // The object itself (JSON text or a tracker's flat values): the text was only for its size.
+    meta: input.meta ?? {},
     created_at: iso(at),
   };
   const event = { channel: CHANNEL, orgId: org.id, mode: actor.mode, type: `signal.${input.type}` };

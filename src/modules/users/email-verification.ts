@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { userRowChanged } from './user-cache.js';
 import type { Tx } from '../../db/transaction.js';
 import { DAY, iso } from '../../lib/clock.js';
 import { unauthorized } from '../../lib/errors.js';
@@ -42,6 +43,6 @@ export async function verifyEmail(ctx: AppContext, guard: Guard, rawEmail: strin
     if (!(await redeemCode(ctx, email, 'verify', code))) throw unauthorized();
     const user = await findUserByEmail(ctx.db, email);
     if (!user) throw unauthorized();
-    await ctx.transaction((tx) => proveEmail(tx.db, user, iso(ctx.clock.now()), membershipBegan(ctx, user.id, tx)));
+    await ctx.transaction((tx) => proveEmail(tx.db, user, iso(ctx.clock.now()), membershipBegan(ctx, user.id, tx), () => userRowChanged(ctx, user.id, tx)));
   });
 }

@@ -15,6 +15,7 @@ import * as users from './users.repository.js';
 import type { UserRow } from './users.repository.js';
 import type { AdminUpdateUserBody, AdminUser, CreateUserBody, MeResponse, PublicProfile, UpdateMeBody } from './users.schemas.js';
 import { membershipBegan } from '../orgs/access.js';
+import { cachedUser, userRowChanged } from './user-cache.js';
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -92,7 +93,7 @@ export async function registerUser(ctx: AppContext, input: CreateUserBody): Prom
 }
 
 export async function getMe(ctx: AppContext, actor: Actor): Promise<MeResponse> {
-  const user = await users.findUserById(ctx.db, actor.userId);
+  const user = await cachedUser(ctx, actor.userId);
   if (!user) throw notFound();
   return toMe(ctx, user, actor.mode === 'live');
 }
@@ -107,6 +108,7 @@ export async function updateMe(ctx: AppContext, actor: Actor, input: UpdateMeBod
     updated_at: iso(ctx.clock.now()),
   });
   if (!user) throw notFound();
+  userRowChanged(ctx, user.id);
   return toMe(ctx, user, actor.mode === 'live');
 }
 
@@ -129,7 +131,8 @@ export async function adminUpdateUser(ctx: AppContext, actor: Actor, userId: num
     const { db } = tx;
     const target = await users.findUserById(db, userId);
     if (!target) return undefined;
-    if (input.email_verified === true && target.email_verified === 0) await proveEmail(db, target, now, membershipBegan(ctx, target.id, tx));
+    if (input.email_verified === true && target.email_verified === 0) await proveEmail(db, target, now, membershipBegan(ctx, target.id, tx), () => userRowChanged(ctx, target.id, tx));
+    userRowChanged(ctx, target.id, tx);
     return users.updateUser(db, userId, {
       ...(input.plan !== undefined ? { plan: input.plan } : {}),
       ...(input.email_verified === false ? { email_verified: 0 as const } : {}),
