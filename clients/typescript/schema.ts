@@ -1924,6 +1924,7 @@ export interface components {
          *       "end_time": "2026-03-02T09:30:00.000Z",
          *       "notes": null,
          *       "timezone": "Europe/Paris",
+         *       "language": "fr-FR",
          *       "requires_confirmation": false,
          *       "cancel_url": "https://muster.example.org/bookings/manage/mt_1a2b?action=cancel",
          *       "reschedule_url": "https://muster.example.org/bookings/manage/mt_1a2b?action=reschedule",
@@ -1942,6 +1943,7 @@ export interface components {
             event_type_id: number | null;
             host_id: number;
             id: string;
+            language: string | null;
             livemode: boolean;
             notes: string | null;
             requires_confirmation: boolean;
@@ -2984,6 +2986,8 @@ export interface operations {
                      */
                     attendee_email: string;
                     attendee_name: string;
+                    /** @description the visitor's language, BCP 47 (e.g. `de`, `en-GB`): the emails to the attendee use it for text and dates; default the request's Accept-Language */
+                    language?: string;
                     notes?: string;
                     /**
                      * Format: date-time
@@ -3236,6 +3240,8 @@ export interface operations {
                      */
                     attendee_email: string;
                     attendee_name: string;
+                    /** @description the visitor's language, BCP 47 (e.g. `de`, `en-GB`): the emails to the attendee use it for text and dates; default the request's Accept-Language */
+                    language?: string;
                     notes?: string;
                     /**
                      * Format: date-time
@@ -3293,6 +3299,8 @@ export interface operations {
                      */
                     attendee_email: string;
                     attendee_name: string;
+                    /** @description the visitor's language, BCP 47 (e.g. `de`, `en-GB`): the emails to the attendee use it for text and dates; default the request's Accept-Language */
+                    language?: string;
                     notes?: string;
                     /**
                      * Format: date-time
@@ -3964,6 +3972,8 @@ export interface operations {
                      */
                     attendee_email: string;
                     attendee_name: string;
+                    /** @description the visitor's language, BCP 47 (e.g. `de`, `en-GB`): the emails to the attendee use it for text and dates; default the request's Accept-Language */
+                    language?: string;
                     notes?: string;
                     /**
                      * Format: date-time
@@ -4049,6 +4059,8 @@ export interface operations {
                      */
                     attendee_email: string;
                     attendee_name: string;
+                    /** @description the visitor's language, BCP 47 (e.g. `de`, `en-GB`): the emails to the attendee use it for text and dates; default the request's Accept-Language */
+                    language?: string;
                     notes?: string;
                     /**
                      * Format: date-time
@@ -4138,6 +4150,8 @@ export interface operations {
                     attendee_email: string;
                     attendee_name: string;
                     event_type_id: number;
+                    /** @description the visitor's language, BCP 47 (e.g. `de`, `en-GB`): the emails to the attendee use it for text and dates; default the request's Accept-Language */
+                    language?: string;
                     notes?: string;
                     /**
                      * Format: date-time
