@@ -1925,6 +1925,7 @@ export interface components {
          *       "end_time": "2026-03-02T09:30:00.000Z",
          *       "notes": null,
          *       "timezone": "Europe/Paris",
+         *       "language": "fr-FR",
          *       "requires_confirmation": false,
          *       "cancel_url": "https://muster.example.org/bookings/manage/mt_1a2b?action=cancel",
          *       "reschedule_url": "https://muster.example.org/bookings/manage/mt_1a2b?action=reschedule",
@@ -1943,6 +1944,7 @@ export interface components {
             event_type_id: number | null;
             host_id: number;
             id: string;
+            language: string | null;
             livemode: boolean;
             notes: string | null;
             requires_confirmation: boolean;
@@ -2985,6 +2987,8 @@ export interface operations {
                      */
                     attendee_email: string;
                     attendee_name: string;
+                    /** @description the visitor's language, BCP 47 (e.g. `de`, `en-GB`): the emails to the attendee use it for text and dates; default the request's Accept-Language */
+                    language?: string;
                     notes?: string;
                     /**
                      * Format: date-time
@@ -3237,6 +3241,8 @@ export interface operations {
                      */
                     attendee_email: string;
                     attendee_name: string;
+                    /** @description the visitor's language, BCP 47 (e.g. `de`, `en-GB`): the emails to the attendee use it for text and dates; default the request's Accept-Language */
+                    language?: string;
                     notes?: string;
                     /**
                      * Format: date-time
@@ -3294,6 +3300,8 @@ export interface operations {
                      */
                     attendee_email: string;
                     attendee_name: string;
+                    /** @description the visitor's language, BCP 47 (e.g. `de`, `en-GB`): the emails to the attendee use it for text and dates; default the request's Accept-Language */
+                    language?: string;
                     notes?: string;
                     /**
                      * Format: date-time
@@ -3965,6 +3973,8 @@ export interface operations {
                      */
                     attendee_email: string;
                     attendee_name: string;
+                    /** @description the visitor's language, BCP 47 (e.g. `de`, `en-GB`): the emails to the attendee use it for text and dates; default the request's Accept-Language */
+                    language?: string;
                     notes?: string;
                     /**
                      * Format: date-time
@@ -4050,6 +4060,8 @@ export interface operations {
                      */
                     attendee_email: string;
                     attendee_name: string;
+                    /** @description the visitor's language, BCP 47 (e.g. `de`, `en-GB`): the emails to the attendee use it for text and dates; default the request's Accept-Language */
+                    language?: string;
                     notes?: string;
                     /**
                      * Format: date-time
@@ -4139,6 +4151,8 @@ export interface operations {
                     attendee_email: string;
                     attendee_name: string;
                     event_type_id: number;
+                    /** @description the visitor's language, BCP 47 (e.g. `de`, `en-GB`): the emails to the attendee use it for text and dates; default the request's Accept-Language */
+                    language?: string;
                     notes?: string;
                     /**
                      * Format: date-time

@@ -328,6 +328,8 @@ export interface BookingsTable {
   buffer_after_minutes: number;
   notes: string | null;
   timezone: string;
+  /** The visitor's language, BCP 47 (migration 0017); null when the booking request named none. */
+  language: string | null;
   requires_confirmation: Flag;
   cancel_reason: string | null;
   created_at: string;

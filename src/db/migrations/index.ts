@@ -14,6 +14,7 @@ import * as m0016 from './0016-integrations.js';
 import * as m0009 from './0009-email-verification.js';
 import * as m0015 from './0015-retention.js';
 import * as m0010 from './0010-web-console.js';
+import * as m0017 from './0017-booking-language.js';
 
 /** Every migration, in order. Names never change once released. */
 export const migrations: Record<string, MigrationModule> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, MigrationModule> = {
   '0009-email-verification': m0009,
   '0015-retention': m0015,
   '0010-web-console': m0010,
+  '0017-booking-language': m0017,
 };

@@ -7,6 +7,7 @@ import { findUserById } from '../users/users.repository.js';
 import type { BookingRow } from './bookings.repository.js';
 import type { EventTypeRow } from './event-types.repository.js';
 import { invitationOf, queueCalendarWrite } from '../calendars/writes.js';
+import { emailText, type EmailKey } from './email-text.js';
 import { whenIn } from './notice-times.js';
 
 export type BookingEvent = 'booking.created' | 'booking.confirmed' | 'booking.declined' | 'booking.cancelled' | 'booking.rescheduled';
@@ -42,19 +43,25 @@ export async function queueBookingNotices(ctx: AppContext, tx: Tx, event: Bookin
   const manageUrl = links.cancel_url.split('?')[0]!;
   const ics = invitationOf(b, et, host, event === 'booking.cancelled' || event === 'booking.declined');
   const reason = b.cancel_reason ? `\nReason: ${b.cancel_reason}` : '';
-  const at = whenIn(b.start_time, b.end_time, b.timezone);
   // The event type's place (an address or a video link, issue 20) under the time in every notice but a cancellation's.
   const where = et?.location ? `\n\nWhere: ${et.location}` : '';
-  const manage = `${where}\n\nNeed to change it?\nReschedule: ${links.reschedule_url}\nCancel: ${links.cancel_url}`;
+
+  // The attendee's notice in the booking's language (issue 20): text from email-text.ts, the date through Intl in
+  // that language and the booking's zone. The host's notice and the invitation stay in English.
+  const lang = b.language;
+  const say = (key: EmailKey, vars: Record<string, string> = {}) => emailText(lang, key, vars);
+  const v = { name: et?.name ?? say('name.fallback'), at: whenIn(b.start_time, b.end_time, b.timezone, lang) };
+  const manage = `${et?.location ? `\n\n${say('where', { place: et.location })}` : ''}\n\n${say('manage', { reschedule: links.reschedule_url, cancel: links.cancel_url })}`;
+  const mail = (key: 'created.pending' | 'created' | 'confirmed' | 'declined' | 'cancelled' | 'rescheduled', host: string, tail: string) => ({
+    subject: say(`${key}.subject`, v),
+    text: `${say(`${key}.text`, { ...v, host })}${tail}`,
+  });
   const attendee: Record<BookingEvent, { subject: string; text: string } | undefined> = {
-    'booking.created':
-      b.status === 'pending'
-        ? { subject: `Request received: ${name} on ${at}`, text: `Your request for ${name} on ${at} waits for ${host?.name ?? 'the host'} to confirm it.${manage}` }
-        : { subject: `Confirmed: ${name} on ${at}`, text: `Your booking of ${name} with ${host?.name ?? 'your host'} on ${at} is confirmed.${manage}` },
-    'booking.confirmed': { subject: `Confirmed: ${name} on ${at}`, text: `${host?.name ?? 'The host'} confirmed ${name} on ${at}.${manage}` },
-    'booking.declined': { subject: `Declined: ${name} on ${at}`, text: `${host?.name ?? 'The host'} could not accept ${name} on ${at}.` },
-    'booking.cancelled': { subject: `Cancelled: ${name} on ${at}`, text: `${name} on ${at} is cancelled.${reason}` },
-    'booking.rescheduled': { subject: `Rescheduled: ${name}, now ${at}`, text: `${name} now takes place on ${at}.${manage}` },
+    'booking.created': b.status === 'pending' ? mail('created.pending', host?.name ?? say('host.by'), manage) : mail('created', host?.name ?? say('host.with'), manage),
+    'booking.confirmed': mail('confirmed', host?.name ?? say('host.subject'), manage),
+    'booking.declined': mail('declined', host?.name ?? say('host.subject'), ''),
+    'booking.cancelled': mail('cancelled', '', b.cancel_reason ? `\n${say('reason', { reason: b.cancel_reason })}` : ''),
+    'booking.rescheduled': mail('rescheduled', '', manage),
   };
   const a = attendee[event];
   const notes = b.notes ? `Notes: ${b.notes}\n\n` : '';

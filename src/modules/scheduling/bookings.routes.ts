@@ -52,19 +52,19 @@ export const bookingsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
   app.post('/v1/bookings', { config: once, schema: { tags, summary: 'Book a slot', body: CreateBookingBody, response: { 201: Booking } } }, async (request, reply) => {
     const actor = actorOf(request);
     const { row } = await visibleEventType(ctx, actor, request.body.event_type_id);
-    return reply.status(201).send(await bookings.createBooking(ctx, await bookableOf(ctx, row), request.body, actor.mode, request.idempotency));
+    return reply.status(201).send(await bookings.createBooking(ctx, await bookableOf(ctx, row), request.body, actor.mode, request.idempotency, request.headers['accept-language']));
   });
   // The public submission forms of the specification: no credential, live mode.
   for (const path of ['/v1/book/:username/:event_slug', '/v1/assign/:username/:event_slug', '/book/:username/:event_slug']) {
     app.post(path, { config: pubOnce, schema: { tags, summary: 'Book a public event type', params: PersonalPath, body: PublicBookingBody, response: { 201: Booking } } }, async (request, reply) => {
       const b = await personalBookable(ctx, request.params.username, request.params.event_slug);
-      return reply.status(201).send(await bookings.createBooking(ctx, b, request.body, 'live', request.idempotency));
+      return reply.status(201).send(await bookings.createBooking(ctx, b, request.body, 'live', request.idempotency, request.headers['accept-language']));
     });
   }
   for (const path of ['/v1/book/:org_slug/:team_slug/:event_slug', '/v1/assign/:org_slug/:team_slug/:event_slug']) {
     app.post(path, { config: pubOnce, schema: { tags, summary: 'Book a team event type (routed to a free member)', params: TeamPath, body: PublicBookingBody, response: { 201: Booking } } }, async (request, reply) => {
       const b = await teamBookable(ctx, request.params.org_slug, request.params.team_slug, request.params.event_slug);
-      return reply.status(201).send(await bookings.createBooking(ctx, b, request.body, 'live', request.idempotency));
+      return reply.status(201).send(await bookings.createBooking(ctx, b, request.body, 'live', request.idempotency, request.headers['accept-language']));
     });
   }
 

@@ -7,6 +7,7 @@ import { randomToken } from '../../lib/crypto.js';
 import { fetchWindow, pageOf } from '../../lib/paging.js';
 import { conflict, notFound, slotUnavailable } from '../../lib/errors.js';
 import { recorded, type EffectRecorder } from '../../lib/idempotency.js';
+import { visitorLanguage } from '../../lib/language.js';
 import { signToken, verifyToken } from '../../lib/signing.js';
 import type { Slot } from './availability.js';
 import { queueBookingNotices, type BookingEvent } from './booking-notices.js';
@@ -22,6 +23,8 @@ export interface BookingInput {
   start_time: string;
   timezone?: string | undefined;
   notes?: string | undefined;
+  /** BCP 47; checked here (422 `language`), else `acceptLanguage` decides. */
+  language?: string | undefined;
 }
 
 export function linksOf(ctx: AppContext, id: string) {
@@ -48,6 +51,7 @@ export function toBooking(ctx: AppContext, b: BookingRow) {
     end_time: b.end_time,
     notes: b.notes,
     timezone: b.timezone,
+    language: b.language,
     requires_confirmation: b.requires_confirmation === 1,
     cancel_url,
     reschedule_url,
@@ -82,7 +86,8 @@ async function pickHost(ctx: AppContext, db: Parameters<typeof slotsFor>[1], b: 
  * transaction, so however many requests race for one slot, the database lets exactly one in;
  * any start that availability would not offer now is 409 slot_unavailable.
  */
-export async function createBooking(ctx: AppContext, b: Bookable, input: BookingInput, mode: Mode, idem?: EffectRecorder | null): Promise<Booking> {
+export async function createBooking(ctx: AppContext, b: Bookable, input: BookingInput, mode: Mode, idem?: EffectRecorder | null, acceptLanguage?: string | string[]): Promise<Booking> {
+  const language = visitorLanguage(input.language, acceptLanguage);
   assertBookable(b);
   const start = Date.parse(input.start_time);
   const now = iso(ctx.clock.now());
@@ -108,6 +113,7 @@ export async function createBooking(ctx: AppContext, b: Bookable, input: Booking
       buffer_after_minutes: b.et.buffer_after_minutes,
       notes: input.notes ?? null,
       timezone: input.timezone ?? 'UTC',
+      language,
       requires_confirmation: b.et.requires_confirmation,
       cancel_reason: null,
       created_at: now,

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { LANGUAGE_MAX, LANGUAGE_PATTERN } from '../../lib/language.js';
 import { Email, Nullable, PagingQuery, PersonName, StringEnum, TimeZone } from '../../lib/schemas.js';
 
 export const BookingStatusSchema = StringEnum(['confirmed', 'pending', 'cancelled', 'declined']);
@@ -26,6 +27,13 @@ export const PublicBookingBody = Type.Object({
   start_time: Type.String({ format: 'date-time', description: 'the start of a slot offered by availability' }),
   timezone: Type.Optional(TimeZone),
   notes: Type.Optional(Type.String({ maxLength: 5000 })),
+  language: Type.Optional(
+    Type.String({
+      maxLength: LANGUAGE_MAX,
+      pattern: LANGUAGE_PATTERN,
+      description: "the visitor's language, BCP 47 (e.g. `de`, `en-GB`): the emails to the attendee use it for text and dates; default the request's Accept-Language",
+    }),
+  ),
 });
 export const CreateBookingBody = Type.Object({ event_type_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), ...PublicBookingBody.properties });
 
@@ -40,6 +48,7 @@ export const Booking = Type.Object({
   end_time: Type.String(),
   notes: Nullable(Type.String()),
   timezone: Type.String(),
+  language: Nullable(Type.String({ description: "the attendee's language (BCP 47) from the booking request, or null when it named none; emails to the attendee follow it" })),
   requires_confirmation: Type.Boolean(),
   cancel_url: Type.String(),
   reschedule_url: Type.String(),
@@ -52,7 +61,7 @@ export const Booking = Type.Object({
   examples: [
     {
       id: 'bk_9f2c7d1e', status: 'confirmed', event_type_id: 3, host_id: 1, attendee_name: 'Ana Field', attendee_email: 'ana@example.com',
-      start_time: '2026-03-02T09:00:00.000Z', end_time: '2026-03-02T09:30:00.000Z', notes: null, timezone: 'Europe/Paris', requires_confirmation: false,
+      start_time: '2026-03-02T09:00:00.000Z', end_time: '2026-03-02T09:30:00.000Z', notes: null, timezone: 'Europe/Paris', language: 'fr-FR', requires_confirmation: false,
       cancel_url: 'https://muster.example.org/bookings/manage/mt_1a2b?action=cancel', reschedule_url: 'https://muster.example.org/bookings/manage/mt_1a2b?action=reschedule',
       livemode: true, created_at: '2026-02-27T16:40:00.000Z', cancel_reason: null,
     },

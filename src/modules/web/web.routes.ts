@@ -11,7 +11,9 @@ export const defaultWebDir = path.resolve(path.dirname(fileURLToPath(import.meta
 /** Page addresses and the built HTML file each one serves. The pages route on the client. */
 export const PAGES: readonly { file: string; paths: readonly string[] }[] = [
   // `/invites/:token`: the link of an org invite email (the dashboard's page shows the invite).
-  { file: 'app.html', paths: ['/app', '/app/*', '/invites/:token'] },
+  // `/register?email=`: the link of invite emails sent before invite links existed; the dashboard's
+  // registration, prefilled.
+  { file: 'app.html', paths: ['/app', '/app/*', '/invites/:token', '/register'] },
   { file: 'field.html', paths: ['/field', '/field/*'] },
   {
     file: 'book.html',

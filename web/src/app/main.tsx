@@ -88,8 +88,8 @@ function App() {
     );
   }
   if (auth.state === 'out' || !session) return <LoginView onSignedIn={signedIn} />;
-  if (loc.path === '/app' || loc.path === '/app/login') {
-    // Signed in already: the login page and the bare /app go on to the next page.
+  if (loc.path === '/app' || loc.path === '/app/login' || loc.path === '/register') {
+    // Signed in already: the login page, the registration link and the bare /app go on to the next page.
     queueMicrotask(() => navigate(safeNext(loc.query.get('next'), '/app/incidents'), { replace: true }));
     return null;
   }

@@ -1,5 +1,6 @@
 // The full-page answer when a booking or management page cannot load: a clear 404 text, or the
 // error with a retry. Shared by the booking page and the attendee's management page.
+import { t } from '../lib/i18n';
 
 export interface LoadFailure {
   status: number;
@@ -11,11 +12,11 @@ export function LoadErrorPanel({ failure, notFoundTitle, notFoundText }: { failu
   return (
     <main class="book-page">
       <section class="panel state" data-testid="load-error">
-        <h1>{notFound ? notFoundTitle : 'Something went wrong'}</h1>
+        <h1>{notFound ? notFoundTitle : t('common.wrong')}</h1>
         <p class="muted">{notFound ? notFoundText : failure.message}</p>
         {!notFound && (
           <button type="button" onClick={() => location.reload()}>
-            Try again
+            {t('common.tryAgain')}
           </button>
         )}
       </section>

@@ -2,13 +2,13 @@
 // /book/<org>/<team>/<event>. Event facts, a day and time picker in the visitor's zone, the form, and
 // the confirmation; in an iframe (/embed.js) it also tells the embedding page `muster:booked`.
 import { AddToCalendar } from '../lib/add-to-calendar';
-import { t } from '../lib/i18n';
+import { failureText, locale, startPage, t, visitorTag, type MessageKey } from '../lib/i18n';
 import { calendarEventOf } from './calendar-event';
 import { Place } from './place';
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, get, messageOf, post, qs, randomId } from '../lib/api';
-import { browserZone, formatDate, formatTime } from '../lib/format';
+import { ApiError, get, post, qs, randomId } from '../lib/api';
+import { browserZone, formatDate, formatTime, setDateLocale } from '../lib/format';
 import '../styles/base.css';
 import './book.css';
 import { embedded, embedMode, postToParent, reportHeight } from './frame';
@@ -29,10 +29,10 @@ export function addressOf(pathname: string): { info: string; slots: string; subm
 const address = addressOf(location.pathname);
 
 /** The server's schema messages ("must match format \"email\"") in words for a visitor. */
-const FRIENDLY: Record<string, string> = {
-  attendee_name: 'Please enter your name.',
-  attendee_email: 'Please enter a valid email address.',
-  notes: 'Notes can be at most 5000 characters.',
+const FRIENDLY: Record<string, MessageKey> = {
+  attendee_name: 'form.err.name',
+  attendee_email: 'form.err.email',
+  notes: 'form.err.notes',
 };
 
 type Step = { name: 'pick'; date?: string } | { name: 'form'; slot: Slot; date: string } | { name: 'done'; booking: Booking };
@@ -85,7 +85,9 @@ function BookingForm({ et, slot, zone, onBack, onDone, onTaken }: { et: PublicEv
     setBusy(true);
     setError(null);
     try {
-      const body = { attendee_name: name, attendee_email: email, start_time: slot.start_time, timezone: zone, ...(notes.trim() ? { notes } : {}) };
+      // The visitor's language goes with the booking, so the emails follow it (issue 20).
+      const language = visitorTag();
+      const body = { attendee_name: name, attendee_email: email, start_time: slot.start_time, timezone: zone, ...(notes.trim() ? { notes } : {}), ...(language ? { language } : {}) };
       const booking = await post<Booking>(address.submit, body, { idempotencyKey: key.current });
       onDone(booking);
     } catch (err) {
@@ -100,16 +102,16 @@ function BookingForm({ et, slot, zone, onBack, onDone, onTaken }: { et: PublicEv
   }
   const fieldError = (f: string) => {
     const raw = error instanceof ApiError && error.status === 422 ? error.field(f) : undefined;
-    return raw === undefined ? undefined : (FRIENDLY[f] ?? raw);
+    return raw === undefined ? undefined : FRIENDLY[f] ? t(FRIENDLY[f]) : raw;
   };
-  const general = error && !(error instanceof ApiError && error.status === 422 && ['attendee_name', 'attendee_email', 'notes'].some((f) => fieldError(f))) ? messageOf(error) : undefined;
+  const general = error && !(error instanceof ApiError && error.status === 422 && ['attendee_name', 'attendee_email', 'notes'].some((f) => fieldError(f))) ? failureText(error) : undefined;
 
   return (
     <form class="booking-form" onSubmit={(e) => void submit(e)} noValidate data-testid="booking-form">
       <button type="button" class="ghost back" onClick={onBack}>
-        ‹ Change time
+        {t('form.back')}
       </button>
-      <h2>Your details</h2>
+      <h2>{t('form.title')}</h2>
       <p class="when" data-testid="form-time">
         <strong>{formatDate(slot.start_time, zone)}</strong>
         <br />
@@ -121,7 +123,7 @@ function BookingForm({ et, slot, zone, onBack, onDone, onTaken }: { et: PublicEv
         </div>
       )}
       <div class="field">
-        <label for="attendee_name">Name</label>
+        <label for="attendee_name">{t('form.name')}</label>
         <input id="attendee_name" name="attendee_name" ref={nameRef} autoComplete="name" required maxLength={200} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} aria-invalid={!!fieldError('attendee_name')} aria-describedby="attendee_name-error" />
         {fieldError('attendee_name') && (
           <p class="field-error" id="attendee_name-error" data-testid="error-attendee_name">
@@ -130,7 +132,7 @@ function BookingForm({ et, slot, zone, onBack, onDone, onTaken }: { et: PublicEv
         )}
       </div>
       <div class="field">
-        <label for="attendee_email">Email</label>
+        <label for="attendee_email">{t('form.email')}</label>
         <input id="attendee_email" name="attendee_email" type="email" autoComplete="email" required value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} aria-invalid={!!fieldError('attendee_email')} aria-describedby="attendee_email-error" />
         {fieldError('attendee_email') && (
           <p class="field-error" id="attendee_email-error" data-testid="error-attendee_email">
@@ -140,13 +142,13 @@ function BookingForm({ et, slot, zone, onBack, onDone, onTaken }: { et: PublicEv
       </div>
       <div class="field">
         <label for="notes">
-          Notes <span class="muted optional">(optional)</span>
+          {t('form.notes')} <span class="muted optional">{t('common.optional')}</span>
         </label>
-        <textarea id="notes" name="notes" maxLength={5000} placeholder="Anything that helps prepare" value={notes} onInput={(e) => setNotes((e.target as HTMLTextAreaElement).value)} />
+        <textarea id="notes" name="notes" maxLength={5000} placeholder={t('form.notesHint')} value={notes} onInput={(e) => setNotes((e.target as HTMLTextAreaElement).value)} />
         {fieldError('notes') && <p class="field-error">{fieldError('notes')}</p>}
       </div>
       <button type="submit" class="block submit" disabled={busy} data-testid="submit">
-        {busy ? 'Booking…' : et.requires_confirmation ? 'Request booking' : 'Confirm booking'}
+        {busy ? t('form.booking') : et.requires_confirmation ? t('form.request') : t('form.confirm')}
       </button>
     </form>
   );
@@ -160,16 +162,16 @@ function Confirmation({ et, booking, zone }: { et: PublicEventType; booking: Boo
       <div class={`mark ${pending ? 'pending' : 'ok'}`} aria-hidden="true">
         {pending ? '◷' : '✓'}
       </div>
-      <h1 data-testid="confirmation-title">{pending ? 'Pending: the host will confirm' : 'Confirmed'}</h1>
+      <h1 data-testid="confirmation-title">{pending ? t('done.pending') : t('done.confirmed')}</h1>
       <p class="muted">
-        {pending ? `We sent your request to ${et.host_name}. You will get an email at ` : `You are booked with ${et.host_name}. A confirmation is on its way to `}
+        {pending ? t('done.pendingBefore', { host: et.host_name }) : t('done.confirmedBefore', { host: et.host_name })}
         <strong class="email">{booking.attendee_email}</strong>
-        {pending ? ' once it is confirmed.' : '.'}
+        {pending ? t('done.pendingAfter') : t('done.confirmedAfter')}
       </p>
       <dl class="summary">
-        <dt>What</dt>
+        <dt>{t('done.what')}</dt>
         <dd>{et.name}</dd>
-        <dt>When</dt>
+        <dt>{t('done.when')}</dt>
         <dd data-testid="confirmation-time">
           {formatDate(booking.start_time, zone)}
           <br />
@@ -185,20 +187,20 @@ function Confirmation({ et, booking, zone }: { et: PublicEventType; booking: Boo
             </dd>
           </>
         ) : null}
-        <dt>Who</dt>
+        <dt>{t('done.who')}</dt>
         <dd>{booking.attendee_name}</dd>
       </dl>
       <AddToCalendar event={calendarEventOf(et, booking)} />
       <p class="manage-links">
-        Need a change?{' '}
+        {t('done.change')}{' '}
         <a href={booking.reschedule_url} target={target} rel="noopener" data-testid="reschedule-link">
-          Reschedule
+          {t('done.reschedule')}
         </a>{' '}
-        or{' '}
+        {t('done.or')}{' '}
         <a href={booking.cancel_url} target={target} rel="noopener" data-testid="cancel-link">
-          cancel
+          {t('done.cancel')}
         </a>
-        .
+        {t('done.end')}
       </p>
     </section>
   );
@@ -213,7 +215,7 @@ function Page() {
 
   useEffect(() => {
     if (!address) {
-      setLoadError({ status: 404, message: 'This booking link is not valid.' });
+      setLoadError({ status: 404, message: t('book.invalidLink') });
       return;
     }
     get<PublicEventType>(address.info)
@@ -222,7 +224,7 @@ function Page() {
         document.title = `${e.name} · ${e.team_name ?? e.host_name}`;
       })
       .catch((err: unknown) =>
-        setLoadError({ status: err instanceof ApiError ? err.status : 0, message: err instanceof ApiError && err.status === 429 ? 'Too many requests right now. Please wait a minute and try again.' : messageOf(err) }),
+        setLoadError({ status: err instanceof ApiError ? err.status : 0, message: failureText(err) }),
       );
   }, []);
 
@@ -244,13 +246,13 @@ function Page() {
     });
   }, [step]);
 
-  if (loadError) return <LoadErrorPanel failure={loadError} notFoundTitle="Page not found" notFoundText="This booking page does not exist or is not open for bookings. Check the link you were given." />;
+  if (loadError) return <LoadErrorPanel failure={loadError} notFoundTitle={t('book.notFound')} notFoundText={t('book.notFoundText')} />;
   if (!et || !address) {
     return (
       <main class="book-page">
         <section class="panel state" aria-busy="true">
           <div class="spinner" aria-hidden="true" />
-          <p class="muted">Loading…</p>
+          <p class="muted">{t('common.loading')}</p>
         </section>
       </main>
     );
@@ -273,7 +275,7 @@ function Page() {
               )}
               {step.name === 'pick' ? (
                 <>
-                  <h2 class="step-title">Pick a day and time</h2>
+                  <h2 class="step-title">{t('book.pick')}</h2>
                   <Picker
                     zone={zone}
                     onZone={setZone}
@@ -295,7 +297,7 @@ function Page() {
                   onBack={() => setStep({ name: 'pick', date: step.date })}
                   onDone={(booking) => setStep({ name: 'done', booking })}
                   onTaken={() => {
-                    setNotice('Sorry, that time was just taken. Here are the times still open.');
+                    setNotice(t('book.taken'));
                     setStep({ name: 'pick', date: step.date });
                   }}
                 />
@@ -304,11 +306,13 @@ function Page() {
           </>
         )}
       </section>
-      {!embedMode && <footer class="powered">Scheduling by Muster</footer>}
+      {!embedMode && <footer class="powered">{t('common.powered')}</footer>}
     </main>
   );
 }
 
+startPage('book.title');
+setDateLocale(locale());
 if (embedMode) document.documentElement.classList.add('embed');
 render(<Page />, document.getElementById('root')!);
 reportHeight();

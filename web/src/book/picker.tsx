@@ -2,10 +2,9 @@
 // event type's notice and advance, the open slots of the chosen day in the visitor's time zone,
 // and a time zone select. Slots are fetched one day at a time (the chosen day), cached per zone.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { messageOf } from '../lib/api';
 import { formatTime, ymd } from '../lib/format';
 import type { Slot } from './types';
-import { t } from '../lib/i18n';
+import { failureText, locale, t } from '../lib/i18n';
 
 /** Calendar dates as YYYY-MM-DD strings, computed in UTC so no zone shifts them. */
 const parse = (d: string) => new Date(`${d}T00:00:00Z`);
@@ -19,7 +18,7 @@ const addMonths = (month: string, n: number) => {
 };
 
 export function longDate(d: string): string {
-  return new Intl.DateTimeFormat(undefined, { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' }).format(parse(d));
+  return new Intl.DateTimeFormat(locale(), { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' }).format(parse(d));
 }
 
 /** Every IANA zone the browser knows, the visitor's first; a short list when the API is missing. */
@@ -36,7 +35,7 @@ export function zoneList(current: string): string[] {
 
 export function zoneLabel(zone: string): string {
   try {
-    const part = new Intl.DateTimeFormat(undefined, { timeZone: zone, timeZoneName: 'shortOffset' }).formatToParts(new Date()).find((p) => p.type === 'timeZoneName');
+    const part = new Intl.DateTimeFormat(locale(), { timeZone: zone, timeZoneName: 'shortOffset' }).formatToParts(new Date()).find((p) => p.type === 'timeZoneName');
     return `${zone.replace(/_/g, ' ')}${part ? ` (${part.value})` : ''}`;
   } catch {
     return zone;
@@ -46,7 +45,7 @@ export function zoneLabel(zone: string): string {
 /** "New York (GMT-5)": the short form for the closed select. */
 export function shortZoneLabel(zone: string): string {
   try {
-    const part = new Intl.DateTimeFormat(undefined, { timeZone: zone, timeZoneName: 'shortOffset' }).formatToParts(new Date()).find((p) => p.type === 'timeZoneName');
+    const part = new Intl.DateTimeFormat(locale(), { timeZone: zone, timeZoneName: 'shortOffset' }).formatToParts(new Date()).find((p) => p.type === 'timeZoneName');
     const city = (zone.split('/').pop() ?? zone).replace(/_/g, ' ');
     return `${city}${part ? ` (${part.value})` : ''}`;
   } catch {
@@ -58,7 +57,7 @@ export function ZoneSelect({ zone, onChange }: { zone: string; onChange: (z: str
   const zones = useMemo(() => zoneList(zone), [zone]);
   return (
     <div class="zone">
-      <label for="zone">Time zone</label>
+      <label for="zone">{t('picker.zone')}</label>
       <select id="zone" data-testid="zone" value={zone} onChange={(e) => onChange((e.target as HTMLSelectElement).value)}>
         {zones.map((z) => (
           <option key={z} value={z}>
@@ -115,7 +114,7 @@ export function Picker({ zone, onZone, from, until, load, onPick, initialDate, s
       put(key, date, slots);
       return slots;
     } catch (err) {
-      if (gen === generation.current) put(key, date, { error: messageOf(err) });
+      if (gen === generation.current) put(key, date, { error: failureText(err) });
       return undefined;
     }
   }
@@ -217,18 +216,18 @@ export function Picker({ zone, onZone, from, until, load, onPick, initialDate, s
   const state = days[selected];
   const grid = monthGrid(month);
   const today = ymd(new Date(), zone);
-  const monthName = new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(parse(`${month}-01`));
-  const weekdays = [...Array(7).keys()].map((i) => new Intl.DateTimeFormat(undefined, { weekday: 'short', timeZone: 'UTC' }).format(parse(addDays('2024-01-01', i))));
+  const monthName = new Intl.DateTimeFormat(locale(), { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(parse(`${month}-01`));
+  const weekdays = [...Array(7).keys()].map((i) => new Intl.DateTimeFormat(locale(), { weekday: 'short', timeZone: 'UTC' }).format(parse(addDays('2024-01-01', i))));
 
   return (
     <div class="picker">
       <section class="calendar" aria-label={t('picker.choose')}>
         <div class="cal-head">
-          <button type="button" class="ghost icon" aria-label="Previous month" disabled={month <= monthOf(minDate)} onClick={() => setMonth(addMonths(month, -1))}>
+          <button type="button" class="ghost icon" aria-label={t('picker.prevMonth')} disabled={month <= monthOf(minDate)} onClick={() => setMonth(addMonths(month, -1))}>
             ‹
           </button>
           <h2 data-testid="month">{monthName}</h2>
-          <button type="button" class="ghost icon" aria-label="Next month" disabled={month >= monthOf(maxDate)} onClick={() => setMonth(addMonths(month, 1))}>
+          <button type="button" class="ghost icon" aria-label={t('picker.nextMonth')} disabled={month >= monthOf(maxDate)} onClick={() => setMonth(addMonths(month, 1))}>
             ›
           </button>
         </div>
@@ -284,7 +283,7 @@ export function Picker({ zone, onZone, from, until, load, onPick, initialDate, s
           <div class="alert error" role="alert">
             <p>{state.error}</p>
             <button type="button" class="secondary" onClick={() => { cache.current.delete(`${zone}|${selected}`); choose(selected); }}>
-              Try again
+              {t('common.tryAgain')}
             </button>
           </div>
         ) : state.length === 0 ? (

@@ -3,22 +3,17 @@
 // client:generate`): a changed response breaks the build, not a page. Aliases under the names the
 // pages import.
 import type * as api from '../../../clients/typescript/schema.js';
+import { t } from '../lib/i18n';
 
 export type PublicEventType = api.PublicEventType;
 export type Slot = api.Slot;
 export type SlotsAnswer = api.Availability;
 export type Booking = api.Booking;
 
-export const LOCATION_LABEL: Record<PublicEventType['location_type'], string> = {
-  video: 'Video call',
-  phone: 'Phone call',
-  in_person: 'In person',
-  other: 'Details follow by email',
-};
-
+/** "30 min", "1 h 30 min" in the page's language. */
 export function durationLabel(minutes: number): string {
-  if (minutes < 60) return `${minutes} min`;
-  const h = Math.floor(minutes / 60);
+  if (minutes < 60) return t('duration.min', { m: String(minutes) });
+  const h = String(Math.floor(minutes / 60));
   const m = minutes % 60;
-  return m ? `${h} h ${m} min` : `${h} h`;
+  return m ? t('duration.hmin', { h, m: String(m) }) : t('duration.h', { h });
 }

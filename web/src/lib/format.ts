@@ -2,16 +2,22 @@
 
 export const browserZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
+/** The locale of every date below: the browser's own unless a page sets one (the public pages' `?lang=`, see lib/i18n.ts). */
+let dateLocale: string | undefined;
+export function setDateLocale(locale: string | undefined): void {
+  dateLocale = locale;
+}
+
 export function formatTime(iso: string, timeZone = browserZone()): string {
-  return new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit', timeZone }).format(new Date(iso));
+  return new Intl.DateTimeFormat(dateLocale, { hour: 'numeric', minute: '2-digit', timeZone }).format(new Date(iso));
 }
 
 export function formatDate(iso: string, timeZone = browserZone()): string {
-  return new Intl.DateTimeFormat(undefined, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone }).format(new Date(iso));
+  return new Intl.DateTimeFormat(dateLocale, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone }).format(new Date(iso));
 }
 
 export function formatDateTime(iso: string, timeZone = browserZone()): string {
-  return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(new Date(iso));
+  return new Intl.DateTimeFormat(dateLocale, { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(new Date(iso));
 }
 
 /** "3 min ago", "2 h ago", or the date. */

@@ -2,13 +2,13 @@
 // Shows the booking in the visitor's zone; cancels it (optional reason, a confirm step) or moves it
 // to another open slot of the same host. Cancelled and declined bookings are shown as such.
 import { AddToCalendar } from '../lib/add-to-calendar';
-import { t } from '../lib/i18n';
+import { failureText, locale, startPage, t, type MessageKey } from '../lib/i18n';
 import { calendarEventOf } from '../book/calendar-event';
 import { Place } from '../book/place';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, get, messageOf, post, qs } from '../lib/api';
-import { browserZone, formatDate, formatTime } from '../lib/format';
+import { ApiError, get, post, qs } from '../lib/api';
+import { browserZone, formatDate, formatTime, setDateLocale } from '../lib/format';
 import '../styles/base.css';
 import '../book/book.css';
 import './manage.css';
@@ -22,11 +22,11 @@ const initialAction = new URLSearchParams(location.search).get('action');
 
 type Mode = { name: 'view' } | { name: 'cancel' } | { name: 'reschedule'; date?: string } | { name: 'confirm-move'; slot: Slot; date: string };
 
-const STATUS: Record<Booking['status'], { label: string; cls: string }> = {
-  confirmed: { label: 'Confirmed', cls: 'ok' },
-  pending: { label: 'Pending confirmation', cls: 'warn' },
-  cancelled: { label: 'Cancelled', cls: 'danger' },
-  declined: { label: 'Declined', cls: 'danger' },
+const STATUS: Record<Booking['status'], { label: MessageKey; cls: string }> = {
+  confirmed: { label: 'status.confirmed', cls: 'ok' },
+  pending: { label: 'status.pending', cls: 'warn' },
+  cancelled: { label: 'status.cancelled', cls: 'danger' },
+  declined: { label: 'status.declined', cls: 'danger' },
 };
 
 function When({ b, zone }: { b: { start_time: string; end_time: string }; zone: string }) {
@@ -63,16 +63,16 @@ function Page() {
         if (active && initialAction === 'cancel') setMode({ name: 'cancel' });
         if (active && initialAction === 'reschedule' && e) setMode({ name: 'reschedule' });
       })
-      .catch((err: unknown) => setLoadError({ status: err instanceof ApiError ? err.status : 0, message: messageOf(err) }));
+      .catch((err: unknown) => setLoadError({ status: err instanceof ApiError ? err.status : 0, message: failureText(err) }));
   }, []);
 
-  if (loadError) return <LoadErrorPanel failure={loadError} notFoundTitle="Link not valid" notFoundText="This booking link is not valid. Use the link from your most recent booking email." />;
+  if (loadError) return <LoadErrorPanel failure={loadError} notFoundTitle={t('manage.invalid')} notFoundText={t('manage.invalidText')} />;
   if (!booking) {
     return (
       <main class="book-page">
         <section class="panel state" aria-busy="true">
           <div class="spinner" aria-hidden="true" />
-          <p class="muted">Loading your booking…</p>
+          <p class="muted">{t('manage.loading')}</p>
         </section>
       </main>
     );
@@ -93,7 +93,7 @@ function Page() {
       setMode({ name: 'view' });
       setFlash(null);
     } catch (err) {
-      setError(messageOf(err));
+      setError(failureText(err));
     } finally {
       setBusy(false);
     }
@@ -106,12 +106,12 @@ function Page() {
       const after = await post<Booking>(`${base}/reschedule`, { start_time: slot.start_time });
       setBooking(after);
       setMode({ name: 'view' });
-      setFlash('Your booking has been moved. We emailed you the new time.');
+      setFlash(t('manage.moved'));
     } catch (err) {
       if (err instanceof ApiError && err.status === 409 && err.body.code === 'slot_unavailable') {
         setMode({ name: 'reschedule', date });
-        setError('Sorry, that time was just taken. Please pick another.');
-      } else setError(messageOf(err));
+        setError(t('manage.taken'));
+      } else setError(failureText(err));
     } finally {
       setBusy(false);
     }
@@ -124,10 +124,10 @@ function Page() {
       <section class="panel manage" data-testid="manage" data-status={b.status}>
         <header class="manage-head">
           <span class={`badge ${status.cls}`} data-testid="status">
-            {status.label}
+            {t(status.label)}
           </span>
-          <h1 data-testid="event-name">{et?.name ?? 'Your booking'}</h1>
-          {et && <p class="muted host">with {et.host_name}</p>}
+          <h1 data-testid="event-name">{et?.name ?? t('manage.title')}</h1>
+          {et && <p class="muted host">{t('manage.with', { host: et.host_name })}</p>}
         </header>
 
         {flash && (
@@ -137,28 +137,28 @@ function Page() {
         )}
         {b.status === 'cancelled' && (
           <div class="alert error" role="status" data-testid="cancelled-note">
-            This booking is cancelled. The host has been told.
+            {t('manage.cancelledNote')}
           </div>
         )}
         {b.status === 'declined' && (
           <div class="alert error" role="status">
-            The host declined this request. You can pick another time on the booking page.
+            {t('manage.declinedNote')}
           </div>
         )}
         {b.status === 'pending' && (
           <div class="alert info" role="status">
-            The host has not confirmed this request yet. You will get an email when they do.
+            {t('manage.pendingNote')}
           </div>
         )}
 
         <dl class={`summary ${active ? '' : 'inactive'}`} hidden={mode.name === 'confirm-move'}>
-          <dt>When</dt>
+          <dt>{t('manage.when')}</dt>
           <dd data-testid="booking-time">
             <When b={b} zone={zone} />
           </dd>
           {et && (
             <>
-              <dt>Length</dt>
+              <dt>{t('manage.length')}</dt>
               <dd>{durationLabel(et.duration_minutes)}</dd>
               <dt>{t('facts.where')}</dt>
               <dd data-testid="manage-location">
@@ -172,7 +172,7 @@ function Page() {
               </dd>
             </>
           )}
-          <dt>Name</dt>
+          <dt>{t('manage.name')}</dt>
           <dd>
             {b.attendee_name}
             <br />
@@ -180,7 +180,7 @@ function Page() {
           </dd>
           {b.notes && (
             <>
-              <dt>Notes</dt>
+              <dt>{t('manage.notes')}</dt>
               <dd class="notes">{b.notes}</dd>
             </>
           )}
@@ -194,36 +194,36 @@ function Page() {
 
         {active && !past && et && mode.name === 'view' ? <AddToCalendar event={calendarEventOf(et, b)} /> : null}
 
-        {active && past && <p class="muted">This booking is in the past and can no longer be changed.</p>}
+        {active && past && <p class="muted">{t('manage.past')}</p>}
 
         {active && !past && mode.name === 'view' && (
           <div class="actions">
             {et && (
               <button type="button" class="secondary" data-testid="reschedule" onClick={() => { setError(null); setFlash(null); setMode({ name: 'reschedule' }); }}>
-                Reschedule
+                {t('manage.reschedule')}
               </button>
             )}
             <button type="button" class="secondary danger-text" data-testid="cancel" onClick={() => { setError(null); setFlash(null); setMode({ name: 'cancel' }); }}>
-              Cancel booking
+              {t('manage.cancel')}
             </button>
           </div>
         )}
 
         {active && !past && mode.name === 'cancel' && (
           <form class="cancel-form" onSubmit={(e) => void cancel(e)} data-testid="cancel-form">
-            <h2>Cancel this booking?</h2>
+            <h2>{t('manage.cancelTitle')}</h2>
             <div class="field">
               <label for="reason">
-                Reason <span class="muted optional">(optional, shared with the host)</span>
+                {t('manage.reason')} <span class="muted optional">{t('manage.reasonHint')}</span>
               </label>
               <textarea id="reason" maxLength={2000} value={reason} onInput={(e) => setReason((e.target as HTMLTextAreaElement).value)} />
             </div>
             <div class="actions">
               <button type="submit" class="danger" disabled={busy} data-testid="confirm-cancel">
-                {busy ? 'Cancelling…' : 'Yes, cancel it'}
+                {busy ? t('manage.cancelling') : t('manage.yesCancel')}
               </button>
               <button type="button" class="secondary" disabled={busy} onClick={() => setMode({ name: 'view' })}>
-                Keep booking
+                {t('manage.keep')}
               </button>
             </div>
           </form>
@@ -232,10 +232,10 @@ function Page() {
         {active && !past && et && mode.name === 'reschedule' && (
           <div class="reschedule" data-testid="reschedule-picker">
             <div class="row">
-              <h2>Pick a new time</h2>
+              <h2>{t('manage.pickNew')}</h2>
               <span class="spacer" />
               <button type="button" class="ghost" onClick={() => { setError(null); setMode({ name: 'view' }); }}>
-                Back
+                {t('manage.back')}
               </button>
             </div>
             {error && (
@@ -249,16 +249,16 @@ function Page() {
 
         {active && !past && mode.name === 'confirm-move' && (
           <div class="confirm-move" data-testid="confirm-move">
-            <h2>Move your booking?</h2>
+            <h2>{t('manage.moveTitle')}</h2>
             <div class="move">
               <div>
-                <small>From</small>
+                <small>{t('manage.from')}</small>
                 <p class="old">
                   <When b={b} zone={zone} />
                 </p>
               </div>
               <div>
-                <small>To</small>
+                <small>{t('manage.to')}</small>
                 <p data-testid="new-time">
                   <When b={mode.slot} zone={zone} />
                 </p>
@@ -266,10 +266,10 @@ function Page() {
             </div>
             <div class="actions">
               <button type="button" disabled={busy} data-testid="confirm-move-button" onClick={() => void move(mode.slot, mode.date)}>
-                {busy ? 'Moving…' : 'Confirm new time'}
+                {busy ? t('manage.moving') : t('manage.confirmMove')}
               </button>
               <button type="button" class="secondary" disabled={busy} onClick={() => setMode({ name: 'reschedule', date: mode.date })}>
-                Pick another time
+                {t('manage.pickAnother')}
               </button>
             </div>
           </div>
@@ -278,14 +278,16 @@ function Page() {
         {!active && et && (
           <p class="rebook">
             <a class="button secondary" href={et.booking_path} data-testid="book-again">
-              Book a new time
+              {t('manage.bookAgain')}
             </a>
           </p>
         )}
       </section>
-      <footer class="powered">Scheduling by Muster</footer>
+      <footer class="powered">{t('common.powered')}</footer>
     </main>
   );
 }
 
+startPage('manage.title');
+setDateLocale(locale());
 render(<Page />, document.getElementById('root')!);

@@ -14,10 +14,20 @@ function emailedLink(): { email: string; code: string } | null {
   return email && /^\d{6}$/.test(code) ? { email, code } : null;
 }
 
+/**
+ * `/register?email=...`, the link of the invite emails sent before invite links (`/invites/<token>`)
+ * existed: the registration form with the invited address filled in.
+ */
+function registrationLink(): { email: string } | null {
+  if (location.pathname.replace(/\/+$/, '') !== '/register') return null;
+  return { email: new URLSearchParams(location.search).get('email')?.trim().slice(0, 254) ?? '' };
+}
+
 export function LoginView({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
   const [link] = useState(emailedLink);
-  const [mode, setMode] = useState<Mode>(link ? 'code' : 'password');
-  const [email, setEmail] = useState(link?.email ?? '');
+  const [registration] = useState(registrationLink);
+  const [mode, setMode] = useState<Mode>(link ? 'code' : registration ? 'register' : 'password');
+  const [email, setEmail] = useState(link?.email ?? registration?.email ?? '');
   const [password, setPassword] = useState('');
   const [name, setName] = useState('');
   const [code, setCode] = useState(link?.code ?? '');
