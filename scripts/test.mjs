@@ -1,7 +1,7 @@
 // `npm test`: every *.test.ts under src/ and test/ through node:test and tsx, one process per file.
 // `npm test -- --pg` (npm run test:pg) runs the same files on PostgreSQL (TEST_DATABASE_URL, default the local one).
 //
-// The files run compiled: src/, test/, clients/ and scripts/ are transpiled by esbuild (what tsx does
+// The files run compiled: src/, test/, clients/, scripts/ and web/src/*.ts are transpiled by esbuild (what tsx does
 // file by file) into .test-build/<run>/, a mirror of the repository (one per run, removed after it), and node runs the JavaScript. A
 // process under tsx resolves every module it loads through tsx's loader thread, which cost about a
 // quarter of the suite's CPU; the test files and their servers are the same code either way.
@@ -55,7 +55,8 @@ async function compile() {
           return p.endsWith('.ts') && !p.endsWith('.d.ts') ? [p] : [];
         })
       : [];
-  const entryPoints = ['src', 'test', 'clients', 'scripts'].flatMap(ts);
+  // web/src: the pages' plain-TypeScript helpers that tests import (map-people.ts...).
+  const entryPoints = ['src', 'test', 'clients', 'scripts', 'web/src'].flatMap(ts);
   await build({ entryPoints, outdir: BUILD, outbase: '.', format: 'esm', platform: 'node', target: 'node20', sourcemap: 'inline', logLevel: 'warning' });
   // The built pages are found relative to src/modules/web (../../../dist/web).
   fs.symlinkSync(path.join('..', '..', 'dist'), path.join(BUILD, 'dist'));
