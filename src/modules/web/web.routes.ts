@@ -12,8 +12,8 @@ export const defaultWebDir = path.resolve(path.dirname(fileURLToPath(import.meta
 export const PAGES: readonly { file: string; paths: readonly string[] }[] = [
   // `/invites/:token`: the link of an org invite email (the dashboard's page shows the invite).
   // `/register?email=`: the link of invite emails sent before invite links existed; the dashboard's
-  // registration, prefilled.
-  { file: 'app.html', paths: ['/app', '/app/*', '/invites/:token', '/register'] },
+  // registration, prefilled. `/verify-email?email=&code=`: the link of the address-confirmation email.
+  { file: 'app.html', paths: ['/app', '/app/*', '/invites/:token', '/register', '/verify-email'] },
   { file: 'field.html', paths: ['/field', '/field/*'] },
   {
     file: 'book.html',

@@ -12,6 +12,7 @@ import type { Me, Org } from './types';
 import { ErrorAlert, Loading } from './ui';
 import { LoginView } from './views/login';
 import { InviteView } from './views/invite';
+import { VerifyEmailView } from './views/verify-email';
 
 type Auth = { state: 'loading' } | { state: 'out' } | { state: 'in'; me: Me; orgs: Org[] } | { state: 'error'; error: unknown };
 
@@ -106,4 +107,6 @@ interceptLinks();
 if (viewingTestData()) pageHeaders['x-muster-mode'] = 'test';
 // An invite email's link, /invites/<token>, is served by this page too (before any sign-in).
 const inviteToken = /^\/invites\/([^/]+)\/?$/.exec(location.pathname)?.[1];
-render(inviteToken ? <InviteView token={decodeURIComponent(inviteToken)} /> : <App />, document.getElementById('root')!);
+// The link of the "confirm your email address" email, /verify-email?email=&code=, too (signed in or not).
+const verifying = /^\/verify-email\/?$/.test(location.pathname);
+render(inviteToken ? <InviteView token={decodeURIComponent(inviteToken)} /> : verifying ? <VerifyEmailView /> : <App />, document.getElementById('root')!);
