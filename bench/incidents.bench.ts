@@ -13,6 +13,7 @@ import { scoped, type Scope } from '../src/db/scope.js';
 import { slaTimes } from '../src/modules/incidents/sla.js';
 import { fsyncCost } from './fsync-cost.js';
 import { compare, liveKey, machine, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type Comparison, type LoadFigures, type MusterServer, type Server, fsyncMedianMs } from './lib.js';
+import { INCIDENTS_PROFILE } from './profile-notes.js';
 
 const NAME = 'incidents';
 const SEEDED = sized(1_000_000, 10_000);
@@ -366,6 +367,8 @@ export async function run(): Promise<BenchResult> {
       'The load generator shares the 2 cores with the server, so absolute figures move between runs; the ratio is the figure to compare.',
       '',
       `Machine: ${machine()} (${os.platform()} ${os.arch()}). Date: ${new Date().toISOString().slice(0, 10)}. Command: \`npm run bench -- incidents\`.`,
+      '',
+      INCIDENTS_PROFILE,
     ].join('\n');
     return { name: NAME, markdown };
   } finally {
