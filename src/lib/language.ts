@@ -2,8 +2,14 @@
 // of the request's Accept-Language. Stored on the booking so the emails to the visitor follow it.
 import { invalidField } from './errors.js';
 
-/** The shape the API accepts: a 2-3 letter language and subtags of 1-8 letters or digits (Intl checks the rest). */
-export const LANGUAGE_PATTERN = '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$';
+/**
+ * The shape the API accepts, the language-script-region-variant part of BCP 47 (no extensions or
+ * private use): a 2-3 letter language, then an optional 4-letter script, an optional region (2
+ * letters or 3 digits) and variants (5-8 letters or digits, or a digit and 3 more). Every tag of
+ * this shape is one Intl takes, so the documented schema and the answer agree (a repeated variant
+ * is the one case left to Intl's check).
+ */
+export const LANGUAGE_PATTERN = '^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-(?:[A-Za-z]{2}|[0-9]{3}))?(-(?:[A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*$';
 export const LANGUAGE_MAX = 35;
 const shape = new RegExp(LANGUAGE_PATTERN);
 
