@@ -1,5 +1,5 @@
-// `npm run test:browser`: builds the service and the pages, then runs test/browser/*.test.ts one
-// file at a time; each file starts `node dist/server.js` on its own data directory and drives
+// `npm run test:browser`: builds the service and the pages, then runs test/browser/*.test.ts two
+// files at a time (BROWSER_TEST_CONCURRENCY=1 for one at a time); each file starts `node dist/server.js` on its own data directory and drives
 // Debian's Chromium (CHROMIUM_PATH, default /usr/bin/chromium) through playwright-core.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -26,5 +26,5 @@ if (files.length === 0) {
   process.exit(1);
 }
 console.log(`running ${files.length} browser test files (screenshots in ${process.env.SCREENSHOT_DIR ?? 'test/browser/screenshots'})`);
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...files], { stdio: 'inherit' });
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${process.env.BROWSER_TEST_CONCURRENCY ?? 2}`, ...files], { stdio: 'inherit' });
 process.exit(result.status ?? 1);

@@ -5,6 +5,7 @@ import { ago } from '../../lib/format';
 import { navigate, setQuery, type Loc } from '../router';
 import { orgName, useSession } from '../session';
 import { useStream } from '../sse';
+import { OrgField, PriorityField } from './incident-fields';
 import type { Incident } from '../types';
 import { Empty, ErrorAlert, FieldError, LiveBadge, Loading, PageHeader, Pager, PriorityBadge, PRIORITY_LABEL, SlaBadge, SOURCE_LABEL, STATUS_LABEL, StatusBadge, useAsync } from '../ui';
 
@@ -284,36 +285,16 @@ function CreateIncident({ onCancel }: { onCancel: () => void }) {
         <FieldError error={error} name="description" />
       </div>
       <div class="grid-2">
-        <div class="field">
-          <label for="inc-priority">Priority</label>
-          <select id="inc-priority" name="priority" value={priority} onChange={(e) => setPriority(e.currentTarget.value)}>
-            {Object.entries(PRIORITY_LABEL).map(([v, l]) => (
-              <option key={v} value={v}>
-                {l}
-              </option>
-            ))}
-          </select>
+        <PriorityField id="inc-priority" value={priority} onChange={setPriority}>
           <small>SLA: urgent 1 h, high 4 h, normal 24 h, low 48 h.</small>
-        </div>
+        </PriorityField>
         <div class="field">
           <label for="inc-location">Location</label>
           <input id="inc-location" name="location_name" maxLength={200} value={location} onInput={(e) => setLocation(e.currentTarget.value)} placeholder="Optional" />
           <FieldError error={error} name="location_name" />
         </div>
       </div>
-      {orgs.length > 1 ? (
-        <div class="field">
-          <label for="inc-org">Organization</label>
-          <select id="inc-org" value={org} onChange={(e) => setOrg(e.currentTarget.value)}>
-            {orgs.map((o) => (
-              <option key={o.id} value={String(o.id)}>
-                {o.name}
-              </option>
-            ))}
-          </select>
-          <FieldError error={error} name="org_id" />
-        </div>
-      ) : null}
+      <OrgField id="inc-org" orgs={orgs} value={org} onChange={setOrg} error={error} />
       <div class="row">
         <button type="submit" disabled={busy}>
           {busy ? 'Creating…' : 'Create incident'}

@@ -6,7 +6,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, patch, post, randomId } from '../../lib/api';
 import { useSession } from '../session';
 import type { Incident } from '../types';
-import { ErrorAlert, FieldError, PRIORITY_LABEL, PriorityBadge, useAsync, type Async } from '../ui';
+import { ErrorAlert, FieldError, PriorityBadge, useAsync, type Async } from '../ui';
+import { OrgField, PriorityField } from './incident-fields';
 import { NearestResponders } from './incident-dispatch';
 
 export const incidentKey = (id: number) => `incident-${id}`;
@@ -132,35 +133,14 @@ export function IncidentHereForm({ draft, onCancel, onCreated }: { draft: Incide
           <input id="here-title" ref={titleRef} name="title" required maxLength={200} value={title} onInput={(e) => setTitle(e.currentTarget.value)} placeholder="What happened?" />
           <FieldError error={error} name="title" />
         </div>
-        <div class="field">
-          <label for="here-priority">Priority</label>
-          <select id="here-priority" name="priority" value={priority} onChange={(e) => setPriority(e.currentTarget.value)}>
-            {Object.entries(PRIORITY_LABEL).map(([v, l]) => (
-              <option key={v} value={v}>
-                {l}
-              </option>
-            ))}
-          </select>
-        </div>
+        <PriorityField id="here-priority" value={priority} onChange={setPriority} />
       </div>
       <div class="field">
         <label for="here-description">Description</label>
         <textarea id="here-description" class="short" name="description" value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
         <FieldError error={error} name="description" />
       </div>
-      {orgs.length > 1 ? (
-        <div class="field">
-          <label for="here-org">Organization</label>
-          <select id="here-org" value={org} onChange={(e) => setOrg(e.currentTarget.value)}>
-            {orgs.map((o) => (
-              <option key={o.id} value={String(o.id)}>
-                {o.name}
-              </option>
-            ))}
-          </select>
-          <FieldError error={error} name="org_id" />
-        </div>
-      ) : null}
+      <OrgField id="here-org" orgs={orgs} value={org} onChange={setOrg} error={error} />
       <div class="row">
         <button type="submit" disabled={busy} data-testid="incident-here-submit">
           {busy ? 'Creating…' : 'Create incident'}
