@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { iso } from '../src/lib/clock.js';
 import { credentialCache } from '../src/modules/auth/credential-cache.js';
-import { buildTestApp, testDialect, type TestApp } from './helpers.js';
+import { buildTestApp, injector, testDialect, type TestApp } from './helpers.js';
 import { createKey, emailedCode, login, setPlan, signUp, uniqueEmail, type TestUser } from './factories.js';
 
 // Issue #19: API keys, sessions and memberships are served from memory, and every change that
@@ -26,13 +26,7 @@ describe(`credential cache on the request path (${testDialect})`, () => {
   });
   after(() => t.close());
 
-  const send = (method: string, url: string, headers: Headers, payload?: Record<string, unknown>) =>
-    t.app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
-  async function ok<T = Record<string, unknown>>(method: string, url: string, headers: Headers, payload?: Record<string, unknown>): Promise<T> {
-    const res = await send(method, url, headers, payload);
-    assert.ok(res.statusCode < 300, `${method} ${url}: ${res.statusCode} ${res.body}`);
-    return res.json<T>();
-  }
+  const { send, ok } = injector(() => t.app);
   const status = async (method: string, url: string, headers: Headers, payload?: Record<string, unknown>) => (await send(method, url, headers, payload)).statusCode;
   /** The queries a request makes on these tables. */
   async function readsOf(tables: string[], run: () => Promise<unknown>): Promise<string[]> {

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -96,4 +97,22 @@ export async function buildTestApp(env: Record<string, string> = {}, overrides: 
 /** The parsed JSON body of an injected response. */
 export function body<T = Record<string, unknown>>(res: LightMyRequestResponse): T {
   return res.json<T>();
+}
+
+type Payload = Record<string, unknown>;
+type Headers = Record<string, string>;
+
+/**
+ * Requests injected into the app `app()` returns (a getter: test files build theirs in before()):
+ * `send` answers the response, `ok` the JSON of a 2xx answer and fails the test on anything else.
+ */
+export function injector(app: () => FastifyInstance) {
+  const send = (method: string, url: string, headers: Headers, payload?: Payload) =>
+    app().inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
+  async function ok<T = Payload>(method: string, url: string, headers: Headers, payload?: Payload): Promise<T> {
+    const res = await send(method, url, headers, payload);
+    assert.ok(res.statusCode < 300, `${method} ${url}: ${res.statusCode} ${res.body}`);
+    return res.json<T>();
+  }
+  return { send, ok };
 }

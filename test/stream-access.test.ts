@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { iso } from '../src/lib/clock.js';
 import { insertMembership } from '../src/modules/orgs/orgs.repository.js';
-import { buildTestApp, type TestApp } from './helpers.js';
+import { buildTestApp, injector, type TestApp } from './helpers.js';
 import { createKey, login, setPlan, signUp, type TestUser } from './factories.js';
 import { connectSse, eventOf, listen, type SseClient, within } from './sse-client.js';
 
@@ -38,18 +38,14 @@ describe('live streams end with the access that opened them', () => {
   }
   const statusOf = async (headers: Headers, path = '/v1/incidents/stream') => (await fetch(`http://127.0.0.1:${port}${path}`, { headers })).status;
   const ends = (c: SseClient, what: string) => within(c.ended, 1_000, what);
-  async function call(method: string, url: string, headers: Headers, payload?: Record<string, unknown>) {
-    const res = await t.app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
-    assert.ok(res.statusCode < 300, `${method} ${url}: ${res.statusCode} ${res.body}`);
-    return res.json<Record<string, unknown>>();
-  }
+  const { ok: call } = injector(() => t.app);
   const incident = async (headers: Headers, title: string, orgId?: number) =>
-    (await call('POST', '/v1/incidents', headers, { title, ...(orgId === undefined ? {} : { org_id: orgId }) })) as { Id: number };
+    call<{ Id: number }>('POST', '/v1/incidents', headers, { title, ...(orgId === undefined ? {} : { org_id: orgId }) });
   const receives = (c: SseClient, created: { Id: number }) => c.waitForEvent('incident.created', (p) => p.Id === created.Id, 2_000);
 
   /** A shared org of root's with `user` in it as `role`. */
   async function sharedOrg(user: TestUser, role: 'member' | 'admin' = 'member') {
-    const org = (await call('POST', '/v1/orgs', { cookie: root.cookie }, { name: `Ops ${Math.random().toString(36).slice(2, 8)}` })) as { id: number; slug: string };
+    const org = await call<{ id: number; slug: string }>('POST', '/v1/orgs', { cookie: root.cookie }, { name: `Ops ${Math.random().toString(36).slice(2, 8)}` });
     await insertMembership(t.ctx.db, { orgId: org.id, userId: user.id, role, primary: false, createdAt: iso(t.clock.now()) });
     return org;
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { buildTestApp, testDialect, type TestApp } from './helpers.js';
+import { buildTestApp, injector, testDialect, type TestApp } from './helpers.js';
 import { createKey, emailedCode, setPlan, signUp, type TestUser } from './factories.js';
 
 // Issue #19: GET /v1/auth/me and every beacon (POST /v1/signals, tracker fixes) read the user's
@@ -23,13 +23,7 @@ describe(`user rows and org access in memory (${testDialect})`, () => {
   });
   after(() => t.close());
 
-  const send = (method: string, url: string, headers: Headers, payload?: Record<string, unknown>) =>
-    t.app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
-  async function ok<T = Record<string, unknown>>(method: string, url: string, headers: Headers, payload?: Record<string, unknown>): Promise<T> {
-    const res = await send(method, url, headers, payload);
-    assert.ok(res.statusCode < 300, `${method} ${url}: ${res.statusCode} ${res.body}`);
-    return res.json<T>();
-  }
+  const { send, ok } = injector(() => t.app);
   async function readsOf(tables: string[], run: () => Promise<unknown>): Promise<string[]> {
     queries.length = 0;
     await run();
