@@ -3,8 +3,8 @@
 //
 // The files run compiled: src/, test/, clients/, scripts/ and web/src/*.ts are transpiled by esbuild (what tsx does
 // file by file) into .test-build/<run>/, a mirror of the repository (one per run, removed after it), and node runs the JavaScript. A
-// process under tsx resolves every module it loads through tsx's loader thread, which cost about a
-// quarter of the suite's CPU; the test files and their servers are the same code either way.
+// process under tsx resolves every module it loads through tsx's loader thread, which cost a large
+// share of the suites' CPU; the test files and their servers are the same code either way.
 // test/bench/ stays under tsx: its files fork bench/*.ts scripts themselves. A single file can
 // still be run straight from its source: node --import tsx --test path/to/file.test.ts
 import { spawnSync } from 'node:child_process';
