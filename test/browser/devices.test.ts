@@ -57,6 +57,10 @@ for (const [kind, viewport] of [
     assert.equal(await page.getAttribute('[data-testid="owntracks-qr"]', 'src'), qr.createDataURL(4, 8), 'the QR code encodes the OwnTracks configuration of this device');
     await screenshot(page, 'devices-created');
     await noHorizontalOverflow(page);
+    // The list below the new device's card is read again from the API: it holds no secret either.
+    const fresh = page.locator('[data-testid="device-row"]', { hasText: name });
+    await fresh.getByText('/v1/trackers/osmand?id={token}').waitFor();
+    assert.ok(!(await fresh.textContent())?.includes(token), 'the list shows the token only in the card of the new device');
 
     // The app's first fix, as Traccar Client's OsmAnd protocol sends it (query parameters).
     const osmand = `${server.url}/v1/trackers/osmand?id=${token}`;
