@@ -47,7 +47,7 @@ export const BEACONS_PROFILE = [
 ].join('\n');
 
 /** bench/profile-incidents.ts: the incident list and creation (written by hand, printed by the incidents benchmark). */
-export const INCIDENTS_PROFILE = [
+const INCIDENTS_PROFILE_INTRO = [
   "### Incidents: profile notes (issue #19, 2026-11-24; load average 15-24 on 2 cores, so read shares and counts, not absolute times)",
   "",
   "Measured with `npx tsx bench/profile-incidents.ts [--rows N] [--n N] [--timing] [--prof DIR] [list|create]`: a real",
@@ -56,7 +56,10 @@ export const INCIDENTS_PROFILE = [
   "each statement inside better-sqlite3, `--prof` a CPU profile of the measured requests only (node:inspector). With the",
   "machine at load 15-24 the CPU per request swung by +-50 % between identical runs (a bare `select 1` took 3.9 us of CPU",
   "instead of about 1), so the before/after figures below are statement counts and same-process micro-measurements.",
-  "",
+].join('\n');
+
+/** The list (GET /v1/tickets) part of the incidents profile notes. */
+const INCIDENT_LIST_PROFILE = [
   "**GET /v1/tickets?limit=50** (200k rows; plans checked at 1M with EXPLAIN QUERY PLAN: the page walks",
   "`incidents_scope_idx` backwards, the total sums `incident_counts` rows). Before: 2 statements per request (page, total;",
   "the key and memberships come from the credential cache). Top self time: better-sqlite3 reading the page",
@@ -69,7 +72,10 @@ export const INCIDENTS_PROFILE = [
   "group of commits), turned into objects in JS. Still 2 statements per request; `with_counts` already runs only when asked.",
   "Left as found: `sort=priority` at 1M rows sorts every row of the org (TEMP B-TREE, 0.9 s of CPU per request here): it",
   "needs an index on the priority rank expression with `id desc` (a migration on both engines), not done.",
-  "",
+].join('\n');
+
+/** The creation (POST /v1/tickets) part. */
+const INCIDENT_CREATE_PROFILE = [
   "**POST /v1/tickets** (`{title, priority: 'high'}`). Before: 11.33 statements per creation (org look-up, creator,",
   "escalation setting, incident insert, counter upsert, timeline insert, timeline re-read with the actor's name, two outbox",
   "inserts, savepoint and release; BEGIN and COMMIT once per group, 0.18-0.2 per creation at 10 connections). After: 9.38",
@@ -83,3 +89,5 @@ export const INCIDENTS_PROFILE = [
   "`createIncident` (the org row is only read for its id and lock state), then compiling the fixed insert shapes once",
   "instead of per request.",
 ].join('\n');
+
+export const INCIDENTS_PROFILE = [INCIDENTS_PROFILE_INTRO, INCIDENT_LIST_PROFILE, INCIDENT_CREATE_PROFILE].join('\n\n');
