@@ -33,7 +33,7 @@ async function noSideways(page: Page) {
 const showsTitles = (page: Page, titles: string[]) =>
   page.waitForFunction(
     (want) => {
-      const have = [...document.querySelectorAll('[data-testid="incident-row"] .list-title')].map((e) => e.textContent).sort();
+      const have = Array.from(document.querySelectorAll('[data-testid="incident-row"] .list-title')).map((e) => e.textContent).sort();
       return JSON.stringify(have) === JSON.stringify(want);
     },
     [...titles].sort(),
