@@ -33,18 +33,23 @@ export const toUser = (u: UserRow) => ({
   timezone: u.timezone,
 });
 
+// Written out rather than `{ ...toUser(u), phone, ... }`: on Node 20 (V8 11.3) adding properties to an object made by
+// spread costs about 1 µs each (a new hidden class every time), 6 µs of every GET /v1/auth/me. docs/architecture.md,
+// "Object spread on hot paths".
 export const toMe = (ctx: AppContext, u: UserRow, livemode = true): MeResponse => ({
-  ...toUser(u),
+  id: u.id,
+  email: u.email,
+  name: u.name,
+  slug: u.slug,
+  plan: u.plan,
+  timezone: u.timezone,
   phone: u.phone,
   admin: isAdmin(ctx, u),
   email_verified: u.email_verified === 1,
   livemode,
 });
 
-const toAdminUser = (ctx: AppContext, u: UserRow): AdminUser => ({
-  ...toMe(ctx, u),
-  created_at: u.created_at,
-});
+const toAdminUser = (ctx: AppContext, u: UserRow): AdminUser => Object.assign(toMe(ctx, u), { created_at: u.created_at });
 
 /**
  * Registers a user and their personal primary org (owner). Slugs come from the name and get a
