@@ -3,11 +3,11 @@
 // child process (and the beacon path's 10 stream subscribers in another), so process.cpuUsage() of this
 // process over N requests is the server's CPU only. Run:
 //
-//   npx tsx bench/cpu-per-request.ts [auth-me] [trackers] [beacons] [bare] [--requests 20000]
+//   npx tsx bench/cpu-per-request.ts [auth-me] [trackers] [beacons] [bare] [fastify] [--requests 20000]
 //
 // `bare` measures a node:http server in this process answering auth-me's bytes and the trackers'
 // empty 200 (the benchmarks' baselines): the ratio of CPU per request is what the req/s ratio tends
-// to when the server's core is the limit.
+// to when the server's core is the limit. `fastify` measures Fastify itself (one route, no plugins) answering the same.
 //   npx tsx bench/cpu-per-request.ts trackers --profile /tmp/prof   # and a .cpuprofile of the measured requests only
 //
 // Not part of `npm run bench`: it prints its figures and writes nothing.
@@ -19,6 +19,7 @@ import path from 'node:path';
 import os from 'node:os';
 import SQLite from 'better-sqlite3';
 import http from 'node:http';
+import Fastify from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { liveKey, startMuster } from './lib.js';
 
@@ -136,6 +137,18 @@ try {
     await measure('bare-empty', `${base}/empty`, {}, sql);
     server.closeAllConnections();
     server.close();
+  }
+  if (want('fastify')) {
+    // The framework's own floor: Fastify with one route answering auth-me's bytes, no plugins, no hooks.
+    const me = (await muster.app.inject({ method: 'GET', url: '/v1/auth/me', headers })).body;
+    const floor = Fastify({ logger: false });
+    floor.get('/me', (_request, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(me));
+    floor.get('/empty', (_request, reply) => reply.send());
+    await floor.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(floor.server.address() as AddressInfo).port}`;
+    await measure('fastify-me', `${base}/me`, {}, sql);
+    await measure('fastify-empty', `${base}/empty`, {}, sql);
+    await floor.close();
   }
 } finally {
   for (const s of subscribers) s.kill();
