@@ -1,3 +1,4 @@
+import { deleteMemberlessOrgs } from '../modules/privacy/privacy.service.js';
 import { sweepRetention } from '../modules/retention/retention.service.js';
 import { BACKUP_TICK_MS, scheduledBackup } from '../ops/scheduled-backup.js';
 import { metricsOf } from '../modules/metrics/metrics.js';
@@ -100,5 +101,7 @@ export const defaultJobs = (ctx: AppContext): Job[] => [
   { name: 'escalation', intervalMs: ctx.config.slaSweepIntervalMs, run: sweepEscalations },
   // Issue #22: retention (every org, in batches) and, with BACKUP_DIR, the scheduled SQLite backup.
   { name: 'retention', intervalMs: ctx.config.ops.retentionSweepIntervalMs, run: sweepRetention },
+  // Orgs of a deleted account whose deletion crashed between its two transactions (privacy.service.ts).
+  { name: 'memberless-orgs', intervalMs: ctx.config.ops.retentionSweepIntervalMs, run: (c) => deleteMemberlessOrgs(c) },
   ...(ctx.config.ops.backupDir ? [{ name: 'backup', intervalMs: BACKUP_TICK_MS, run: scheduledBackup }] : []),
 ];

@@ -7,6 +7,10 @@ import { buildTestApp, type TestApp } from '../helpers.js';
 import { createKey, emailedCode, signUp, type TestUser } from '../factories.js';
 import { bookPublic, createEventType } from '../peers.js';
 import { exists, fileOf, postSignal, sharedOrg, signalIds, upload } from './ops-kit.js';
+import { defaultJobs } from '../../src/jobs/scheduler.js';
+import * as privacyRepo from '../../src/modules/privacy/privacy.repository.js';
+import { deleteMemberlessOrgs } from '../../src/modules/privacy/privacy.service.js';
+import { findUserById } from '../../src/modules/users/users.repository.js';
 
 interface Export {
   profile: { id: number; email: string };
@@ -150,5 +154,52 @@ describe('export and deletion', () => {
     const res = await t.app.inject({ method: 'DELETE', url: '/v1/auth/me', headers: as(cleo), payload: { code } });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal((await t.app.inject({ method: 'GET', url: '/v1/auth/me', headers: as(cleo) })).statusCode, 401);
+  });
+});
+
+describe('orgs left without members', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp();
+  });
+  after(() => t.close());
+
+  test('a deletion that stopped between its two transactions leaves orgs without members; the memberless-orgs job deletes them with their files, and spares orgs with a member', async () => {
+    const carol = await signUp(t.app, { name: 'Carol Crashed' });
+    const dan = await signUp(t.app, { name: 'Dan Stays' });
+    const shop = await sharedOrg(t.app, carol, [{ email: dan.email, role: 'member' }]);
+    // Dan's own org: it has a member and stays.
+    const shared = (await t.app.inject({ method: 'GET', url: '/v1/orgs', headers: { cookie: dan.cookie } })).json<{ orgs: { id: number }[] }>().orgs[0]!;
+    // Dan leaves a photo in the shop, then is removed from it: his capture stays in the org.
+    const image = await upload(t.app, { cookie: dan.cookie });
+    await postSignal(t.app, { cookie: dan.cookie }, { type: 'capture', image_url: image, org_id: shop.id, note: 'in the shop' });
+    assert.equal((await t.app.inject({ method: 'DELETE', url: `/v1/orgs/${shop.slug}/members/${dan.id}`, headers: { cookie: carol.cookie } })).statusCode, 200);
+    const inc = (await t.app.inject({ method: 'POST', url: '/v1/tickets', headers: { cookie: carol.cookie }, payload: { title: 'shop incident', org_id: shop.id } })).json<{ Id: number }>();
+    await postSignal(t.app, { cookie: dan.cookie }, { type: 'note', note: 'dan in the shared org', org_id: shared.id });
+
+    // What DELETE /v1/auth/me's first transaction leaves when the process dies before its second: Carol and her
+    // signals gone, the shop still there without a member.
+    const user = (await findUserById(t.ctx.db, carol.id))!;
+    await t.ctx.transaction(async (tx) => {
+      await privacyRepo.deleteSignalsOf(tx.db, user.id);
+      await privacyRepo.deleteAccount(tx.db, user);
+    });
+    const orgIds = async () => (await t.ctx.db.selectFrom('orgs').select('id').orderBy('id').execute()).map((r) => r.id);
+    assert.ok((await orgIds()).includes(shop.id), 'the crash left the org');
+    const before = await privacyRepo.memberlessOrgIds(t.ctx.db, undefined, 100);
+    assert.ok(before.includes(shop.id) && !before.includes(shared.id), `memberless: ${before.join(", ")}`);
+
+    const result = await deleteMemberlessOrgs(t.ctx);
+    assert.ok(result.orgs >= 1);
+    assert.deepEqual(await privacyRepo.memberlessOrgIds(t.ctx.db, undefined, 100), [], 'none left');
+    const left = await orgIds();
+    assert.equal(left.includes(shop.id), false, 'the memberless org is gone');
+    assert.ok(left.includes(shared.id), 'the org Dan belongs to stays');
+    assert.equal((await t.ctx.db.selectFrom('incidents').select('id').where('id', '=', inc.Id).execute()).length, 0, 'its incidents went with it');
+    assert.equal(exists(fileOf(t, image)), false, 'the photo left in it is removed');
+    const danSignals = (await t.app.inject({ method: 'GET', url: `/v1/signals?org_id=${shared.id}`, headers: { cookie: dan.cookie } })).json<{ signals: { note: string | null }[] }>();
+    assert.deepEqual(danSignals.signals.map((s) => s.note), ['dan in the shared org']);
+    // The job is part of the scheduler's defaults, on the retention sweep's interval.
+    assert.ok(defaultJobs(t.ctx).some((j) => j.name === 'memberless-orgs'));
   });
 });

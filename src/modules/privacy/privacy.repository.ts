@@ -163,6 +163,34 @@ export async function keyIdsOf(db: Kysely<DB>, userId: number): Promise<number[]
   return (await db.selectFrom('api_keys').select('id').where('user_id', '=', userId).execute()).map((r) => r.id);
 }
 
+/** Orgs without a single member (in `among` when given), lowest ids first. */
+export async function memberlessOrgIds(db: Kysely<DB>, among: readonly number[] | undefined, limit: number): Promise<number[]> {
+  if (among?.length === 0) return [];
+  let q = db
+    .selectFrom('orgs')
+    .select('orgs.id')
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('memberships as m').select('m.user_id').whereRef('m.org_id', '=', 'orgs.id'))))
+    .orderBy('orgs.id')
+    .limit(limit);
+  if (among) q = q.where('orgs.id', 'in', among);
+  return (await q.execute()).map((r) => r.id);
+}
+
+/**
+ * Deletes those of these orgs that still have no member, with everything in them; answers the ids
+ * deleted. The condition is part of the DELETE, so an org someone joined in the meantime stays.
+ */
+export async function deleteOrgsWithoutMembers(db: Kysely<DB>, orgIds: readonly number[]): Promise<number[]> {
+  if (orgIds.length === 0) return [];
+  const rows = await db
+    .deleteFrom('orgs')
+    .where('id', 'in', orgIds)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('memberships as m').select('m.user_id').whereRef('m.org_id', '=', 'orgs.id'))))
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
 /** Deletes orgs with everything in them (the database's cascades). */
 export async function deleteOrgs(db: Kysely<DB>, orgIds: readonly number[]): Promise<void> {
   if (orgIds.length > 0) await db.deleteFrom('orgs').where('id', 'in', orgIds).execute();

@@ -119,20 +119,39 @@ export async function deleteMe(ctx: AppContext, guard: Guard, actor: Actor, inpu
   });
   // The orgs only they belonged to, in a transaction of their own: deleting an org locks its row
   // against inserts into it, and one of theirs could hold that row while it waits for the user row
-  // locked above (a deadlock). Now that the user is gone, nothing of theirs is being written.
-  if (soleOrgs.length > 0) {
-    images.push(
-      ...(await ctx.transaction(async (tx) => {
-        const orgImages = await repo.orgImages(tx.db, soleOrgs);
-        await repo.deleteOrgs(tx.db, soleOrgs);
-        for (const orgId of soleOrgs) ctx.events.endAccess({ orgId }, tx);
-        return orgImages;
-      })),
-    );
+  // locked above (a deadlock). Now that the user is gone, nothing of theirs is being written. A
+  // crash before this leaves them without members: the `memberless-orgs` job deletes them then.
+  const orgs = await deleteMemberlessOrgs(ctx, soleOrgs);
+  const files = (await removeUploads(ctx, images)) + orgs.files;
+  ctx.log.info({ userId: user.id, orgsDeleted: orgs.orgs, files }, 'account deleted');
+  return { deleted: true as const };
+}
+
+/**
+ * Deletes orgs left without any member, with everything in them (their uploads too): those of
+ * `among`, or with none given every such org, in batches (the `memberless-orgs` job). An org always
+ * keeps an owner (the last one can be neither removed nor demoted), so the only memberless orgs are
+ * those of a deleted account whose deletion stopped between its two transactions (a crash).
+ */
+export async function deleteMemberlessOrgs(ctx: AppContext, among?: readonly number[]): Promise<{ orgs: number; files: number }> {
+  let orgs = 0;
+  const images: string[] = [];
+  for (;;) {
+    const ids = await repo.memberlessOrgIds(ctx.db, among, 100);
+    if (ids.length === 0) break;
+    const deleted = await ctx.transaction(async (tx) => {
+      images.push(...(await repo.orgImages(tx.db, ids)));
+      const gone = await repo.deleteOrgsWithoutMembers(tx.db, ids);
+      for (const orgId of gone) ctx.events.endAccess({ orgId }, tx);
+      return gone;
+    });
+    orgs += deleted.length;
+    // Orgs joined since they were read stay; with nothing deleted this round, the rest were joined too.
+    if (deleted.length === 0) break;
   }
   const files = await removeUploads(ctx, images);
-  ctx.log.info({ userId: user.id, orgsDeleted: soleOrgs.length, files }, 'account deleted');
-  return { deleted: true as const };
+  if (orgs > 0 && among === undefined) ctx.log.warn({ orgs, files }, 'deleted orgs left without members');
+  return { orgs, files };
 }
 
 /**
