@@ -3,7 +3,7 @@
 // child process (and the beacon path's 10 stream subscribers in another), so process.cpuUsage() of this
 // process over N requests is the server's CPU only. Run:
 //
-//   npx tsx bench/cpu-per-request.ts [auth-me] [trackers] [beacons] [bare] [fastify] [--requests 20000]
+//   npx tsx bench/cpu-per-request.ts [auth-me] [trackers] [events-api] [beacons] [bare] [fastify] [--requests 20000]
 //
 // `bare` measures a node:http server in this process answering auth-me's bytes and the trackers'
 // empty 200 (the benchmarks' baselines): the ratio of CPU per request is what the req/s ratio tends
@@ -111,6 +111,14 @@ try {
     const { token } = created.json<{ token: string }>();
     const q = `id=${token}&lat=52.3702&lon=4.8952&speed=12.5&bearing=90&altitude=4&accuracy=8&batt=80`;
     await measure('trackers', `${muster.url}/v1/trackers/osmand?${q}`, {}, sql);
+  }
+  if (want('events-api')) {
+    // A PagerDuty trigger whose dedup_key repeats (as bench/events-api.bench.ts): after the first, the dedup path.
+    const created = await muster.app.inject({ method: 'POST', url: '/v1/integrations', headers, payload: { name: 'bench' } });
+    const url = new URL(created.json<{ events_url: string }>().events_url).pathname;
+    const event = { event_action: 'trigger', dedup_key: 'bench-disk-full', payload: { summary: 'Disk 95% full on db-1', source: 'db-1.example.com', severity: 'critical' } };
+    await muster.app.inject({ method: 'POST', url, payload: event });
+    await measure('events-api', `${muster.url}${url}`, { method: 'POST', body: JSON.stringify(event), headers: { 'content-type': 'application/json' } }, sql);
   }
   if (want('beacons')) {
     // 10 subscribers of the signal stream, in a child process, as in beacons.bench.ts.
