@@ -1,7 +1,7 @@
 // GET /v1/auth/me with an API key, against a bare node:http server answering the same bytes.
 import os from 'node:os';
 import { AUTH_ME_PROFILE } from './profile-notes.js';
-import { compare, liveKey, machine, ROUNDS_TEXT, RUN_SECONDS, startBaseline, startMuster, type BenchResult, type LoadFigures, type Server } from './lib.js';
+import { compare, liveKey, machine, ROUNDS_TEXT, RUN_SECONDS, startBaseline, startFastifyFloor, startMuster, type BenchResult, type LoadFigures, type Server } from './lib.js';
 
 const NAME = 'auth-me';
 
@@ -20,6 +20,7 @@ const GOAL_RATIO = 0.5;
 export async function run(): Promise<BenchResult> {
   const muster = await startMuster();
   let baseline: Server | undefined;
+  let floor: Server | undefined;
   try {
     const key = await liveKey(muster.app);
     const headers = { 'x-api-key': key };
@@ -29,6 +30,9 @@ export async function run(): Promise<BenchResult> {
 
     const c = await compare({ url: baseline.url, seconds: RUN_SECONDS }, { url: `${muster.url}/v1/auth/me`, headers, seconds: RUN_SECONDS });
     const rounds = c.rounds.map((r) => `${rps(r.subject)} / ${rps(r.baseline)}`).join(', ');
+    // The framework's floor in the same run: Fastify alone answering the same bytes.
+    floor = await startFastifyFloor(me.json<object>());
+    const f = await compare({ url: baseline.url, seconds: RUN_SECONDS }, { url: `${floor.url}/v1/auth/me`, seconds: RUN_SECONDS });
 
     const markdown = [
       '## GET /v1/auth/me with an API key',
@@ -43,12 +47,14 @@ export async function run(): Promise<BenchResult> {
       '| --- | ---: | ---: | ---: | ---: | ---: |',
       row('baseline (`node:http`)', c.baseline, 1),
       row('Muster', c.subject, c.ratio),
+      row('Fastify alone (one route, no plugins; its own rounds)', f.subject, f.ratio),
       '',
       `Muster / baseline req/s per round: ${rounds}.`,
       '',
       `Goal (from the issue): at least ${GOAL_RATIO * 100} % of the baseline's throughput. Measured: ${(c.ratio * 100).toFixed(1)} %, **${c.ratio >= GOAL_RATIO ? 'met' : 'not met'}**.`,
-      'The load generator shares the 2 cores with the server,',
-      'so absolute figures move between runs; the ratio is the figure to compare.',
+      `Fastify alone, one route answering the same bytes with no plugins or hooks, measured against the baseline in rounds of its own: ${(f.ratio * 100).toFixed(1)} %;`,
+      'what lies between that row and Muster\'s is Muster\'s own work (the hooks, the key\'s hash and cache, the answer\'s schema).',
+      'The load generator shares the 2 cores with the server, so absolute figures move between runs; the ratio is the figure to compare.',
       '',
       `Machine: ${machine()} (${os.platform()} ${os.arch()}). Date: ${new Date().toISOString().slice(0, 10)}. Command: \`npm run bench\`.`,
       '',
@@ -57,6 +63,7 @@ export async function run(): Promise<BenchResult> {
     return { name: NAME, markdown };
   } finally {
     await baseline?.close();
+    await floor?.close();
     await muster.close();
   }
 }

@@ -1,6 +1,7 @@
 // Shared helpers of the benchmark suite: a baseline server, a real Muster, and a load runner.
 import fs from 'node:fs';
 import http from 'node:http';
+import Fastify from 'fastify';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -62,6 +63,24 @@ export async function startBaseline(body: object, status = 200): Promise<Server>
         server.closeAllConnections(); // keep-alive sockets of the load generator would hold close() open
       }),
   };
+}
+
+/**
+ * The framework's floor: Fastify itself, no plugins and no hooks, one route answering every GET with
+ * the same status and body (none when `body` is undefined). What any Fastify service pays per request
+ * on this machine, measured beside a benchmark to name the limit of a ratio to bare node:http.
+ */
+export async function startFastifyFloor(body: object | undefined, status = 200): Promise<Server> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const app = Fastify({ logger: false });
+  app.get('/*', (_request, reply) => {
+    reply.code(status);
+    if (payload === undefined) return reply.send();
+    return reply.header('content-type', 'application/json; charset=utf-8').send(payload);
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
 }
 
 export interface MusterServer extends Server {
