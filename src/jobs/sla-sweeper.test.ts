@@ -12,6 +12,7 @@ describe('SLA sweeper', () => {
   // Keys, not cookies: the tests move the clock by far more than a session lives.
   let live: Record<string, string>;
   let testKey: Record<string, string>;
+  let helperKey: Record<string, string>;
   before(async () => {
     t = await buildTestApp();
     owner = await signUp(t.app, { name: 'Owner' });
@@ -19,6 +20,7 @@ describe('SLA sweeper', () => {
     await t.app.inject({ method: 'POST', url: `/v1/orgs/${owner.slug}/members`, headers: { cookie: owner.cookie }, payload: { email: helper.email } });
     live = { 'x-api-key': (await createKey(t.app, owner.cookie, 'live')).key };
     testKey = { 'x-api-key': (await createKey(t.app, owner.cookie, 'test')).key };
+    helperKey = { 'x-api-key': (await createKey(t.app, helper.cookie, 'live')).key };
   });
   after(() => t.close());
 
@@ -60,6 +62,29 @@ describe('SLA sweeper', () => {
     t.clock.advance(46 * MINUTE);
     await sweepSla(t.ctx);
     assert.deepEqual((await slaMails('incident.sla_warning')).map((m) => m.recipient), [helper.email]);
+  });
+
+  test("the email gives the due time in the recipient's own time zone, and names the zone", async () => {
+    await drain();
+    const patched = await t.app.inject({ method: 'PATCH', url: '/v1/auth/me', headers: helperKey, payload: { timezone: 'America/New_York' } });
+    assert.equal(patched.statusCode, 200, patched.body);
+    const id = await urgent();
+    const due = body<{ sla_due_at: string }>(await t.app.inject({ method: 'GET', url: `/v1/tickets/${id}`, headers: live })).sla_due_at;
+    const at = (timeZone: string) => new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(due));
+    assert.notEqual(at('America/New_York'), at('UTC'), 'the zones differ at this time');
+    t.clock.advance(46 * MINUTE);
+    await sweepSla(t.ctx); // to the creator (UTC)
+    await t.app.inject({ method: 'PATCH', url: `/v1/tickets/${id}`, headers: live, payload: { assignee_id: helper.id } });
+    t.clock.advance(15 * MINUTE);
+    await sweepSla(t.ctx); // the breach, to the assignee (New York)
+    const mails = await t.ctx.db.selectFrom('outbox').select(['topic', 'recipient', 'payload']).where('topic', 'like', 'incident.sla_%').orderBy('id').execute();
+    const sent = mails.map((m) => ({ topic: m.topic, recipient: m.recipient, ...(JSON.parse(m.payload) as { subject: string; text: string }) }));
+    assert.equal(sent.length, 2);
+    assert.equal(sent[0]!.recipient, owner.email);
+    assert.equal(sent[0]!.subject, `SLA warning: "Urgent thing" is due at ${at('UTC')} (UTC)`);
+    assert.equal(sent[1]!.recipient, helper.email);
+    assert.equal(sent[1]!.subject, `SLA breached: "Urgent thing" was due at ${at('America/New_York')} (America/New_York)`);
+    assert.match(sent[1]!.text, new RegExp(`Due: \\w{3} \\d{1,2} \\w{3} \\d{4}, ${at('America/New_York')} America/New_York \\(${due.replace(/[.]/g, '\\.')}\\)`));
   });
 
   test('an incident found past due gets the breach email only, not a stale warning', async () => {

@@ -11,6 +11,8 @@ export interface SlaMark {
   /** The assignee, else the creator. */
   recipient_id: number | null;
   recipient_email: string | null;
+  /** The recipient's IANA time zone (their profile's), for the times in the email. */
+  recipient_timezone: string | null;
 }
 
 /** Open incidents whose warning time (or due time, for `breach`) has come and whose mark is not set yet. */
@@ -20,7 +22,7 @@ export async function dueSlaMarks(db: Kysely<DB>, kind: 'warning' | 'breach', no
     .leftJoin('users as a', 'a.id', 'i.assignee_id')
     .leftJoin('users as c', 'c.id', 'i.creator_id')
     .select(['i.id', 'i.org_id', 'i.livemode', 'i.title', 'i.priority', 'i.sla_due_at'])
-    .select((eb) => [eb.fn.coalesce('a.id', 'c.id').as('recipient_id'), eb.fn.coalesce('a.email', 'c.email').as('recipient_email')])
+    .select((eb) => [eb.fn.coalesce('a.id', 'c.id').as('recipient_id'), eb.fn.coalesce('a.email', 'c.email').as('recipient_email'), eb.fn.coalesce('a.timezone', 'c.timezone').as('recipient_timezone')])
     .where('i.status', 'in', ['open', 'in_progress']);
   q = kind === 'warning' ? q.where('i.sla_warned_at', 'is', null).where('i.sla_warn_at', '<=', nowIso) : q.where('i.sla_breached_at', 'is', null).where('i.sla_due_at', '<', nowIso);
   return q.orderBy('i.id').limit(limit).execute();
