@@ -111,6 +111,36 @@ for (const [width, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as cons
     await context.close();
   });
 
+  test(`the list reads itself again when its stream says events were missed (resync) (${width})`, async () => {
+    const dispatcher = await signUp(server, { name: 'Rita Resync' });
+    await ok('POST', '/v1/tickets', { title: 'Seen at load' }, dispatcher);
+    const context = await signedInContext(browser, server, dispatcher, { viewport });
+    const page = await context.newPage();
+    const errors = watchErrors(page);
+    // The test answers the incident stream: a first stream that ends at once (the browser reconnects), and on the
+    // reconnection, once an incident was created meanwhile (no live event reaches the page), the server's resync.
+    let calls = 0;
+    let reconnected!: () => void;
+    const reconnecting = new Promise<void>((resolve) => (reconnected = resolve));
+    let created!: () => void;
+    const missed = new Promise<void>((resolve) => (created = resolve));
+    await page.route('**/v1/incidents/stream', async (route) => {
+      calls += 1;
+      if (calls === 1) return route.fulfill({ status: 200, contentType: 'text/event-stream', body: 'retry: 100\ndata: {"type":"connected"}\n\n' });
+      reconnected();
+      await missed;
+      return route.fulfill({ status: 200, contentType: 'text/event-stream', body: 'retry: 600000\nid: 9\ndata: {"type":"resync"}\n\n' });
+    });
+    await page.goto(`${server.url}/app/incidents`);
+    await showsTitles(page, ['Seen at load']);
+    await reconnecting;
+    await ok('POST', '/v1/tickets', { title: 'Created while away' }, dispatcher);
+    created();
+    await showsTitles(page, ['Seen at load', 'Created while away']);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   test(`incident page: made in the dashboard says so; saved changes say so (${width})`, async () => {
     const dispatcher = await signUp(server, { name: 'Sam Saved' });
     const context = await signedInContext(browser, server, dispatcher, { viewport });

@@ -2,7 +2,9 @@
 // hook on one path shares one EventSource (the alert banner and the incident views share the
 // incident stream), closed when its last user goes away. EventSource reconnects by itself and sends
 // Last-Event-ID, so the server replays what was missed; when the browser gives up (an error
-// answer), a new one is opened a few seconds later.
+// answer), a new one is opened a few seconds later. When events may have been missed for good (the
+// server's `resync`: the replay no longer covers Last-Event-ID; or a new EventSource, which
+// resumes from nothing), the listeners get a `resync` event and read their data again.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { LiveEvent } from './types';
 
@@ -17,10 +19,14 @@ interface Shared {
 
 const shared = new Map<string, Shared>();
 
+/** Told to a stream's listeners when they may have missed events: read the data again. */
+export const RESYNC: LiveEvent = { type: 'resync', payload: null };
+
 function open(path: string): Shared {
   let source: EventSource | null = null;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
+  let opened = false;
   const s: Shared = {
     listeners: new Set(),
     states: new Set(),
@@ -36,6 +42,9 @@ function open(path: string): Shared {
     s.states.forEach((fn) => fn(state));
   };
   const connect = () => {
+    // A stream opened again after the browser gave up starts from nothing: what happened in between is missed.
+    const reopened = opened;
+    opened = true;
     source = new EventSource(path, { withCredentials: true });
     source.onopen = () => setState('live');
     source.onerror = () => {
@@ -49,8 +58,10 @@ function open(path: string): Shared {
       } catch {
         return;
       }
-      if (event.type === 'connected') setState('live');
-      else s.listeners.forEach((fn) => fn(event));
+      if (event.type === 'connected') {
+        setState('live');
+        if (reopened) s.listeners.forEach((fn) => fn(RESYNC));
+      } else s.listeners.forEach((fn) => fn(event));
     };
   };
   connect();

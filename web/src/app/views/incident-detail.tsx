@@ -20,6 +20,12 @@ export function IncidentDetailView({ id }: { id: number }) {
   const addEvent = (e: TimelineEvent) => timeline.setData((list) => (list && !list.some((x) => x.id === e.id) ? [...list, e] : list));
   const addReply = (r: Reply) => replies.setData((list) => (list && !list.some((x) => x.id === r.id) ? [...list, r] : list));
   const live = useStream('/v1/incidents/stream', (e) => {
+    if (e.type === 'resync') {
+      incident.reload();
+      timeline.reload();
+      replies.reload();
+      return;
+    }
     if ((e.type === 'incident.updated' || e.type === 'incident.assigned') && (e.payload as Incident).Id === id) incident.setData(() => e.payload as Incident);
     if (e.type === 'incident.timeline' && (e.payload as TimelineEvent).incident_id === id) addEvent(e.payload as TimelineEvent);
     if (e.type === 'incident.reply' && (e.payload as Reply).incident_id === id) addReply(e.payload as Reply);

@@ -46,7 +46,7 @@ export function IncidentsView({ loc }: { loc: Loc }) {
   // Any change may move an incident in or out of the filtered page: reload, at most once per burst.
   const pending = useRef<ReturnType<typeof setTimeout>>();
   const live = useStream('/v1/incidents/stream', (e) => {
-    if (e.type !== 'incident.created' && e.type !== 'incident.updated') return;
+    if (e.type !== 'incident.created' && e.type !== 'incident.updated' && e.type !== 'resync') return;
     clearTimeout(pending.current);
     pending.current = setTimeout(list.reload, 250);
   });

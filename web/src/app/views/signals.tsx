@@ -41,7 +41,12 @@ export function SignalsView() {
   useEffect(() => setLive([]), [typeFilter, orgId]);
 
   const state = useStream('/v1/signals/stream', (e: LiveEvent) => {
-    if (e.type === 'signal.beacon') {
+    if (e.type === 'resync') {
+      // Events may be missed: the devices, the feed and the map's incidents are read again.
+      beacons.reload();
+      feed.reload();
+      incidents.reload();
+    } else if (e.type === 'signal.beacon') {
       const p = e.payload as Beacon & { meta: Record<string, unknown> };
       const deviceId = typeof p.meta?.device_id === 'string' ? p.meta.device_id : null;
       const key = deviceKey({ ...p, device_id: deviceId });
