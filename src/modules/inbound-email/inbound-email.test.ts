@@ -79,6 +79,35 @@ describe('inbound email', () => {
     assert.equal(await refusal({ from: 'caller@example.org', to: replyTo.replace(/-[0-9a-f]{4}/, '-0000'), subject: 'Re', text: 'x' }), 550);
   });
 
+  test('a public reply from the team is emailed to the reporter, with the reply address and the status page; internal replies are not', async () => {
+    await send({ from: 'tenant@example.org', to: i.email_address!, subject: 'Door will not lock', text: 'Back door, ground floor.', messageId: '<door-1@example.org>' });
+    await smtp.drain();
+    const [ticket] = await w.tickets(live(), `?source_ref=${encodeURIComponent('email:<door-1@example.org>')}`);
+    const mails = () => t.ctx.db.selectFrom('outbox').select(['recipient', 'payload']).where('topic', '=', 'incident.reply').where('recipient', '=', 'tenant@example.org').orderBy('id').execute();
+    const internal = await w.call(live(), 'POST', `/v1/incidents/${ticket!.Id}/replies`, { body: 'Locksmith booked for 3 pm.' });
+    assert.equal(internal.statusCode, 201, internal.body);
+    assert.deepEqual(await mails(), [], 'an internal reply stays inside');
+    const pub = await w.call(live(), 'POST', `/v1/incidents/${ticket!.Id}/replies`, { body: 'A locksmith comes at 3 pm today.', public: true });
+    assert.equal(pub.statusCode, 201, pub.body);
+    const sent = await mails();
+    assert.equal(sent.length, 1);
+    const mail = JSON.parse(sent[0]!.payload) as { subject: string; text: string; reply_to: string };
+    assert.equal(mail.subject, `[#${ticket!.Id}] Re: Door will not lock`);
+    assert.match(mail.text, /replied to incident #\d+:\n\nA locksmith comes at 3 pm today\.\n\nReply to this email to add to it\./);
+    const view = (await w.call(live(), 'GET', `/v1/tickets/${ticket!.Id}`)).json<{ customer_status_url: string }>();
+    assert.ok(mail.text.includes(view.customer_status_url), mail.text);
+    assert.match(mail.reply_to, /^reply\+\d+-[0-9a-f]{20}@in\.muster\.test$/);
+    // The reporter's own answer to it lands as a public reply and is not mailed back to them.
+    await send({ from: 'tenant@example.org', to: mail.reply_to, subject: mail.subject, text: 'Thank you, I will be home.' });
+    await smtp.drain();
+    assert.deepEqual((await replies(ticket!.Id)).map((r) => [r.body, r.public]), [
+      ['Locksmith booked for 3 pm.', false],
+      ['A locksmith comes at 3 pm today.', true],
+      ['Thank you, I will be home.', true],
+    ]);
+    assert.equal((await mails()).length, 1);
+  });
+
   test('a message of the same thread repeats the open incident instead of opening another', async () => {
     await send({ from: 'caller@example.org', to: i.email_address!, subject: 'Boiler out', text: 'No heat.', messageId: '<boiler-1@example.org>' });
     await send({ from: 'caller@example.org', to: i.email_address!, subject: 'Re: Boiler out', text: 'Still no heat.', messageId: '<boiler-2@example.org>', references: ['<boiler-1@example.org>'], inReplyTo: '<boiler-1@example.org>' });

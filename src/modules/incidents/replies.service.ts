@@ -3,7 +3,10 @@ import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { notFound } from '../../lib/errors.js';
 import type { IncidentStatus } from '../../db/schema.js';
+import { queueEmail } from '../deliveries/email.js';
 import { recordTimeline, timelineOf } from '../dispatch/timeline.js';
+import { reporterOf } from '../inbound-email/inbound.repository.js';
+import { replyAddress } from '../inbound-email/reply-address.js';
 import { orgAccess } from '../orgs/access.js';
 import { findByToken, touchIncident } from './incidents.repository.js';
 import type { Reply, StatusPage } from './incidents.schemas.js';
@@ -25,7 +28,11 @@ export async function listReplies(ctx: AppContext, actor: Actor, incidentId: num
   return { replies: (await listRows(ctx.db, incident.id, false)).map(toReply) };
 }
 
-/** A reply is internal unless `public: true`; only public replies reach the status page. */
+/**
+ * A reply is internal unless `public: true`; only public replies reach the status page, and a public
+ * reply to an incident someone reported by email is emailed to them (replying to that email adds to
+ * the incident, as their first mail's acknowledgement says).
+ */
 export async function addReply(ctx: AppContext, actor: Actor, incidentId: number, input: { body: string; public?: boolean | undefined }) {
   const incident = await findVisible(ctx, actor, incidentId);
   await orgAccess(ctx, actor, { id: incident.org_id }, { write: true });
@@ -36,6 +43,14 @@ export async function addReply(ctx: AppContext, actor: Actor, incidentId: number
     const reply = toReply(await findReply(tx.db, id));
     ctx.events.publish(tx, { channel: CHANNEL, orgId: incident.org_id, mode: actor.mode, type: 'incident.reply', payload: reply });
     await recordTimeline(ctx, tx, incident, 'reply', actor.userId, { reply_id: reply.id, public: reply.public, body: reply.body });
+    if (reply.public) {
+      const reporter = await reporterOf(tx.db, incident.id);
+      if (reporter !== undefined) {
+        const status = incident.livemode === 1 ? `\n\nFollow it here: ${ctx.config.publicUrl}/incidents/status/${incident.customer_token}` : '';
+        const text = `${reply.author_name ?? 'The team'} replied to incident #${incident.id}:\n\n${reply.body}\n\nReply to this email to add to it.${status}\n`;
+        await queueEmail(ctx, tx, { to: reporter, replyTo: replyAddress(ctx, incident.id), subject: `[#${incident.id}] Re: ${incident.title}`, text, topic: 'incident.reply', orgId: incident.org_id, mode: actor.mode });
+      }
+    }
     return reply;
   });
 }
