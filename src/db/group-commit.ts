@@ -1,4 +1,4 @@
-import { sql, type ControlledTransaction, type Kysely } from 'kysely';
+import { CompiledQuery, type ControlledTransaction, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { HookErrorHandler, Tx } from './transaction.js';
 
@@ -30,9 +30,10 @@ export class GroupCommitError extends Error {
   }
 }
 
-const SAVEPOINT = sql.raw('savepoint muster_member');
-const ROLLBACK_TO = sql.raw('rollback to muster_member');
-const RELEASE = sql.raw('release muster_member');
+// Compiled once: two of them run for each member of a group.
+const SAVEPOINT = CompiledQuery.raw('savepoint muster_member');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to muster_member');
+const RELEASE = CompiledQuery.raw('release muster_member');
 
 /**
  * Grouped commits on SQLite (docs/architecture.md, "Grouped commits"). A transaction asked for is
@@ -204,20 +205,20 @@ export class GroupCommitter {
   /** Runs one member inside its savepoint; its own failure is kept in `m.error` (nothing of it is kept). */
   async #runMember(trx: ControlledTransaction<DB>, m: Member): Promise<{ kind: 'ok' } | { kind: 'failed' } | { kind: 'lost'; err: unknown }> {
     try {
-      await SAVEPOINT.execute(trx);
+      await trx.executeQuery(SAVEPOINT);
     } catch (err) {
       return { kind: 'lost', err };
     }
     try {
       m.result = await this.#runBody(m, { db: trx, onCommit: (hook) => m.hooks.push(hook) });
-      await RELEASE.execute(trx);
+      await trx.executeQuery(RELEASE);
       return { kind: 'ok' };
     } catch (err) {
       m.hooks.length = 0;
       m.error = err;
       try {
-        await ROLLBACK_TO.execute(trx);
-        await RELEASE.execute(trx);
+        await trx.executeQuery(ROLLBACK_TO);
+        await trx.executeQuery(RELEASE);
       } catch (rollbackErr) {
         // "no such savepoint": the database already rolled the whole transaction back.
         return { kind: 'lost', err: rollbackErr };
