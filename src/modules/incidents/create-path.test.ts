@@ -77,6 +77,23 @@ describe(`incident creation from the caches (${testDialect})`, () => {
     assert.equal((await create(stranger.key, { org_id: org.id })).statusCode, 403);
   });
 
+  test('a billing hand-over applies the new owner\'s plan to the next creation of every member', async () => {
+    const founder = await signUp(t.app, { name: 'Founder' });
+    await setPlan(t.app, root.cookie, founder.id, 'enterprise');
+    const heir = await signUp(t.app, { name: 'Heir' }); // free plan: no org of theirs is writable
+    const { user: worker, key } = await keyed();
+    for (const u of [heir, worker]) await ok('PATCH', `/v1/users/${u.id}`, { cookie: root.cookie }, { email_verified: true });
+    const org = await ok<{ id: number; slug: string }>('POST', '/v1/orgs', { cookie: founder.cookie }, { name: uniqueName('Handed') });
+    await ok('POST', `/v1/orgs/${org.slug}/members`, { cookie: founder.cookie }, { email: heir.email, role: 'owner' });
+    await ok('POST', `/v1/orgs/${org.slug}/members`, { cookie: founder.cookie }, { email: worker.email, role: 'member' });
+    assert.equal((await create(key, { org_id: org.id })).statusCode, 201); // the worker's write access is held
+    // The founder steps down: the heir, on the free plan, is the billing owner now.
+    await ok('PATCH', `/v1/orgs/${org.slug}/members/${founder.id}`, { cookie: founder.cookie }, { role: 'member' });
+    const refused = await create(key, { org_id: org.id });
+    assert.equal(refused.statusCode, 403, refused.body);
+    assert.equal(refused.json<{ code: string }>().code, 'resource_locked');
+  });
+
   test('a new phone number (PATCH /v1/auth/me) gets the phone alert of the very next creation', async () => {
     const { key } = await keyed();
     const first = (await create(key)).json<{ Id: number }>();
