@@ -76,18 +76,23 @@ const INCIDENT_LIST_PROFILE = [
 
 /** The creation (POST /v1/tickets) part. */
 const INCIDENT_CREATE_PROFILE = [
-  "**POST /v1/tickets** (`{title, priority: 'high'}`). Before: 11.33 statements per creation (org look-up, creator,",
-  "escalation setting, incident insert, counter upsert, timeline insert, timeline re-read with the actor's name, two outbox",
-  "inserts, savepoint and release; BEGIN and COMMIT once per group, 0.18-0.2 per creation at 10 connections). After: 9.38",
-  "(the `created` event is built from the values written and the creator's name already read; the push and the phone alert",
-  "go in one INSERT, the phone cap still decided first under the user's lock; normal and low priorities also skip the",
-  "escalation-setting read). CPU by statement (`--timing`, shares): the org look-up with its plan-position subquery",
-  "(`findMemberOrg`, via `targetOrg`) about 25 %, the incident insert (11 indexes, one on a random token) 20 %, COMMIT",
-  "15 %, counter upsert, timeline and outbox inserts 5-7 % each. Top frames: better-sqlite3 `run`/`all` 35-40 %, Kysely",
-  "query building and compiling 10-15 %, Fastify and HTTP 15 %. Not reached: the 0.4 ms goal. What would cut most next:",
-  "`targetOrgWrite` (the cached org check the perfauth branch adds for beacons) instead of `targetOrg` in",
-  "`createIncident` (the org row is only read for its id and lock state), then compiling the fixed insert shapes once",
-  "instead of per request.",
+  "**POST /v1/tickets** (`{title, priority: 'high'}`; `npx tsx bench/profile-incidents.ts --rows 200000 --n 3000 create`).",
+  "Earlier: 11.33 statements per creation, then 9.38 (the `created` event built from the values written, the push and the",
+  'phone alert in one INSERT with the cap still decided first under the user\'s lock). Now 7.35-7.40: the org check comes',
+  'from the credential cache (`targetOrgWrite`, as beacons: membership and lock, dropped on every instance when a',
+  'membership, the owner\'s plan or the billing owner changes) and the creator\'s name and phone from the user cache, so a',
+  'creation reads no org, membership or user row; the incident insert, counter upsert, timeline and outbox inserts, the',
+  'escalation-setting read and the savepoints are compiled once (src/db/fixed.ts) instead of built by Kysely per request;',
+  'one view serves the event and the answer; and src/db/group-commit.ts guards nested transactions without',
+  'AsyncLocalStorage (which turned promise hooks on for the whole process). CPU per creation, before and after in',
+  'alternate runs on 2 shared cores at load 9-20 (other helpers\' work): before 4,434 / 4,639 / 4,773 / 5,084 us (batch',
+  'medians 4,459-5,599 us), after 2,379 / 3,582 us (batch medians 2,422 / 3,359 us); Kysely\'s self time in the profile',
+  'fell from 16.8 % to 7.4 % of samples and async_hooks from 2.7 % to 0. CPU by statement now (`--timing`, load 20): the',
+  'incident insert (11 indexes, one on a random token) about 500 us, COMMIT and BEGIN about 425 us per group, the outbox,',
+  'timeline and counter inserts 75-130 us each, the escalation-setting read 70 us. What limits it now: SQLite itself',
+  '(better-sqlite3 `run`/`all` about 40 % of samples, most of it the incident insert\'s index maintenance and the commit\'s',
+  'WAL write), then Fastify and HTTP. Not reached on this loaded machine: the 0.4 ms goal; the ratio to bare needs a quiet',
+  '`npm run bench`.',
 ].join('\n');
 
 export const INCIDENTS_PROFILE = [INCIDENTS_PROFILE_INTRO, INCIDENT_LIST_PROFILE, INCIDENT_CREATE_PROFILE].join('\n\n');

@@ -172,6 +172,68 @@ describe(`grouped commits on ${testDialect}`, () => {
     } else assert.equal(outcome, 'committed');
   });
 
+  test('a nested transaction is refused before its caller waits on anything else (not left waiting for its own group)', async () => {
+    let inner: Promise<string> | undefined;
+    const outcome = await t.ctx
+      .transaction(async (tx) => {
+        await insertOrg(tx.db, org('nested-outer'));
+        inner = t.ctx.transaction((i) => insertOrg(i.db, org('nested-inner'))).then(
+          () => 'committed',
+          (err: unknown) => String(err),
+        );
+        // Without the guard the inner transaction is queued behind this one: still waiting a loop turn later.
+        return Promise.race([inner, new Promise<string>((resolve) => setImmediate(() => resolve('waiting')))]);
+      })
+      .catch((err: unknown) => `outer failed: ${String(err)}`);
+    if (sqlite) {
+      assert.match(outcome, /inside a transaction/);
+      assert.match((await inner)!, /inside a transaction/);
+      assert.equal(await orgExists('nested-inner'), false);
+    } else assert.equal(await inner, 'committed', 'each PostgreSQL transaction has a connection of its own');
+  });
+
+  test('another request\'s transaction asked for while a body waits on I/O or a timer is queued, not refused', async () => {
+    let started!: () => void;
+    const bodyWaits = new Promise<void>((resolve) => (started = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = t.ctx.transaction(async (tx) => {
+      await insertOrg(tx.db, org('io-slow'));
+      started();
+      await gate;
+    });
+    await bodyWaits;
+    // A later macrotask: another request arriving while the body waits.
+    await new Promise((resolve) => setImmediate(resolve));
+    const other = t.ctx.transaction((tx) => insertOrg(tx.db, org('io-other')));
+    release();
+    await slow;
+    await other;
+    assert.equal(await orgExists('io-other'), true);
+  });
+
+  test('a caller whose transaction failed in a group may start another one at once (not taken for a nested one)', async () => {
+    const hops = async (n: number) => {
+      for (let i = 0; i < n; i++) await Promise.resolve();
+    };
+    const retried = t.ctx
+      .transaction(async () => {
+        throw new Error('first try failed');
+      })
+      .catch(async () => {
+        await hops(100); // past the failed member's rollback to its savepoint
+        return t.ctx.transaction((tx) => insertOrg(tx.db, org('retried')));
+      });
+    // The next member's body is still running when the failed caller's retry comes, if it hears of its failure at once.
+    const neighbour = t.ctx.transaction(async (tx) => {
+      await hops(1000);
+      await insertOrg(tx.db, org('retry-neighbour'));
+    });
+    await neighbour;
+    await retried;
+    assert.equal(await orgExists('retried'), true);
+  });
+
   test('on SQLite a long transaction holds its group; those queued behind it commit after it, in order', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

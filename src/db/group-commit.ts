@@ -1,5 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { sql, type ControlledTransaction, type Kysely } from 'kysely';
+import { CompiledQuery, type ControlledTransaction, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { HookErrorHandler, Tx } from './transaction.js';
 
@@ -11,8 +10,8 @@ interface Member {
   reject: (err: unknown) => void;
   hooks: Hook[];
   result?: unknown;
-  /** True while `fn` runs: a ctx.transaction() called from inside it would wait for its own group. */
-  running: boolean;
+  /** Its own failure (its savepoint rolled back), settled once the group is over. */
+  error?: unknown;
 }
 
 export interface GroupCommitOptions {
@@ -31,9 +30,10 @@ export class GroupCommitError extends Error {
   }
 }
 
-const SAVEPOINT = sql.raw('savepoint muster_member');
-const ROLLBACK_TO = sql.raw('rollback to muster_member');
-const RELEASE = sql.raw('release muster_member');
+// Compiled once: two of them run for each member of a group.
+const SAVEPOINT = CompiledQuery.raw('savepoint muster_member');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to muster_member');
+const RELEASE = CompiledQuery.raw('release muster_member');
 
 /**
  * Grouped commits on SQLite (docs/architecture.md, "Grouped commits"). A transaction asked for is
@@ -52,7 +52,11 @@ export class GroupCommitter {
   readonly #onHookError: HookErrorHandler;
   readonly #onGroup: ((size: number) => void) | undefined;
   readonly #queue: Member[] = [];
-  readonly #inside = new AsyncLocalStorage<Member>();
+  /**
+   * The member whose body (`fn`) runs, while the run of microtasks it started in lasts: see run().
+   * No AsyncLocalStorage: on Node 20 one turns promise hooks on for the whole process (issue #19).
+   */
+  #body: Member | undefined;
   #scheduled = false;
   #running = false;
   #idle: (() => void)[] = [];
@@ -64,13 +68,23 @@ export class GroupCommitter {
     this.#onGroup = options.onGroup;
   }
 
+  /**
+   * A transaction asked for while a body runs is that body's own (nested) one: on SQLite the group runs
+   * its members one after another from one macrotask, and a body that waits only on the database
+   * (better-sqlite3 answers at once) runs to its end in that macrotask's microtasks, which no other
+   * request's code joins: the only callers settled meanwhile are the group's failed members, and
+   * their errors wait for the end of the group. Once the microtask queue drains while a body is
+   * still pending (it waits on a timer or I/O), other requests run: from then on the guard stands
+   * down (#runBody), so their transactions queue as usual; a nested call after such a wait is not
+   * caught (it would wait for its own group).
+   */
   run<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    if (this.#inside.getStore()?.running) {
+    if (this.#body !== undefined) {
       // On one connection the nested transaction would wait for the group its caller holds: forever.
       return Promise.reject(new Error('ctx.transaction() called inside a transaction: pass the caller\'s tx instead'));
     }
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, hooks: [], running: false });
+      this.#queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, hooks: [] });
       this.#schedule();
     });
   }
@@ -117,46 +131,66 @@ export class GroupCommitter {
       return;
     }
     const done: Member[] = [];
-    for (let i = 0; i < group.length; i++) {
-      const m = group[i]!;
-      const outcome = await this.#runMember(trx, m);
-      if (outcome.kind === 'ok') done.push(m);
-      else if (outcome.kind === 'lost') {
-        // SQLite rolled the whole transaction back (disk full, I/O error): the members before lost their
-        // writes too and the ones after never ran. None was answered yet, so each gets an error.
-        const err = new GroupCommitError('The grouped transaction was rolled back by the database', { cause: outcome.err });
-        for (const other of [...done, ...group.slice(i + 1)]) other.reject(err);
+    const failed: Member[] = [];
+    try {
+      for (let i = 0; i < group.length; i++) {
+        const m = group[i]!;
+        const outcome = await this.#runMember(trx, m);
+        if (outcome.kind === 'ok') done.push(m);
+        else if (outcome.kind === 'failed') failed.push(m);
+        else {
+          // SQLite rolled the whole transaction back (disk full, I/O error): the members before lost their
+          // writes too and the ones after never ran. None was answered yet, so each gets an error.
+          m.reject(m.error ?? outcome.err);
+          const err = new GroupCommitError('The grouped transaction was rolled back by the database', { cause: outcome.err });
+          for (const other of [...done, ...group.slice(i + 1)]) other.reject(err);
+          await trx.rollback().execute().catch(() => undefined);
+          return;
+        }
+      }
+      try {
+        await trx.commit().execute();
+      } catch (err) {
+        // COMMIT failed (I/O error, SQLITE_BUSY): nothing of the group is durable, so every member fails.
         await trx.rollback().execute().catch(() => undefined);
+        const lost = new GroupCommitError('The grouped transaction could not commit', { cause: err });
+        for (const m of done) m.reject(lost);
         return;
       }
-    }
-    try {
-      await trx.commit().execute();
-    } catch (err) {
-      // COMMIT failed (I/O error, SQLITE_BUSY): nothing of the group is durable, so every member fails.
-      await trx.rollback().execute().catch(() => undefined);
-      const failed = new GroupCommitError('The grouped transaction could not commit', { cause: err });
-      for (const m of done) m.reject(failed);
-      return;
+    } finally {
+      // A failed member's caller hears of it once no body of the group runs any more: code it runs
+      // then (a retry in a new transaction) is not taken for a nested transaction (run()).
+      for (const m of failed) m.reject(m.error);
     }
     this.#onGroup?.(done.length);
     // Each member's hooks run in their order and its promise settles after them; members start in commit order.
     for (const m of done) void this.#afterCommit(m);
   }
 
+  /** Runs a member's body; #body names it until the body settles or the microtask queue drains first. */
+  async #runBody(m: Member, tx: Tx): Promise<unknown> {
+    this.#body = m;
+    process.nextTick(() => {
+      // Called once the microtasks queued so far (and those they queue) have run: the body, still
+      // pending, waits on something else than the database, and other requests' code may run now.
+      if (this.#body === m) this.#body = undefined;
+    });
+    try {
+      return await m.fn(tx);
+    } finally {
+      if (this.#body === m) this.#body = undefined;
+    }
+  }
+
   /** A group of one needs no savepoint (about 60-85 us each on this disk): its failure rolls the transaction back. */
   async #runAlone(trx: ControlledTransaction<DB>, m: Member): Promise<void> {
-    m.running = true;
     try {
-      const tx: Tx = { db: trx, onCommit: (hook) => m.hooks.push(hook) };
-      m.result = await this.#inside.run(m, () => m.fn(tx));
+      m.result = await this.#runBody(m, { db: trx, onCommit: (hook) => m.hooks.push(hook) });
     } catch (err) {
-      m.running = false;
       await trx.rollback().execute().catch(() => undefined);
       m.reject(err);
       return;
     }
-    m.running = false;
     try {
       await trx.commit().execute();
     } catch (err) {
@@ -168,28 +202,23 @@ export class GroupCommitter {
     void this.#afterCommit(m);
   }
 
-  /** Runs one member inside its savepoint; its own failure settles its promise at once (nothing of it is kept). */
-  async #runMember(trx: ControlledTransaction<DB>, m: Member): Promise<{ kind: 'ok' | 'failed' } | { kind: 'lost'; err: unknown }> {
+  /** Runs one member inside its savepoint; its own failure is kept in `m.error` (nothing of it is kept). */
+  async #runMember(trx: ControlledTransaction<DB>, m: Member): Promise<{ kind: 'ok' } | { kind: 'failed' } | { kind: 'lost'; err: unknown }> {
     try {
-      await SAVEPOINT.execute(trx);
+      await trx.executeQuery(SAVEPOINT);
     } catch (err) {
-      m.reject(err);
       return { kind: 'lost', err };
     }
-    m.running = true;
     try {
-      const tx: Tx = { db: trx, onCommit: (hook) => m.hooks.push(hook) };
-      m.result = await this.#inside.run(m, () => m.fn(tx));
-      m.running = false;
-      await RELEASE.execute(trx);
+      m.result = await this.#runBody(m, { db: trx, onCommit: (hook) => m.hooks.push(hook) });
+      await trx.executeQuery(RELEASE);
       return { kind: 'ok' };
     } catch (err) {
-      m.running = false;
       m.hooks.length = 0;
-      m.reject(err);
+      m.error = err;
       try {
-        await ROLLBACK_TO.execute(trx);
-        await RELEASE.execute(trx);
+        await trx.executeQuery(ROLLBACK_TO);
+        await trx.executeQuery(RELEASE);
       } catch (rollbackErr) {
         // "no such savepoint": the database already rolled the whole transaction back.
         return { kind: 'lost', err: rollbackErr };

@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DialectName } from '../../db/database.js';
 import type { AttemptOutcome, DB, OutboxKind, OutboxStatus, OutboxTable } from '../../db/schema.js';
 import { flag, type Mode } from '../../db/schema.js';
+import { insertRows } from '../../db/fixed.js';
 
 export type OutboxRow = Selectable<OutboxTable>;
 
@@ -26,7 +27,8 @@ export async function enqueue(db: Kysely<DB>, d: NewDelivery, nowIso: string): P
 
 /** Several deliveries in one INSERT statement (a creation's push and phone alert). */
 export async function enqueueMany(db: Kysely<DB>, ds: readonly NewDelivery[], nowIso: string): Promise<void> {
-  if (ds.length > 0) await db.insertInto('outbox').values(ds.map((d) => outboxRow(d, nowIso))).execute();
+  // Compiled once per row count (db/fixed.ts): a creation queues the same two rows each time.
+  if (ds.length > 0) await insertRows(db, 'outbox', ds.map((d) => outboxRow(d, nowIso)), 'none');
 }
 
 function outboxRow(d: NewDelivery, nowIso: string) {

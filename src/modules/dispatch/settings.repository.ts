@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { FixedQuery } from '../../db/fixed.js';
 import type { DB } from '../../db/schema.js';
 
 export interface AckTimeouts {
@@ -9,8 +10,13 @@ export interface AckTimeouts {
 /** PagerDuty-like defaults: an urgent incident nobody acknowledged for 5 minutes escalates, a high one after 15. */
 export const DEFAULT_ACK_TIMEOUTS: Readonly<AckTimeouts> = { urgent: 5, high: 15 };
 
+/** Compiled once (db/fixed.ts): every urgent or high incident's creation reads it. */
+const ACK_TIMEOUTS = new FixedQuery<{ orgId: number }>((db, mark) =>
+  db.selectFrom('dispatch_settings').select(['ack_urgent_minutes', 'ack_high_minutes']).where('org_id', '=', mark('orgId')),
+);
+
 export async function findAckTimeouts(db: Kysely<DB>, orgId: number): Promise<AckTimeouts> {
-  const row = await db.selectFrom('dispatch_settings').select(['ack_urgent_minutes', 'ack_high_minutes']).where('org_id', '=', orgId).executeTakeFirst();
+  const row = (await ACK_TIMEOUTS.execute<{ ack_urgent_minutes: number | null; ack_high_minutes: number | null }>(db, { orgId })).rows[0];
   return row ? { urgent: row.ack_urgent_minutes, high: row.ack_high_minutes } : { ...DEFAULT_ACK_TIMEOUTS };
 }
 

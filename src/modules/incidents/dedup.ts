@@ -6,6 +6,7 @@ import { conflict } from '../../lib/errors.js';
 import { recordTimeline } from '../dispatch/timeline.js';
 import * as repo from './incidents.repository.js';
 import type { IncidentRow, NewIncident } from './incidents.repository.js';
+import type { Incident } from './incidents.schemas.js';
 
 /**
  * `source_ref` is a dedup key: while an incident of that org, mode and ref is open or in progress,
@@ -18,6 +19,8 @@ export interface Placed {
   created: boolean;
   /** Triggers received for the incident so far, the first included. */
   count: number;
+  /** The incident's view as `incident.created` carried it (placeIncident, for a creation). */
+  view?: Incident;
 }
 
 /** Views answered for a repeat rather than a creation (POST /v1/tickets answers them with 200). */

@@ -1,5 +1,6 @@
 import { CompiledQuery, sql, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import { ROWS_AS_ARRAYS } from '../../db/database.js';
+import { FixedQuery, insertRows } from '../../db/fixed.js';
 import type { DB, Flag, IncidentStatus, IncidentsTable, Priority } from '../../db/schema.js';
 import { scoped, type Scope } from '../../db/scope.js';
 import { hasExtras, orderList, whereExtras, type ListExtras } from './list-filters.js';
@@ -21,15 +22,21 @@ export interface ListFilter extends ListExtras {
  * caller's transaction, so a list's `total` is a sum of a few rows instead of a count of millions.
  */
 async function bump(db: Kysely<DB>, i: { org_id: number; livemode: Flag; status: IncidentStatus; priority: Priority }, delta: number) {
-  await db
-    .insertInto('incident_counts')
-    .values({ org_id: i.org_id, livemode: i.livemode, status: i.status, priority: i.priority, n: delta })
-    .onConflict((oc) => oc.columns(['org_id', 'livemode', 'status', 'priority']).doUpdateSet((eb) => ({ n: eb('incident_counts.n', '+', eb.ref('excluded.n')) })))
-    .execute();
+  await BUMP.execute(db, { org_id: i.org_id, livemode: i.livemode, status: i.status, priority: i.priority, n: delta });
 }
 
+/** bump's upsert, compiled once (db/fixed.ts). */
+const BUMP = new FixedQuery<{ org_id: number; livemode: Flag; status: IncidentStatus; priority: Priority; n: number }>((db, mark) =>
+  db
+    .insertInto('incident_counts')
+    .values({ org_id: mark('org_id'), livemode: mark('livemode'), status: mark('status'), priority: mark('priority'), n: mark('n') })
+    .onConflict((oc) => oc.columns(['org_id', 'livemode', 'status', 'priority']).doUpdateSet((eb) => ({ n: eb('incident_counts.n', '+', eb.ref('excluded.n')) }))),
+);
+
+/** The insert is compiled once per column list (db/fixed.ts): a creation's rows always have the same columns. */
 export async function insertIncident(db: Kysely<DB>, row: NewIncident): Promise<IncidentRow> {
-  const incident = await db.insertInto('incidents').values(row).returningAll().executeTakeFirstOrThrow();
+  const { rows } = await insertRows<IncidentRow>(db, 'incidents', [row], 'all');
+  const incident = rows[0]!;
   await bump(db, incident, 1);
   return incident;
 }

@@ -10,9 +10,9 @@ import { phoneAlert, queueDeliveries } from '../deliveries/outbox.js';
 import { dispatchPatch, notifyAssignee } from '../dispatch/assignment.js';
 import { ackDeadline } from '../dispatch/settings.js';
 import { recordTimeline } from '../dispatch/timeline.js';
-import { actorScope, orgAccess, targetOrg } from '../orgs/access.js';
+import { actorScope, orgAccess, targetOrgWrite } from '../orgs/access.js';
 import { findMember } from '../orgs/members.repository.js';
-import { findUserById } from '../users/users.repository.js';
+import { cachedUser } from '../users/user-cache.js';
 import * as repo from './incidents.repository.js';
 import type { IncidentRow, IncidentViewRow } from './incidents.repository.js';
 import { countByStatus, type ListExtras } from './list-filters.js';
@@ -108,7 +108,9 @@ export async function placeIncident(
   );
   if (!placed.created) return placed;
   const incident = placed.incident;
-  publish(ctx, tx, 'incident.created', incident, toIncident(ctx, incident));
+  // The same view answers the request (createIncident): nothing changes it after this.
+  placed.view = toIncident(ctx, incident);
+  publish(ctx, tx, 'incident.created', incident, placed.view);
   await recordTimeline(ctx, tx, incident, 'created', actor.userId, { title: incident.title, priority, source: incident.source }, actorName);
   return placed;
 }
@@ -120,17 +122,21 @@ export async function openIncident(ctx: AppContext, tx: Tx, actor: Actor, orgId:
 
 /** Creates an incident in the caller's org (default the primary one), queues the creator's push and phone alert. */
 export async function createIncident(ctx: AppContext, actor: Actor, input: CreateIncidentBody, idem?: EffectRecorder | null): Promise<Incident> {
-  const { org } = await targetOrg(ctx, actor, input.org_id);
-  const creator = await findUserById(ctx.db, actor.userId);
+  // Membership and lock from the credential cache (the org row is read for nothing else), and the
+  // creator's name and phone from the user cache: both dropped on every instance when they change.
+  const { orgId } = await targetOrgWrite(ctx, actor, input.org_id);
+  const creator = await cachedUser(ctx, actor.userId);
   return ctx.transaction(async (tx) => {
-    const { incident, created } = await placeIncident(ctx, tx, actor, org.id, input, creator?.name);
-    const view = toIncident(ctx, incident);
+    const { incident, created, view: placedView } = await placeIncident(ctx, tx, actor, orgId, input, creator?.name);
+    const view = placedView ?? toIncident(ctx, incident);
     if (!created) return recorded(tx, idem, markRepeated(view));
     const note = { title: `New ${incident.priority} incident`, body: incident.title, url: `${ctx.config.publicUrl}/app/incidents/${incident.id}`, incident_id: incident.id };
-    const base = { topic: 'incident.created', mode: actor.mode, userId: actor.userId, orgId: org.id } as const;
+    // Object literals written out: a spread followed by more properties costs about 1 us per property on Node 20.
+    const topic = 'incident.created';
+    const { mode, userId } = actor;
     // The push and the phone alert in one INSERT (the cap is decided first, under the user's lock).
-    const phone = await phoneAlert(ctx, tx, { ...base, userId: actor.userId, phone: creator?.phone ?? null, payload: note });
-    await queueDeliveries(ctx, tx, [{ ...base, kind: 'push', recipient: `user:${actor.userId}`, payload: note }, phone]);
+    const phone = await phoneAlert(ctx, tx, { topic, mode, userId, orgId, phone: creator?.phone ?? null, payload: note });
+    await queueDeliveries(ctx, tx, [{ topic, mode, userId, orgId, kind: 'push', recipient: `user:${userId}`, payload: note }, phone]);
     return recorded(tx, idem, view);
   });
 }

@@ -55,10 +55,17 @@ export async function addMember(ctx: AppContext, actor: Actor, slug: string, inp
   return { status: 201 as const, body: { invited: true, email, role } };
 }
 
-/** When the billing owner stops being an owner, the longest-standing other owner takes over the plan. */
-async function handOverBilling(db: Kysely<DB>, access: OrgAccess, leavingUserId: number, successor: number | undefined, now: string) {
+/**
+ * When the billing owner stops being an owner, the longest-standing other owner takes over the plan.
+ * The org's lock now follows the successor's plan, and it moves from one owner's count of orgs to the
+ * other's: the credential caches drop the write access they hold to the orgs of both (a `{userRow}`
+ * notice of each, after the commit), as they do when either one's plan changes.
+ */
+async function handOverBilling(ctx: AppContext, tx: Tx, access: OrgAccess, leavingUserId: number, successor: number | undefined) {
   if (access.org.owner_id === leavingUserId && successor !== undefined) {
-    await updateOrg(db, access.org.id, { owner_id: successor, updated_at: now });
+    await updateOrg(tx.db, access.org.id, { owner_id: successor, updated_at: iso(ctx.clock.now()) });
+    ctx.events.endAccess({ userRow: leavingUserId }, tx);
+    ctx.events.endAccess({ userRow: successor }, tx);
   }
 }
 
@@ -90,7 +97,7 @@ export async function updateMember(ctx: AppContext, actor: Actor, slug: string, 
     assertMayManage(access, target.role, role);
     const successor = role === 'owner' ? undefined : await assertOwnerMayGo(tx.db, access, target);
     await members.setRole(tx.db, access.org.id, userId, role);
-    await handOverBilling(tx.db, access, userId, successor, iso(ctx.clock.now()));
+    await handOverBilling(ctx, tx, access, userId, successor);
     // Streams that include this org close and reopen with what the new role may see.
     if (target.role !== role) ctx.events.endAccess({ userId, orgId: access.org.id }, tx);
     return target;
@@ -107,7 +114,7 @@ export async function removeMember(ctx: AppContext, actor: Actor, slug: string, 
     if (!self) assertMayManage(access, target.role, undefined);
     const successor = await assertOwnerMayGo(tx.db, access, target);
     await members.removeMember(tx.db, access.org.id, userId);
-    await handOverBilling(tx.db, access, userId, successor, iso(ctx.clock.now()));
+    await handOverBilling(ctx, tx, access, userId, successor);
     ctx.events.endAccess({ userId, orgId: access.org.id }, tx); // the org's events stop reaching their streams
   });
   return { user_id: userId, removed: true };
