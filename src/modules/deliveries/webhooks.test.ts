@@ -252,7 +252,9 @@ describe('webhooks to local receivers (MUSTER_ALLOW_PRIVATE_WEBHOOKS=1)', () => 
     const started = Date.now();
     await processDue(t.ctx, senders);
     const took = Date.now() - started;
-    assert.ok(took >= TIMEOUT_MS - 20 && took < TIMEOUT_MS + 2_000, `cut after about ${TIMEOUT_MS} ms (took ${took} ms)`);
+    // Not before the timeout (a timer cannot fire early); that it was the timeout which ended it is the error below
+    // (the receiver never answers, so without the cut the attempt would not end at all).
+    assert.ok(took >= TIMEOUT_MS - 20, `cut after ${TIMEOUT_MS} ms, not before (took ${took} ms)`);
     let [d] = await webhookDeliveries(et.webhook_url);
     assert.equal(d?.status, 'pending');
     assert.equal(d?.last_error, `timed out after ${TIMEOUT_MS} ms`);
@@ -278,11 +280,11 @@ describe('webhooks to local receivers (MUSTER_ALLOW_PRIVATE_WEBHOOKS=1)', () => 
     };
     try {
       await book(et);
-      const started = Date.now();
       await processDue(t.ctx, senders);
-      const took = Date.now() - started;
       const [d] = await webhookDeliveries(et.webhook_url);
-      assert.ok(took < TIMEOUT_MS + 1_000, `the attempt ends within about WEBHOOK_TIMEOUT_MS=${TIMEOUT_MS} (took ${took} ms, outcome ${d?.attempt_log[0]?.outcome})`);
+      // The receiver answers 200 and ends its body after 3 s: only a timeout over the whole attempt (not just
+      // until the headers) leaves the delivery pending with a timeout instead of sent.
+      assert.equal(d?.last_error, `timed out after ${TIMEOUT_MS} ms`, `outcome ${d?.attempt_log[0]?.outcome}`);
       assert.equal(d?.status, 'pending');
     } finally {
       for (const x of timers) clearTimeout(x);
