@@ -58,7 +58,7 @@ describe('peers down: the API answers at once and everything is delivered once w
     await bookPublic(t.app, t.clock, host.slug, 'consult');
     const res = await t.app.inject({ method: 'POST', url: '/v1/tickets', headers: { cookie: host.cookie }, payload: { title: 'Lift stuck' } });
     assert.equal(res.statusCode, 201, res.body);
-    assert.deepEqual(receiver.requests, [], 'no delivery was attempted by the requests themselves');
+    assert.equal(receiver.requests.length, 0, 'no delivery was attempted by the requests themselves');
     const queued = await t.ctx.db.selectFrom('outbox').select(['kind', 'status', 'attempts']).orderBy('id').execute();
     assert.ok(queued.length >= 4 && queued.every((r) => r.attempts === 0 && (r.status === 'pending' || r.status === 'skipped')), JSON.stringify(queued));
     const stop = startOutboxWorker(t.ctx, createSenders(t.ctx));
