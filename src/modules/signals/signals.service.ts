@@ -102,7 +102,8 @@ export async function createSignal(ctx: AppContext, actor: Actor, input: CreateS
 
   if (input.type === 'beacon') {
     const beacon = { orgId: org.id, lat: record.lat, lng: record.lng, accuracy: record.accuracy, meta: record.meta, metaJson: meta, at: record.created_at, now };
-    await recordBeacon(ctx, actor, beacon, user?.name ?? '', guard);
+    const pending = recordBeacon(ctx, actor, beacon, user?.name ?? '', guard);
+    if (pending) await pending;
     return idem ? ctx.transaction((tx) => recorded(tx, idem, record)) : record;
   }
 
@@ -158,7 +159,7 @@ export interface BeaconInput {
  * flushed in batches, or in Redis) and the `signal.beacon` event goes out at once. Shared by
  * POST /v1/signals and the tracker protocols (which build a BeaconInput without a generic signal).
  */
-async function recordBeacon(ctx: AppContext, actor: Actor, b: BeaconInput, userName: string, guard?: SignalGuard): Promise<void> {
+function recordBeacon(ctx: AppContext, actor: Actor, b: BeaconInput, userName: string, guard?: SignalGuard): Promise<void> | undefined {
   const deviceId = (b.meta.device_id as string | undefined) ?? null;
   const { orgId } = b;
   const key = { mode: actor.mode, userId: actor.userId, deviceKey: deviceKeyOf(deviceId) };
@@ -172,20 +173,27 @@ async function recordBeacon(ctx: AppContext, actor: Actor, b: BeaconInput, userN
     payload: { user_id: actor.userId, lat: b.lat, lng: b.lng, accuracy: b.accuracy, meta: b.meta, created_at: b.at, user_name: userName, org_id: orgId },
   };
   const store = beaconStore(ctx);
-  // A device that is on changes in memory at once (no promise); a turn-on, or a store that cannot
-  // answer synchronously (Redis), goes the long way.
-  const { turnedOn, moved } =
-    store.pingActive?.(key, ping, guard) ??
-    (await store.recordPing(ctx.db, key, ping, {
+  // A device that is on changes in memory at once, with no promise (undefined is returned); a
+  // turn-on, or a store that cannot answer synchronously (Redis), goes the long way.
+  const done = store.pingActive?.(key, ping, guard);
+  if (done) {
+    metricsOf(ctx).beacons.inc();
+    if (done.moved) ctx.events.bus.publish(beaconEvent);
+    return undefined;
+  }
+  return store
+    .recordPing(ctx.db, key, ping, {
       ...(guard ? { check: () => guard.check() } : {}),
       onTurnOn: async (tx) => {
         if (guard) await guard.inTx(tx);
         await audit(ctx, tx, { org_id: orgId, user_id: actor.userId, device_id: deviceId }, actor.mode, 'beacon_on', { lat: b.lat, lng: b.lng });
         ctx.events.publish(tx, beaconEvent);
       },
-    }));
-  metricsOf(ctx).beacons.inc();
-  if (moved && !turnedOn) ctx.events.bus.publish(beaconEvent);
+    })
+    .then(({ turnedOn, moved }) => {
+      metricsOf(ctx).beacons.inc();
+      if (moved && !turnedOn) ctx.events.bus.publish(beaconEvent);
+    });
 }
 
 /**
@@ -199,7 +207,8 @@ export async function postBeacon(ctx: AppContext, actor: Actor, orgId: number, b
   if (tooLong(metaJson)) throw invalidField('meta', `must be at most ${MAX_META_BYTES} bytes as JSON`);
   const write = await targetOrgWrite(ctx, actor, orgId);
   const user = await cachedUser(ctx, actor.userId);
-  await recordBeacon(ctx, actor, { orgId: write.orgId, lat: b.lat, lng: b.lng, accuracy: b.accuracy, meta: b.meta, metaJson, at: b.at, now: b.now }, user?.name ?? '', guard);
+  const pending = recordBeacon(ctx, actor, { orgId: write.orgId, lat: b.lat, lng: b.lng, accuracy: b.accuracy, meta: b.meta, metaJson, at: b.at, now: b.now }, user?.name ?? '', guard);
+  if (pending) await pending;
 }
 
 /** The incident an alert opens: urgent, from the note's first line, where the alert was raised. */
