@@ -101,7 +101,7 @@ export function frameOf(event: LiveEvent): string {
 }
 
 /**
- * The SSE hub shared by every stream. Each event is serialised once, written to the subscribers
+ * The SSE hub shared by every stream. Each event is serialised once (when a stream first needs it), written to the subscribers
  * of its channel, org and mode, and kept for replay. A subscriber that does not drain is dropped
  * instead of buffering without bound. A heartbeat comment keeps proxies from closing idle streams.
  */
