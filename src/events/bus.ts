@@ -9,6 +9,10 @@ export interface LiveEvent {
   orgId: number;
   mode: Mode;
   type: string;
+  /**
+   * Handed over with the event: never changed after publish (the hub serialises it when a stream
+   * first needs it, which for an event no stream was waiting for may be a replay minutes later).
+   */
   payload: unknown;
   /**
    * The frame's data, `{type, payload}` as JSON, when it is already serialised (an event that came
@@ -76,7 +80,9 @@ export function createLocalBus(nextId: () => number = createIdSource()): EventBu
       return () => access.delete(listener);
     },
     publish: (event) => {
-      const e: LiveEvent = { ...event, id: event.id ?? nextId() };
+      // Written out, not `{...event, id}`: a spread followed by a new key costs a fresh hidden class per event.
+      const e: LiveEvent = { id: event.id ?? nextId(), channel: event.channel, orgId: event.orgId, mode: event.mode, type: event.type, payload: event.payload };
+      if (event.data !== undefined) e.data = event.data;
       for (const listener of listeners) listener(e);
     },
     subscribe: (listener) => {

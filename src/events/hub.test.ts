@@ -394,6 +394,35 @@ describe('Hub', () => {
     assert.equal(hub.stats().replayEntries, 2, 'a closed hub no longer hears the bus');
   });
 
+  test('an event no stream waits for is not serialised until a client resumes before it, then once', (t) => {
+    const hub = makeHub();
+    const stringify = t.mock.method(JSON, 'stringify');
+    const quiet = publish({ orgId: A, type: 'incident.updated', payload: { Id: 8, title: 'nobody listens' } });
+    publish({ orgId: B });
+    assert.equal(stringify.mock.callCount(), 0, 'kept for replay, not serialised');
+
+    const first = new FakeSink();
+    hub.subscribe(audience([A]), first, quiet.id - 1);
+    assert.equal(stringify.mock.callCount(), 1, 'serialised for the replay that needs it (the other org is not)');
+    const second = new FakeSink();
+    hub.subscribe(audience([A]), second, quiet.id - 1);
+    assert.equal(stringify.mock.callCount(), 1, 'a second replay reuses the text');
+    stringify.mock.restore();
+    const text = `id: ${quiet.id}\ndata: {"type":"incident.updated","payload":{"Id":8,"title":"nobody listens"}}\n\n`;
+    assert.deepEqual(first.frames, [text]);
+    assert.deepEqual(second.frames, [text]);
+
+    // Once a stream listens, its events are serialised as they go out, and a resume reuses that text.
+    const live = publish({ orgId: A });
+    assert.deepEqual(first.ids, [quiet.id, live.id]);
+    const third = new FakeSink();
+    const stringifyAgain = t.mock.method(JSON, 'stringify');
+    hub.subscribe(audience([A]), third, quiet.id);
+    assert.equal(stringifyAgain.mock.callCount(), 0);
+    stringifyAgain.mock.restore();
+    assert.deepEqual(third.frames, [first.frames[1]]);
+  });
+
   test('a subscriber of two orgs gets each event once, and none after it leaves, is dropped or revoked', () => {
     const hub = makeHub();
     const left = new FakeSink();

@@ -60,9 +60,13 @@ interface Subscriber extends Audience {
 
 interface Frame {
   event: LiveEvent;
-  text: string;
+  /** The serialised frame; made when first written (an event no stream receives is never serialised unless replayed). */
+  text: string | undefined;
   at: number;
 }
+
+/** A frame's text, serialised once, on first use. */
+const textOf = (f: Frame): string => (f.text ??= frameOf(f.event));
 
 /** Frames of one channel, oldest first, from `start` on (a head index: trimming is O(1) amortised). */
 interface ReplayBuffer {
@@ -97,7 +101,7 @@ export function frameOf(event: LiveEvent): string {
 }
 
 /**
- * The SSE hub shared by every stream. Each event is serialised once, written to the subscribers
+ * The SSE hub shared by every stream. Each event is serialised once (when a stream first needs it), written to the subscribers
  * of its channel, org and mode, and kept for replay. A subscriber that does not drain is dropped
  * instead of buffering without bound. A heartbeat comment keeps proxies from closing idle streams.
  */
@@ -146,7 +150,7 @@ export class Hub {
       void this.replayShared(subscriber, lastEventId, this.lastId);
     } else if (lastEventId !== undefined) {
       const kept = this.localSince(subscriber, lastEventId);
-      if (kept.complete && !(lastEventId < (this.options.resumeFloor ?? 0))) for (const f of kept.frames) sink.write(f.text);
+      if (kept.complete && !(lastEventId < (this.options.resumeFloor ?? 0))) for (const f of kept.frames) sink.write(textOf(f));
       else sink.write(this.resyncFrame());
     }
     this.add(subscriber);
@@ -265,12 +269,12 @@ export class Hub {
     const texts = new Map<number, string>();
     if (shared?.complete) {
       for (const e of shared.events) if (this.reaches(s, e)) texts.set(e.id, frameOf(e));
-      for (const f of this.localSince(s, lastEventId).frames) texts.set(f.event.id, f.text);
+      for (const f of this.localSince(s, lastEventId).frames) texts.set(f.event.id, textOf(f));
     } else {
       // Too old for the shared store (or Redis is away): resync from the newest id seen when the
       // stream opened, then what was dispatched here since.
       this.send(s, frame(markId > 0 ? markId : undefined, RESYNC));
-      for (const f of this.localSince(s, markId).frames) texts.set(f.event.id, f.text);
+      for (const f of this.localSince(s, markId).frames) texts.set(f.event.id, textOf(f));
     }
     for (const id of [...texts.keys()].sort((a, b) => a - b)) {
       if (!this.subscribers.has(s)) return; // dropped as a slow client
@@ -285,12 +289,12 @@ export class Hub {
 
   private dispatch(event: LiveEvent): void {
     if (event.id > this.lastId) this.lastId = event.id;
-    const text = frameOf(event);
-    this.remember(event, text);
+    const kept = this.remember(event);
     const route = this.routes.get(routeKey(event.channel, event.mode, event.orgId));
     if (!route) return;
+    let text: string | undefined;
     for (const s of route) {
-      if (!s.replaying) this.send(s, text);
+      if (!s.replaying) this.send(s, (text ??= textOf(kept)));
     }
   }
 
@@ -325,12 +329,14 @@ export class Hub {
     return lo;
   }
 
-  private remember(event: LiveEvent, text: string): void {
+  /** Keeps the event's frame for replay (its text made on first use); returns it. */
+  private remember(event: LiveEvent): Frame {
     const at = this.now();
     let buffer = this.replay.get(event.channel);
     if (!buffer) this.replay.set(event.channel, (buffer = { frames: [], start: 0 }));
     const { frames } = buffer;
-    frames.push({ event, text, at });
+    const kept: Frame = { event, text: undefined, at };
+    frames.push(kept);
     const oldest = at - this.options.replayMs;
     while (buffer.start < frames.length && (frames[buffer.start]!.at < oldest || frames.length - buffer.start > this.options.replayMax)) {
       this.trimmedUpTo.set(event.channel, frames[buffer.start]!.event.id);
@@ -341,6 +347,7 @@ export class Hub {
       buffer.frames = frames.slice(buffer.start);
       buffer.start = 0;
     }
+    return kept;
   }
 
   /** Keeps idle streams open, and ends those whose credential expired (a session past its lifetime). */

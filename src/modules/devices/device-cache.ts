@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { AccessNotice } from '../../events/access.js';
+import { sha256 } from '../../lib/crypto.js';
 import { findActiveDeviceByToken, type DeviceRow } from './devices.repository.js';
 
 /** A cached device; `valid` turns false the moment a notice covering it arrives (a fix in flight checks it). */
@@ -23,6 +24,11 @@ const MAX_ENTRIES = 50_000;
  */
 export class DeviceCache {
   private readonly byHash = new Map<string, CachedDevice>();
+  /**
+   * The same entries by the token's text, so a known token is not hashed again on every fix. Bounded
+   * like byHash, and every notice is applied to both maps (an entry may outlive its byHash twin).
+   */
+  private readonly byText = new Map<string, CachedDevice>();
   /** Per device id, the invalidation counter when it was last invalidated (a read that started before is read again). */
   private readonly invalidated = new Map<number, number>();
   private seq = 0;
@@ -48,20 +54,52 @@ export class DeviceCache {
     }
   }
 
+  /**
+   * The entry of a token by its text, when it is cached, valid and fresh: synchronous, no hash (the
+   * hot path of a tracker sending fixes). Undefined: resolve it with byTokenText.
+   */
+  known(token: string): CachedDevice | undefined {
+    const hit = this.byText.get(token);
+    if (hit === undefined) return undefined;
+    if (hit.valid && Date.now() - hit.at < MAX_AGE_MS) return hit;
+    this.byText.delete(token);
+    return undefined;
+  }
+
+  /** The entry of a token (by its SHA-256, as byToken), remembered by its text for known(). */
+  async byTokenText(token: string): Promise<CachedDevice | undefined> {
+    const hit = this.known(token);
+    if (hit) return hit;
+    const entry = await this.byToken(sha256(token));
+    if (entry?.valid) {
+      if (this.byText.size >= MAX_ENTRIES) this.byText.delete(this.byText.keys().next().value!);
+      this.byText.set(token, entry);
+    }
+    return entry;
+  }
+
   private onNotice(n: AccessNotice): void {
     if (n.deviceId === undefined && n.userId === undefined && n.orgId === undefined) return;
     for (const [hash, e] of this.byHash) {
-      const d = e.device;
-      const covered =
-        n.deviceId !== undefined ? d.id === n.deviceId : (n.userId === undefined || d.user_id === n.userId) && (n.orgId === undefined || d.org_id === n.orgId);
-      if (!covered) continue;
+      if (!covers(n, e.device)) continue;
       e.valid = false;
       this.byHash.delete(hash);
-      this.invalidated.set(d.id, ++this.seq);
+      this.invalidated.set(e.device.id, ++this.seq);
+    }
+    for (const [token, e] of this.byText) {
+      if (!covers(n, e.device)) continue;
+      e.valid = false;
+      this.byText.delete(token);
+      this.invalidated.set(e.device.id, ++this.seq);
     }
     if (n.deviceId !== undefined) this.invalidated.set(n.deviceId, ++this.seq);
     if (this.invalidated.size > MAX_ENTRIES) this.invalidated.clear();
   }
+}
+
+/** Whether an access notice covers a device: the device itself, or its user and/or org. */
+function covers(n: AccessNotice, d: DeviceRow): boolean {
+  return n.deviceId !== undefined ? d.id === n.deviceId : (n.userId === undefined || d.user_id === n.userId) && (n.orgId === undefined || d.org_id === n.orgId);
 }
 
 const caches = new WeakMap<AppContext, DeviceCache>();

@@ -95,6 +95,44 @@ describe('beacon state in memory', () => {
     assert.equal((await row('m4'))?.lat, 42, 'flushed by close');
   });
 
+  test('pingActive moves a device that is on synchronously, as recordPing would, and declines anything else', async () => {
+    const store = beaconStore(t.ctx) as MemoryBeaconStore;
+    await store.ready();
+    const key = { mode: 'live' as const, userId: u.id, deviceKey: 'm5' };
+    const at = (ms: number) => new Date(t.clock.now().getTime() + ms).toISOString();
+    const pingAt = (lat: number, positionAt: string, now = positionAt) => ({ orgId: org, deviceId: 'm5', lat, lng: 5, accuracy: 3, meta: '{"device_id":"m5"}', positionAt, now });
+    const state = async () => (await store.lookup([key]))[0];
+
+    assert.equal(store.pingActive!(key, pingAt(50, at(0))), undefined, 'off: declined (a turn-on goes through recordPing)');
+    assert.equal(await state(), undefined, 'and nothing changed');
+    assert.deepEqual(await store.recordPing(t.ctx.db, key, pingAt(50, at(0))), { turnedOn: true, moved: true });
+
+    const before = store.dirtyCount();
+    assert.deepEqual(store.pingActive!(key, pingAt(51, at(1_000))), { turnedOn: false, moved: true });
+    assert.deepEqual([(await state())?.lat, (await state())?.position_at], [51, at(1_000)]);
+    assert.equal(store.dirtyCount(), before + 1, 'dirty: written by the next flush');
+    // Older than what it shows: not moved, but heard.
+    assert.deepEqual(store.pingActive!(key, pingAt(49, at(-5_000), at(2_000))), { turnedOn: false, moved: false });
+    assert.deepEqual([(await state())?.lat, (await state())?.last_seen_at], [51, at(2_000)]);
+
+    // A guard that refuses: thrown, and nothing changes.
+    const refuse = { check: () => {
+      throw new Error('revoked');
+    } };
+    assert.throws(() => store.pingActive!(key, pingAt(60, at(3_000)), refuse), /revoked/);
+    assert.equal((await state())?.lat, 51);
+
+    // While a switch-off of the device is under way: declined (recordPing waits for it instead).
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const off = store.switchOff(t.ctx.db, key, undefined, () => held);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(store.pingActive!(key, pingAt(70, at(4_000))), undefined, 'a transition is under way');
+    release();
+    assert.equal((await off)?.lat, 51);
+    assert.equal(store.pingActive!(key, pingAt(71, at(5_000))), undefined, 'off again');
+  });
+
   test('a tracker fix authenticated just before its device is revoked is refused, and the device stays off', async () => {
     const d = await createDevice(t, { cookie: u.cookie }, { name: 'Race phone' });
     const fix = { lat: 1, lng: 2, at: null, accuracy: null, alarm: null, meta: {} };

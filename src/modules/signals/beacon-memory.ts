@@ -66,10 +66,35 @@ export function createMemoryBeaconStore(o: MemoryStoreOptions): MemoryBeaconStor
     if (m?.size === 0) byOrg.delete(k);
   };
 
+  /** Set once the active rows are in `states` (until then every ping waits for `ready`). */
+  let loaded = false;
   const ready = repo.loadActive(o.db).then((rows) => {
     for (const s of rows) install(idOf(keyOfState(s)), s);
+    loaded = true;
     o.log.debug({ devices: rows.length }, 'beacon state loaded');
   });
+
+  /** A ping of a device that is on: memory only (moved only when not older than what it shows), flushed later. */
+  function move(id: string, s: State, p: Ping): { turnedOn: false; moved: boolean } {
+    let moved = false;
+    if (s.position_at <= p.positionAt) {
+      moved = true;
+      if (s.org_id !== p.orgId) {
+        uninstall(id, s);
+        s.org_id = p.orgId;
+        install(id, s);
+      }
+      s.device_id = p.deviceId;
+      s.lat = p.lat;
+      s.lng = p.lng;
+      s.accuracy = p.accuracy;
+      s.meta = p.meta;
+      s.position_at = p.positionAt;
+    }
+    s.last_seen_at = p.now;
+    dirty.add(id);
+    return { turnedOn: false, moved };
+  }
 
   /** Runs a transition of one device, holding the device until it settles. */
   async function transition<T>(id: string, fn: () => Promise<T>): Promise<T> {
@@ -127,26 +152,7 @@ export function createMemoryBeaconStore(o: MemoryStoreOptions): MemoryBeaconStor
         // the check is refused, one revoked after it is switched off after this ping.
         opts.check?.();
         const s = states.get(id);
-        if (s) {
-          let moved = false;
-          if (s.position_at <= p.positionAt) {
-            moved = true;
-            if (s.org_id !== p.orgId) {
-              uninstall(id, s);
-              s.org_id = p.orgId;
-              install(id, s);
-            }
-            s.device_id = p.deviceId;
-            s.lat = p.lat;
-            s.lng = p.lng;
-            s.accuracy = p.accuracy;
-            s.meta = p.meta;
-            s.position_at = p.positionAt;
-          }
-          s.last_seen_at = p.now;
-          dirty.add(id);
-          return { turnedOn: false, moved };
-        }
+        if (s) return move(id, s, p);
         const next: State = {
           livemode: flag(key.mode === 'live'),
           user_id: key.userId,
@@ -170,6 +176,16 @@ export function createMemoryBeaconStore(o: MemoryStoreOptions): MemoryBeaconStor
         });
         return { turnedOn: true, moved: true };
       }
+    },
+    pingActive(key: DeviceKey, p: Ping, guard?: { check(): void }) {
+      if (!loaded) return undefined;
+      const id = idOf(key);
+      if (pending.has(id)) return undefined;
+      const s = states.get(id);
+      if (!s) return undefined;
+      // As in recordPing: nothing between the check and the change.
+      guard?.check();
+      return move(id, s, p);
     },
     async switchOff(_db, key: DeviceKey, silentBefore?: string, onOff?: TurnOffHook) {
       await ready;

@@ -37,6 +37,13 @@ export interface BeaconStore {
   /** Resolves once the state is loaded (the memory store reads the active rows at start). */
   ready(): Promise<void>;
   recordPing(db: Kysely<DB>, key: DeviceKey, ping: Ping, opts?: PingOptions): Promise<{ turnedOn: boolean; moved: boolean }>;
+  /**
+   * recordPing for a device that is on, synchronously (no promise: the hot path of a tracker or a
+   * phone every few seconds): undefined, having changed nothing, when it cannot be done so (the
+   * device is off, a transition of it is under way, the state is still loading), and then the caller
+   * calls recordPing. `guard.check` is called as PingOptions.check is. Absent: always recordPing.
+   */
+  pingActive?(key: DeviceKey, ping: Ping, guard?: { check(): void }): { turnedOn: false; moved: boolean } | undefined;
   /** Switches a device off; its state when this call did it. With `silentBefore`, only if not seen since then. */
   switchOff(db: Kysely<DB>, key: DeviceKey, silentBefore?: string, onOff?: TurnOffHook): Promise<BeaconState | undefined>;
   /** Active devices of the scope with their owner's name, most recently seen first. */

@@ -42,11 +42,14 @@ function toSignal(r: SignalRow): Signal {
   };
 }
 
+/** Whether a meta's JSON passes MAX_META_BYTES as UTF-8 (a UTF-16 unit is at most 3 bytes: only a long text is counted). */
+const tooLong = (json: string) => json.length * 3 > MAX_META_BYTES && Buffer.byteLength(json) > MAX_META_BYTES;
+
 /** The rules a schema cannot say: an alert needs a note, meta is bounded, a reading is not from the future. */
 function validate(ctx: AppContext, input: CreateSignalBody): { meta: string; at: Date } {
   if (input.type === 'alert' && !input.note?.trim()) throw invalidField('note', 'is required for an alert');
   const meta = JSON.stringify(input.meta ?? {});
-  if (Buffer.byteLength(meta) > MAX_META_BYTES) throw invalidField('meta', `must be at most ${MAX_META_BYTES} bytes as JSON`);
+  if (tooLong(meta)) throw invalidField('meta', `must be at most ${MAX_META_BYTES} bytes as JSON`);
   const now = ctx.clock.now();
   const at = input.recorded_at ? new Date(input.recorded_at) : now;
   if (at.getTime() > now.getTime() + MAX_CLOCK_SKEW_MS) throw invalidField('recorded_at', 'is in the future');
@@ -98,23 +101,9 @@ export async function createSignal(ctx: AppContext, actor: Actor, input: CreateS
   const event = { channel: CHANNEL, orgId: org.id, mode: actor.mode, type: `signal.${input.type}` };
 
   if (input.type === 'beacon') {
-    // A beacon writes nothing unless it turns its device on: the store keeps the position (in
-    // memory, flushed in batches, or in Redis) and the event goes out at once.
-    const deviceId = input.meta?.device_id ?? null;
-    const key = { mode: actor.mode, userId: actor.userId, deviceKey: deviceKeyOf(deviceId) };
-    const ping = { orgId: org.id, deviceId, lat: record.lat, lng: record.lng, accuracy: record.accuracy, meta, positionAt: record.created_at, now };
-    const { user_id, lat, lng, accuracy, created_at, user_name, org_id } = record;
-    const beaconEvent = { ...event, payload: { user_id, lat, lng, accuracy, meta: record.meta, created_at, user_name, org_id } };
-    const { turnedOn, moved } = await beaconStore(ctx).recordPing(ctx.db, key, ping, {
-      ...(guard ? { check: () => guard.check() } : {}),
-      onTurnOn: async (tx) => {
-        if (guard) await guard.inTx(tx);
-        await audit(ctx, tx, { org_id: org.id, user_id: actor.userId, device_id: deviceId }, actor.mode, 'beacon_on', { lat: record.lat, lng: record.lng });
-        ctx.events.publish(tx, beaconEvent);
-      },
-    });
-    metricsOf(ctx).beacons.inc();
-    if (moved && !turnedOn) ctx.events.bus.publish(beaconEvent);
+    const beacon = { orgId: org.id, lat: record.lat, lng: record.lng, accuracy: record.accuracy, meta: record.meta, metaJson: meta, at: record.created_at, now };
+    const pending = recordBeacon(ctx, actor, beacon, user?.name ?? '', guard);
+    if (pending) await pending;
     return idem ? ctx.transaction((tx) => recorded(tx, idem, record)) : record;
   }
 
@@ -149,6 +138,77 @@ export async function createSignal(ctx: AppContext, actor: Actor, input: CreateS
     }
     return recorded(tx, idem, stored);
   });
+}
+
+/** A beacon ready for the live state: its org checked, its meta serialised, its times as ISO text. */
+export interface BeaconInput {
+  orgId: number;
+  lat: number | null;
+  lng: number | null;
+  accuracy: number | null;
+  /** The meta object (broadcast) and its JSON (kept in the state; measured against MAX_META_BYTES). */
+  meta: Record<string, unknown>;
+  metaJson: string;
+  /** When the position was taken (created_at) and when it was heard (last_seen_at). */
+  at: string;
+  now: string;
+}
+
+/**
+ * A beacon writes nothing unless it turns its device on: the store keeps the position (in memory,
+ * flushed in batches, or in Redis) and the `signal.beacon` event goes out at once. Shared by
+ * POST /v1/signals and the tracker protocols (which build a BeaconInput without a generic signal).
+ */
+function recordBeacon(ctx: AppContext, actor: Actor, b: BeaconInput, userName: string, guard?: SignalGuard): Promise<void> | undefined {
+  const deviceId = (b.meta.device_id as string | undefined) ?? null;
+  const { orgId } = b;
+  const key = { mode: actor.mode, userId: actor.userId, deviceKey: deviceKeyOf(deviceId) };
+  const ping = { orgId, deviceId, lat: b.lat, lng: b.lng, accuracy: b.accuracy, meta: b.metaJson, positionAt: b.at, now: b.now };
+  // Written out (no spread): the payload's keys in the order the stream has always sent them.
+  const beaconEvent = {
+    channel: CHANNEL,
+    orgId,
+    mode: actor.mode,
+    type: 'signal.beacon',
+    payload: { user_id: actor.userId, lat: b.lat, lng: b.lng, accuracy: b.accuracy, meta: b.meta, created_at: b.at, user_name: userName, org_id: orgId },
+  };
+  const store = beaconStore(ctx);
+  // A device that is on changes in memory at once, with no promise (undefined is returned); a
+  // turn-on, or a store that cannot answer synchronously (Redis), goes the long way.
+  const done = store.pingActive?.(key, ping, guard);
+  if (done) {
+    metricsOf(ctx).beacons.inc();
+    if (done.moved) ctx.events.bus.publish(beaconEvent);
+    return undefined;
+  }
+  return store
+    .recordPing(ctx.db, key, ping, {
+      ...(guard ? { check: () => guard.check() } : {}),
+      onTurnOn: async (tx) => {
+        if (guard) await guard.inTx(tx);
+        await audit(ctx, tx, { org_id: orgId, user_id: actor.userId, device_id: deviceId }, actor.mode, 'beacon_on', { lat: b.lat, lng: b.lng });
+        ctx.events.publish(tx, beaconEvent);
+      },
+    })
+    .then(({ turnedOn, moved }) => {
+      metricsOf(ctx).beacons.inc();
+      if (moved && !turnedOn) ctx.events.bus.publish(beaconEvent);
+    });
+}
+
+/**
+ * A beacon of a tracker device (modules/trackers): the rules of POST /v1/signals for a beacon whose
+ * fields are already known good (a position in range, a time not in the future, a flat meta), so
+ * nothing is validated twice: the meta's size, then the org (write access, from the credential
+ * cache) and the owner's name, in createSignal's order.
+ */
+export async function postBeacon(ctx: AppContext, actor: Actor, orgId: number, b: Omit<BeaconInput, 'orgId' | 'metaJson'>, guard?: SignalGuard): Promise<void> {
+  const metaJson = JSON.stringify(b.meta);
+  if (tooLong(metaJson)) throw invalidField('meta', `must be at most ${MAX_META_BYTES} bytes as JSON`);
+  const write = await targetOrgWrite(ctx, actor, orgId);
+  const user = await cachedUser(ctx, actor.userId);
+  const pending = recordBeacon(ctx, actor, { orgId: write.orgId, lat: b.lat, lng: b.lng, accuracy: b.accuracy, meta: b.meta, metaJson, at: b.at, now: b.now }, user?.name ?? '', guard);
+  if (pending) await pending;
 }
 
 /** The incident an alert opens: urgent, from the note's first line, where the alert was raised. */

@@ -19,24 +19,44 @@ export type Params = Record<string, unknown>;
 export const badRequest = (field: string, message: string) =>
   new AppError(400, 'bad_request', 'Bad request', { details: [{ field, message }] });
 
-/** The first non-empty text value of a parameter (a repeated query key arrives as an array). */
-export function text(params: Params, ...names: string[]): string | undefined {
-  for (const name of names) {
-    const v = params[name];
-    for (const x of Array.isArray(v) ? v : [v]) {
-      if (typeof x === 'number' || typeof x === 'boolean') return String(x);
-      if (typeof x === 'string' && x.trim() !== '') return x.trim();
-    }
+/** The first non-empty text value of one parameter (a repeated query key arrives as an array). */
+export function text1(params: Params, name: string): string | undefined {
+  const v = params[name];
+  if (!Array.isArray(v)) return textOf(v);
+  for (const x of v) {
+    const t = textOf(x);
+    if (t !== undefined) return t;
   }
   return undefined;
 }
 
-/** A number, or undefined when absent, empty (GPSLogger sends empty placeholders) or not a number. */
-export function num(params: Params, ...names: string[]): number | undefined {
-  const t = text(params, ...names);
+function textOf(x: unknown): string | undefined {
+  if (typeof x === 'string') {
+    const t = x.trim();
+    return t === '' ? undefined : t;
+  }
+  return typeof x === 'number' || typeof x === 'boolean' ? String(x) : undefined;
+}
+
+/** The first non-empty text value of the first of the parameters that has one (a repeated query key arrives as an array). */
+export function text(params: Params, ...names: string[]): string | undefined {
+  for (const name of names) {
+    const t = text1(params, name);
+    if (t !== undefined) return t;
+  }
+  return undefined;
+}
+
+/** A text as a number: undefined when absent or not a (finite) number. */
+export function numOf(t: string | undefined): number | undefined {
   if (t === undefined) return undefined;
   const n = Number(t);
   return Number.isFinite(n) ? n : undefined;
+}
+
+/** A number, or undefined when absent, empty (GPSLogger sends empty placeholders) or not a number. */
+export function num(params: Params, ...names: string[]): number | undefined {
+  return numOf(text(params, ...names));
 }
 
 /** A coordinate that must be there and be a number: its absence is "no position" (400). */

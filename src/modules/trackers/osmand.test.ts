@@ -4,6 +4,9 @@ import { buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { signUp, type TestUser } from '../../../test/factories.js';
 import { connectSse, listen, type SseClient } from '../../../test/sse-client.js';
 import { beaconOf, createDevice, type CreatedDevice } from '../../../test/trackers-kit.js';
+import { TOKEN_PATTERN } from '../devices/devices.service.js';
+import { KNOT } from './fix.js';
+import { isOsmAndRequest, osmandFix, osmandToken } from './osmand.js';
 
 // Requests as the apps send them. Traccar Client for Android (traccar-client-android,
 // ProtocolFormatter.kt) appends id, timestamp (epoch s), lat, lon, speed (knots), bearing,
@@ -131,5 +134,67 @@ describe('OsmAnd protocol (Traccar Client, OsmAnd)', () => {
       }
     }
     assert.deepEqual(await beacon(), before);
+  });
+});
+
+// The parameter reading on its own (each parameter read once, the meta built as it goes): the same
+// answers as the generic text/num/compact reading it replaced, edge cases included.
+describe('OsmAnd parameters', () => {
+  const token = `mdt_${'a'.repeat(43)}`;
+
+  test('every parameter, with the meta in a fixed order and only the values given', () => {
+    const fix = osmandFix({ id: token, lat: ' 52.5 ', lon: '13.4', timestamp: '1700000000', speed: '10', bearing: '90', altitude: '35', accuracy: '8', hdop: '0.9', batt: '87', charge: '1', alarm: 'general' });
+    assert.deepEqual(fix, {
+      lat: 52.5,
+      lng: 13.4,
+      at: new Date(1_700_000_000_000),
+      accuracy: 8,
+      alarm: 'general',
+      meta: { speed: 10 * KNOT, heading: 90, altitude: 35, hdop: 0.9, battery: 87, charging: true },
+    });
+    assert.deepEqual(Object.keys(fix.meta), ['speed', 'heading', 'altitude', 'hdop', 'battery', 'charging']);
+    assert.deepEqual(osmandFix({ lat: '1', lon: '2' }), { lat: 1, lng: 2, at: null, accuracy: null, alarm: null, meta: {} });
+  });
+
+  test('empty, blank and non-numeric values are left out; the first non-empty of a repeated key counts', () => {
+    const fix = osmandFix({ lat: ['', '1.5'], lon: '2', speed: '', bearing: 'north', heading: '45', altitude: 'x', batt: '  ', charge: 'no', accuracy: ['', ' 4 '] });
+    assert.deepEqual(fix.meta, { charging: false }, '`bearing` has a value, so `heading` is not read; the rest are not numbers');
+    assert.deepEqual([fix.lat, fix.accuracy], [1.5, 4]);
+    assert.deepEqual(osmandFix({ lat: '1', lon: '2', heading: '45' }).meta, { heading: 45 }, 'heading when there is no bearing');
+  });
+
+  test('location=lat,lon when lat or lon is missing or not a number; errors name the field', () => {
+    assert.deepEqual([osmandFix({ location: '40.4,-3.7' }).lat, osmandFix({ location: '40.4,-3.7' }).lng], [40.4, -3.7]);
+    assert.deepEqual([osmandFix({ lat: '1', location: '40.4,-3.7' }).lat, osmandFix({ lat: '1', location: '40.4,-3.7' }).lng], [40.4, -3.7]);
+    const field = (params: Record<string, unknown>) => {
+      try {
+        osmandFix(params);
+        return 'none';
+      } catch (err) {
+        return (err as { extra?: { details?: { field: string }[] } }).extra?.details?.[0]?.field;
+      }
+    };
+    assert.equal(field({ location: '40.4' }), 'lon');
+    assert.equal(field({ lat: 'abc', lon: '2' }), 'lat');
+    assert.equal(field({ lat: '1' }), 'lon');
+    assert.equal(field({ lat: '1', lon: '2', timestamp: 'yesterday' }), 'timestamp');
+  });
+
+  test('the token: id before deviceid, the first that looks like a token when repeated, else the first text', () => {
+    const other = `mdt_${'b'.repeat(43)}`;
+    assert.equal(osmandToken({ id: token, deviceid: other }, TOKEN_PATTERN), token);
+    assert.equal(osmandToken({ id: 'phone-1', deviceid: other }, TOKEN_PATTERN), other);
+    assert.equal(osmandToken({ id: ['phone-1', token] }, TOKEN_PATTERN), token);
+    assert.equal(osmandToken({ id: ['phone-1', 'phone-2'], deviceid: 'phone-3' }, TOKEN_PATTERN), 'phone-1');
+    assert.equal(osmandToken({ id: 7 }, TOKEN_PATTERN), undefined);
+    assert.equal(osmandToken({}, TOKEN_PATTERN), undefined);
+  });
+
+  test('an OsmAnd request names a device and a position', () => {
+    assert.equal(isOsmAndRequest({ id: token, lat: '1' }), true);
+    assert.equal(isOsmAndRequest({ deviceid: 'x', location: '1,2' }), true);
+    assert.equal(isOsmAndRequest({ id: ' ', lat: '1' }), false);
+    assert.equal(isOsmAndRequest({ id: token }), false);
+    assert.equal(isOsmAndRequest({ lat: '1', lon: '2' }), false);
   });
 });

@@ -7,7 +7,7 @@ import { TOKEN_PATTERN } from '../devices/devices.service.js';
 import type { CachedDevice } from '../devices/device-cache.js';
 import type { Params } from './fix.js';
 import { gpsloggerFix } from './gpslogger.js';
-import { authenticate, ingest } from './ingest.js';
+import { authenticate, ingest, knownDevice } from './ingest.js';
 import { isOsmAndRequest, osmandFix, osmandToken } from './osmand.js';
 import { owntracksPost } from './owntracks.service.js';
 import { isTraccarJson, traccarJson } from './traccar-json.js';
@@ -31,8 +31,11 @@ function parseForm(body: string): Params {
 
 /** Query and form (or flat JSON) parameters together; the query wins, as in Traccar's decoder. */
 function paramsOf(request: FastifyRequest): Params {
-  const body = request.body !== null && typeof request.body === 'object' && !Array.isArray(request.body) ? (request.body as Params) : {};
-  return { ...body, ...(request.query as Params) };
+  const query = request.query as Params;
+  const body = request.body;
+  // A GET has no body: the query as it is (only read, never changed), without a copy.
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return query;
+  return { ...(body as Params), ...query };
 }
 
 /** The credential of an OwnTracks post: basic auth (the password, else the user name), else `?token=`. */
@@ -54,7 +57,7 @@ function owntracksToken(request: FastifyRequest): string | undefined {
  */
 async function asDevice(app: FastifyInstance, ctx: AppContext, request: FastifyRequest, reply: FastifyReply, token: string | undefined): Promise<CachedDevice> {
   try {
-    const entry = await authenticate(ctx, token);
+    const entry = knownDevice(ctx, token) ?? (await authenticate(ctx, token));
     await app.rateLimitHit(reply, 'device', `device:${entry.device.id}`);
     return entry;
   } catch (err) {
