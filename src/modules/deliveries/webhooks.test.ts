@@ -19,7 +19,8 @@ import {
 } from '../../../test/peers.js';
 import { createSenders, processDue, type Senders } from './worker.js';
 
-const TIMEOUT_MS = 300;
+// Long enough that a loaded machine (CI runs suites side by side) answers a live receiver well within it.
+const TIMEOUT_MS = 2_000;
 
 interface WebhookBody {
   type: string;
@@ -275,8 +276,8 @@ describe('webhooks to local receivers (MUSTER_ALLOW_PRIVATE_WEBHOOKS=1)', () => 
     receiver.respond = () => (res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
       const tick = setInterval(() => res.write('.'), 50);
-      // Gives up after 3 s so that the test ends whatever the worker does.
-      timers.push(tick, setTimeout(() => (clearInterval(tick), res.end()), 3_000));
+      // Ends its answer well after the timeout (4x), so only the timeout can end the attempt first.
+      timers.push(tick, setTimeout(() => (clearInterval(tick), res.end()), 4 * TIMEOUT_MS));
     };
     try {
       await book(et);
