@@ -3,7 +3,9 @@
 // by a separate load process (10 keep-alive connections), with an optional CPU profile of the
 // measured requests only (node:inspector) and its top self-time frames.
 //
-//   npx tsx bench/profile-incidents.ts [--rows 200000] [--n 2000] [--prof DIR] [list|create ...]
+//   npx tsx bench/profile-incidents.ts [--rows 200000] [--n 2000] [--prof DIR] [list|list-priority|list-sla|create ...]
+//
+// list: GET /v1/tickets?limit=50; list-priority and list-sla: the same with sort=priority or sort=sla_due.
 //
 // Not a benchmark of the registry (bench/run.ts): a tool for the profile notes of docs/benchmarks.md.
 import { spawn } from 'node:child_process';
@@ -128,8 +130,10 @@ try {
   const session = new Session();
   session.connect();
   for (const p of paths) {
-    const [method, target, body] =
-      p === 'list' ? ['GET', `${url}/v1/tickets?limit=50`, null] : ['POST', `${url}/v1/tickets`, JSON.stringify({ title: 'Pump station 4: pressure low', priority: 'high' })];
+    const sort = p === 'list-priority' ? '&sort=priority' : p === 'list-sla' ? '&sort=sla_due' : '';
+    const [method, target, body] = p.startsWith('list')
+      ? ['GET', `${url}/v1/tickets?limit=50${sort}`, null]
+      : ['POST', `${url}/v1/tickets`, JSON.stringify({ title: 'Pump station 4: pressure low', priority: 'high' })];
     await drive(target, method, body, headers, Math.min(300, N)); // warm-up
     statements = 0;
     kinds.clear();

@@ -15,6 +15,7 @@ import * as m0009 from './0009-email-verification.js';
 import * as m0015 from './0015-retention.js';
 import * as m0010 from './0010-web-console.js';
 import * as m0017 from './0017-booking-language.js';
+import * as m0018 from './0018-list-sort-indexes.js';
 
 /** Every migration, in order. Names never change once released. */
 export const migrations: Record<string, MigrationModule> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, MigrationModule> = {
   '0015-retention': m0015,
   '0010-web-console': m0010,
   '0017-booking-language': m0017,
+  '0018-list-sort-indexes': m0018,
 };

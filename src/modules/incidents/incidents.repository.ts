@@ -99,10 +99,49 @@ function viewRow(r: unknown[]): IncidentViewRow {
 }
 
 /**
- * A page of the list: only the columns of the view, and on SQLite as arrays (ROWS_AS_ARRAYS),
- * turned into objects here, which costs a fraction of better-sqlite3 building them.
+ * Stands for the i-th value of a list query in the query compiled once for its shape: Kysely
+ * passes any value through to the compiled parameters, where `bind` puts the request's value.
  */
-export async function listIncidents(db: Kysely<DB>, scope: Scope, f: ListFilter, limit: number, offset: number): Promise<IncidentViewRow[]> {
+class Slot {
+  constructor(readonly i: number) {}
+}
+const slot = (i: number) => new Slot(i) as never;
+
+/** Compiled list and count queries by shape (which filters are set, the sort, the mode, how many orgs). */
+const shapes = new Map<string, CompiledQuery>();
+const MAX_SHAPES = 500;
+
+/**
+ * A query compiled once per shape (building and compiling one with Kysely costs tens of
+ * microseconds per request), with this request's values bound in place of its slots.
+ */
+function bind(key: string, compile: () => CompiledQuery, values: readonly unknown[]): CompiledQuery {
+  let shape = shapes.get(key);
+  if (!shape) {
+    shape = compile();
+    if (shapes.size >= MAX_SHAPES) shapes.delete(shapes.keys().next().value!);
+    shapes.set(key, shape);
+  }
+  const params = shape.parameters;
+  const bound = new Array<unknown>(params.length);
+  for (let i = 0; i < params.length; i++) {
+    const p = params[i];
+    bound[i] = p instanceof Slot ? values[p.i] : p;
+  }
+  return CompiledQuery.raw(shape.sql, bound);
+}
+
+/** The scope with slots for its org ids, which come after `first` other values. */
+const slotScope = (scope: Scope, first: number): Scope => ({ orgIds: scope.orgIds.map((_, i) => slot(first + i)), mode: scope.mode });
+
+function shapeKey(kind: string, scope: Scope, f: ListFilter): string {
+  return `${kind}:${scope.mode}:${scope.orgIds.length}:${f.status === undefined ? '' : 's'}${f.priority === undefined ? '' : 'p'}${f.assigneeId === undefined ? '' : 'a'}${
+    f.source_ref === undefined ? '' : 'r'
+  }${f.source === undefined ? '' : 'o'}${f.unassigned === true ? 'u' : ''}:${f.sort ?? 'newest'}`;
+}
+
+/** The page's statement built anew: for a text search, and the reference the compiled shapes are tested against. */
+export function buildListQuery(db: Kysely<DB>, scope: Scope, f: ListFilter, limit: number, offset: number): CompiledQuery {
   let q = db.selectFrom('incidents').select(VIEW_COLUMNS.map((c) => `incidents.${c}` as const)).$call(scoped(scope, 'incidents'));
   if (f.status) q = q.where('status', '=', f.status);
   if (f.priority) q = q.where('priority', '=', f.priority);
@@ -110,21 +149,68 @@ export async function listIncidents(db: Kysely<DB>, scope: Scope, f: ListFilter,
   if (f.source_ref !== undefined) q = q.where('source_ref', '=', f.source_ref);
   q = whereExtras(q, f); // search, source, unassigned (list-filters.ts)
   const compiled = orderList(q, f.sort).limit(limit).offset(offset).compile();
-  const { rows } = await db.executeQuery<unknown>(CompiledQuery.raw(ROWS_AS_ARRAYS + compiled.sql, [...compiled.parameters]));
+  return CompiledQuery.raw(ROWS_AS_ARRAYS + compiled.sql, [...compiled.parameters]);
+}
+
+/**
+ * The page's statement: only the columns of the view (on SQLite read as arrays, ROWS_AS_ARRAYS),
+ * compiled once per shape; a text search, whose SQL depends on the text, is built each time.
+ */
+export function listQuery(db: Kysely<DB>, scope: Scope, f: ListFilter, limit: number, offset: number): CompiledQuery {
+  if (f.search !== undefined) return buildListQuery(db, scope, f, limit, offset);
+  const { status, priority, assigneeId, source_ref, source } = f;
+  return bind(
+    shapeKey('list', scope, f),
+    () =>
+      buildListQuery(
+        db,
+        slotScope(scope, 7),
+        {
+          status: status === undefined ? undefined : slot(2),
+          priority: priority === undefined ? undefined : slot(3),
+          assigneeId: assigneeId === undefined ? undefined : slot(4),
+          source_ref: source_ref === undefined ? undefined : slot(5),
+          source: source === undefined ? undefined : slot(6),
+          unassigned: f.unassigned,
+          sort: f.sort,
+        },
+        slot(0),
+        slot(1),
+      ),
+    [limit, offset, status, priority, assigneeId, source_ref, source, ...scope.orgIds],
+  );
+}
+
+/**
+ * A page of the list. On SQLite the rows come as arrays, turned into objects here, which costs a
+ * fraction of better-sqlite3 building them; PostgreSQL ignores the comment and answers objects.
+ */
+export async function listIncidents(db: Kysely<DB>, scope: Scope, f: ListFilter, limit: number, offset: number): Promise<IncidentViewRow[]> {
+  const { rows } = await db.executeQuery<unknown>(listQuery(db, scope, f, limit, offset));
   return rows.map((r) => (Array.isArray(r) ? viewRow(r) : (r as IncidentViewRow)));
 }
 
-export async function countIncidents(db: Kysely<DB>, scope: Scope, f: ListFilter): Promise<number> {
-  // The counters have no assignee or source_ref dimension: such lists are short, so they are counted directly.
-  if (f.assigneeId !== undefined || f.source_ref !== undefined || hasExtras(f)) return countDirectly(db, scope, f);
+function buildCount(db: Kysely<DB>, scope: Scope, f: ListFilter): CompiledQuery {
   let q = db
     .selectFrom('incident_counts')
     .select(sql<number>`coalesce(sum(n), 0)`.as('n'))
     .$call(scoped(scope, 'incident_counts'));
   if (f.status) q = q.where('status', '=', f.status);
   if (f.priority) q = q.where('priority', '=', f.priority);
-  const row = await q.executeTakeFirstOrThrow();
-  return Number(row.n);
+  return q.compile();
+}
+
+export async function countIncidents(db: Kysely<DB>, scope: Scope, f: ListFilter): Promise<number> {
+  // The counters have no assignee or source_ref dimension: such lists are short, so they are counted directly.
+  if (f.assigneeId !== undefined || f.source_ref !== undefined || hasExtras(f)) return countDirectly(db, scope, f);
+  const { status, priority } = f;
+  const query = bind(
+    shapeKey('count', scope, { status, priority }),
+    () => buildCount(db, slotScope(scope, 2), { status: status === undefined ? undefined : slot(0), priority: priority === undefined ? undefined : slot(1) }),
+    [status, priority, ...scope.orgIds],
+  );
+  const { rows } = await db.executeQuery<{ n: number | string | bigint }>(query);
+  return Number(rows[0]!.n);
 }
 
 export type IncidentPatch = Partial<
