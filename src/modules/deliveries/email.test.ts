@@ -225,13 +225,13 @@ describe('email deliveries through a real SMTP server', () => {
     t.clock.advance(46 * MINUTE);
     assert.deepEqual(await sweepSla(t.ctx), { warnings: 1, breaches: 0 });
     const warning = to(await deliver(), owner.email);
-    assert.equal(warning.subject, `SLA warning: "Pump failure" is due at ${incident.sla_due_at.slice(11, 16)} UTC`);
+    assert.equal(warning.subject, `SLA warning: "Pump failure" is due at ${incident.sla_due_at.slice(11, 16)} (UTC)`);
     assert.ok(warning.text.includes(`http://muster.test/app/incidents/${incident.Id}`));
 
     t.clock.advance(15 * MINUTE);
     assert.deepEqual(await sweepSla(t.ctx), { warnings: 0, breaches: 1 });
     const breach = to(await deliver(), owner.email);
-    assert.equal(breach.subject, `SLA breached: "Pump failure" was due at ${incident.sla_due_at.slice(11, 16)} UTC`);
+    assert.equal(breach.subject, `SLA breached: "Pump failure" was due at ${incident.sla_due_at.slice(11, 16)} (UTC)`);
     assert.match(breach.text, /Priority: urgent/);
 
     assert.deepEqual(await sweepSla(t.ctx), { warnings: 0, breaches: 0 });
