@@ -69,6 +69,8 @@ test('log in through the form, create an incident, reply publicly and internally
   await page.reload();
   await page.waitForSelector('[data-testid="incident-title"]');
   assert.equal(await page.inputValue('[data-testid="status-select"]'), 'in_progress');
+  // The replies load on their own after the incident: wait for the second before counting.
+  await page.locator('[data-testid="reply"]').nth(1).waitFor();
   assert.equal(await page.locator('[data-testid="reply"]').count(), 2);
 
   // The status page, opened without any cookie, shows the public reply and never the internal one.
