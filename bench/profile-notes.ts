@@ -1,26 +1,29 @@
 // What the profiles of the hot paths showed (issue #19), written by hand and kept beside the figures
 // that `npm run bench` measures. CPU per request comes from bench/cpu-per-request.ts (server CPU by
-// process.cpuUsage over N requests, the load in other processes; the machine's load average was 15 to
-// 25 on 2 cores, so the figures move by about 15 % between runs: compare within one row).
+// process.cpuUsage over N requests, the load in other processes). Each note says the load it was
+// measured at: under load the figures move by about 15 % between runs, so compare within one row.
 
 const CPU_COMMAND = '`npx tsx bench/cpu-per-request.ts --requests 20000` (add `--profile DIR` for a .cpuprofile of the measured requests only)';
 
 export const AUTH_ME_PROFILE = [
   '### Profile (2026-11-24)',
   '',
-  `Server CPU per request, ${CPU_COMMAND}, same run, load average about 24:`,
-  'before the user row cache 251 µs and 1 SQL statement per request (the user row); after, 240 µs and none. Bare',
-  '`node:http` answering the same bytes: 61 µs (69 µs with Muster\'s 12 response headers); bare Fastify, one route with',
-  'a response schema and no plugins: 80 µs. So about 160 µs per request is Muster\'s own plugins and hooks over Fastify,',
-  'and Fastify itself is already below the 50 % goal\'s budget (122 µs) on this machine only with nothing else.',
+  `Server CPU per request, ${CPU_COMMAND} with \`auth-me bare fastify\`, on a quiet machine (load average about 1):`,
+  'Muster 68.1 µs; bare `node:http` answering the same bytes 32.0 µs; Fastify alone, one route and no plugins, 36.1 µs.',
+  'So Fastify costs about 4 µs over `node:http` and Muster\'s own work (the hooks, the key\'s hash and cache look-up, the',
+  'answer\'s schema) about 32 µs over Fastify. A CPU ratio of 47 % to the baseline is what the req/s ratio tends to when',
+  'the server\'s core is the limit; the load generator shares the cores, so the ratio of one run moves between about 40',
+  'and 53 % (53 % in a single `npm run bench -- auth-me` at load 1 this morning, 41 % in a full run started at load 3).',
   '',
-  'Top self time after (shares of busy samples): `writev` 36-43 % (the answer\'s write, kernel time under load),',
-  'GC 6-14 %, Fastify\'s `Reply.header`/`hasHeader` 4-5 % (ratelimit, security and request-id headers), the',
-  'request\'s child logger (pino `asChindings`, `createChildLogger`) 1.5 %, async-hook bookkeeping (`promiseInitHook`,',
-  '`lookupPublicResource`: AsyncLocalStorage of db/group-commit.ts turns promise hooks on for the whole process)',
-  'about 1.5 %, SHA-256 of the key 1 %, the hooks of auth, rate limit, CSRF, idempotency and security headers under 1 %',
-  'each (now synchronous, without promises when they have nothing to do). Before, the user row query with Kysely\'s',
-  'compilation was the largest piece of JavaScript (about 13 % with the profiler\'s own wrapper).',
+  'What changed this session: the `me` view was built as `{ ...toUser(u), phone, admin, ... }`. On Node 20 (V8 11.3)',
+  'adding properties to an object made by spread makes a new hidden class every time (about 1 µs a property; see',
+  'docs/architecture.md, "Object spread on hot paths"): written out, 89.0 -> 65.6 µs per request, back to back at load',
+  '0.7. The AsyncLocalStorage of db/group-commit.ts, which turned promise hooks on for every request of the process, is',
+  'gone. Earlier: the user row from the user cache (no query), hooks made synchronous.',
+  '',
+  'Top self time after the `me` change (`--profile`, load 0.9; shares of busy samples): the answer\'s `writev` (kernel',
+  'time) about two thirds, the HTTP parser 7 %, GC 4 %, node:http\'s header writing 4 %; each of Muster\'s hooks and',
+  'Fastify\'s reply under 1 %.',
 ].join('\n');
 
 export const TRACKERS_PROFILE = [
@@ -45,6 +48,12 @@ export const TRACKERS_PROFILE = [
   'the org access and the owner\'s name), the route 2 %, `recordBeacon` 2 % (the ping, the bus, the hub), `ingest` 1 %.',
   'Fastify and the global hooks every route pays, in self time: Fastify 4 %, the rate limit with its LRU 2 %, routing',
   '1 %, security headers 1 %, the query parser 1 %, the request id 0.4 %; the rest is node:http and promise hooks.',
+  '',
+  'The same command on a quiet machine (load average about 1) after every change of this session was merged:',
+  '85.5 µs per fix; bare `node:http` answering the empty 200 25.8 µs; Fastify alone, one route and no plugins, 31.5 µs.',
+  'So about 54 µs per fix is Muster\'s: the global hooks every route pays (about 32 µs, as auth-me shows) and the fix',
+  'itself (about 22 µs: parsing, the token\'s cache look-up, the beacon state, the event). The promise hooks named',
+  'above are gone with the AsyncLocalStorage of db/group-commit.ts.',
 ].join('\n');
 
 export const BEACONS_PROFILE = [
