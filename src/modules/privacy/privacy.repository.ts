@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { flag, type DB, type Mode } from '../../db/schema.js';
 
 /**
@@ -163,13 +163,16 @@ export async function keyIdsOf(db: Kysely<DB>, userId: number): Promise<number[]
   return (await db.selectFrom('api_keys').select('id').where('user_id', '=', userId).execute()).map((r) => r.id);
 }
 
+/** The condition "this org (`orgs`) has no member". */
+const withoutMembers = (eb: ExpressionBuilder<DB, 'orgs'>) => eb.not(eb.exists(eb.selectFrom('memberships as m').select('m.user_id').whereRef('m.org_id', '=', 'orgs.id')));
+
 /** Orgs without a single member (in `among` when given), lowest ids first. */
 export async function memberlessOrgIds(db: Kysely<DB>, among: readonly number[] | undefined, limit: number): Promise<number[]> {
   if (among?.length === 0) return [];
   let q = db
     .selectFrom('orgs')
     .select('orgs.id')
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('memberships as m').select('m.user_id').whereRef('m.org_id', '=', 'orgs.id'))))
+    .where(withoutMembers)
     .orderBy('orgs.id')
     .limit(limit);
   if (among) q = q.where('orgs.id', 'in', among);
@@ -185,15 +188,10 @@ export async function deleteOrgsWithoutMembers(db: Kysely<DB>, orgIds: readonly 
   const rows = await db
     .deleteFrom('orgs')
     .where('id', 'in', orgIds)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('memberships as m').select('m.user_id').whereRef('m.org_id', '=', 'orgs.id'))))
+    .where(withoutMembers)
     .returning('id')
     .execute();
   return rows.map((r) => r.id);
-}
-
-/** Deletes orgs with everything in them (the database's cascades). */
-export async function deleteOrgs(db: Kysely<DB>, orgIds: readonly number[]): Promise<void> {
-  if (orgIds.length > 0) await db.deleteFrom('orgs').where('id', 'in', orgIds).execute();
 }
 
 /**
