@@ -44,6 +44,7 @@ import rateLimitPlugin from './plugins/rate-limit.js';
 import securityHeadersPlugin from './plugins/security-headers.js';
 import { buildSerializer } from './plugins/shared-compilers.js';
 import { installValidators } from './plugins/validation.js';
+import { installRouteFacts, routeOf } from './plugins/route.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -58,6 +59,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log,
     genReqId: requestId,
+    // A child logger carrying the request id per request, unless nothing is logged (LOG_LEVEL=silent):
+    // making one stringifies its bindings, a cost every request paid for no line.
+    childLoggerFactory: (logger, bindings, options) => (logger.level === 'silent' ? logger : logger.child(bindings, options)),
     requestIdHeader: false,
     bodyLimit: ctx.config.bodyLimit,
     trustProxy: ctx.config.trustProxy,
@@ -76,6 +80,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  installRouteFacts(app);
   installValidators(app);
   // JSON everywhere: a text body is refused with 415 instead of being parsed as a string.
   app.removeContentTypeParser('text/plain');
@@ -84,7 +89,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // A request without a body is validated as `{}`: routes whose body fields are all optional
   // (cancel, stop beacon) accept it, and required fields are named one by one instead of "body".
   app.addHook('preValidation', (request, _reply, done) => {
-    if (request.body === undefined && request.headers['content-type'] === undefined && request.routeOptions.schema?.body) request.body = {};
+    if (request.body === undefined && request.headers['content-type'] === undefined && routeOf(request).schema?.body) request.body = {};
     // U+0000 in any text (path, query, JSON body) is a 422 on both engines; PostgreSQL would fail with a 500.
     // Part by part (params, query, body, as one walk would), skipping the absent ones: no object per request.
     const { params, query, body } = request;
@@ -94,10 +99,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       (body === undefined || body === null ? undefined : fieldWithNul(body, 'body'));
     if (nul) return done(invalidField(nul.replace(/^(params|query|body)\./, ''), 'must not contain the NUL character'));
     done();
-  });
-  app.addHook('onSend', (request, reply, payload, done) => {
-    reply.header('x-request-id', request.id);
-    done(null, payload);
   });
 
   // Open streams never finish on their own: end them first so close() can wait for the rest.

@@ -117,7 +117,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     maxBufferedBytes: config.sseMaxBufferBytes,
     // Local ids are epoch milliseconds * 1000: anything below now was given out before this process.
     ...(redis ? {} : { resumeFloor: Date.now() * 1000 }),
-    credentialClock: () => clock.now().getTime(),
+    credentialClock: () => clock.nowMs(),
   });
   const limit = config.streamLimitPerUser;
   const streamSlots = redis ? redisStreamSlots(redis, log, { prefix: config.redisPrefix, limit }) : memoryStreamSlots(limit);

@@ -28,6 +28,8 @@ export function openStream(request: FastifyRequest, reply: FastifyReply, hub: Hu
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
     'x-accel-buffering': 'no',
+    // The security headers' onSend hook does not run for a hijacked reply.
+    'x-content-type-options': 'nosniff',
     connection: 'keep-alive',
     'x-request-id': request.id,
   });

@@ -1,9 +1,11 @@
 /** The one source of "now": services read it from the context so tests can set time. */
 export interface Clock {
   now(): Date;
+  /** now() as epoch milliseconds, without a Date: what the per-request paths (rate limits, credential cache) compare. */
+  nowMs(): number;
 }
 
-export const systemClock: Clock = { now: () => new Date() };
+export const systemClock: Clock = { now: () => new Date(), nowMs: Date.now };
 
 /** A clock that only moves when told to: used by tests for expiry and SLA boundaries. */
 export class ManualClock implements Clock {
@@ -15,6 +17,10 @@ export class ManualClock implements Clock {
 
   now(): Date {
     return new Date(this.current);
+  }
+
+  nowMs(): number {
+    return this.current;
   }
 
   set(at: Date | string): void {

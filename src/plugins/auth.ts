@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import type { Actor } from '../lib/actor.js';
 import { unauthorized } from '../lib/errors.js';
 import { heldActor, resolveActor } from '../modules/auth/credentials.js';
+import { routeOf } from './route.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,7 +25,8 @@ export default fp(
     app.decorateRequest('actor', null);
     app.addHook('onRequest', (request, _reply, done) => {
       // Unknown routes fall through to the 404 handler; public routes skip the lookup.
-      if (!request.routeOptions.url || request.routeOptions.config.public) return done();
+      const route = routeOf(request);
+      if (!route.url || route.config.public) return done();
       // A key or session held in memory is resolved without a promise; the rest is read.
       const held = heldActor(ctx, request);
       if (held !== undefined) {

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import type { AppContext } from '../context.js';
 import { AppError } from '../lib/errors.js';
 import { SESSION_COOKIE } from '../modules/auth/credentials.js';
+import { routeOf } from './route.js';
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Public routes that start or end a session: checked too (login CSRF, forced logout). */
@@ -35,7 +36,7 @@ export default fp(
     // Synchronous: most requests (reads, or writes with a key) are decided by a comparison or two.
     app.addHook('onRequest', (request, _reply, done) => {
       if (!UNSAFE.has(request.method)) return done();
-      const url = request.routeOptions.url;
+      const url = routeOf(request).url;
       const byCookie = request.actor?.via === 'session';
       const sessionRoute = url !== undefined && SESSION_ROUTES.has(url) && (url !== '/v1/auth/logout' || request.cookies[SESSION_COOKIE] !== undefined);
       if (!byCookie && !sessionRoute) return done();

@@ -17,6 +17,11 @@ declare module 'fastify' {
   }
 }
 
+/** A route option that is a hook, a list of them, or absent, as a list. */
+function asList<T>(hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
+}
+
 /** Keys are kept (and replayed) this long; older rows are ignored and purged. */
 export const IDEMPOTENCY_TTL_MS = DAY;
 const PURGE_EVERY_MS = 10 * 60_000;
@@ -95,15 +100,22 @@ export default fp(
         .send(body === null ? null : (JSON.parse(body) as unknown));
     }
 
-    // Synchronous for the requests it does not concern (no idempotent route, or no key): no promise.
-    app.addHook('preHandler', (request, reply, done) => {
-      const status = request.routeOptions.config.idempotent;
+    // On the idempotent routes only (route-level hooks added as each route is declared): every other
+    // request skips both hooks instead of running them to find nothing to do. Synchronous for a
+    // request without a key: no promise.
+    const claimHook = (status: number) => (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
       const given = request.headers['idempotency-key'];
-      if (status === undefined || given === undefined) return done();
+      if (given === undefined) return done();
       claim(request, reply, status, given).then(
         () => done(),
         (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
       );
+    };
+    app.addHook('onRoute', (route) => {
+      const status = route.config?.idempotent;
+      if (status === undefined) return;
+      route.preHandler = [claimHook(status), ...asList(route.preHandler)];
+      route.onSend = [settleHook, ...asList(route.onSend)];
     });
 
     async function claim(request: FastifyRequest, reply: FastifyReply, status: number, given: string | string[]): Promise<unknown> {
@@ -161,14 +173,14 @@ export default fp(
 
     // Answers that did not record themselves in the effect's transaction: a 4xx (decided, no
     // effect) is stored, a 5xx frees the key for a retry.
-    app.addHook('onSend', (request, reply, payload, done) => {
+    function settleHook(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void): void {
       const claim = request.idempotency;
       if (!claim || claim.recorded) return done(null, payload);
       settle(request, reply, payload, claim).then(
         () => done(null, payload),
         (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
       );
-    });
+    }
 
     async function settle(request: FastifyRequest, reply: FastifyReply, payload: unknown, claim: IdempotencyClaim): Promise<void> {
       claim.recorded = true;

@@ -3,13 +3,18 @@ import fp from 'fastify-plugin';
 import type { AppContext } from '../context.js';
 import { AppError } from '../lib/errors.js';
 import { memoryRateLimitStore, redisRateLimitStore, type RateLimitHit, type RateLimitStore } from '../lib/rate-limit-store.js';
+import { routeOf } from './route.js';
 
 export type RateLimitGroup = 'api' | 'auth' | 'booking' | 'public' | 'device';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Counts one request against `bucket` with `group`'s limit; 429 when over it. For routes that count themselves. */
-    rateLimitHit(reply: FastifyReply, group: RateLimitGroup, bucket: string): Promise<void>;
+    /**
+     * Counts one request against `bucket` with `group`'s limit; 429 when over it (thrown at once, or
+     * the promise's rejection). Undefined when it was counted in this process; a promise when the
+     * counters are in Redis. For routes that count themselves.
+     */
+    rateLimitHit(reply: FastifyReply, group: RateLimitGroup, bucket: string): Promise<void> | undefined;
   }
   interface FastifyContextConfig {
     /** The route counts its own requests with rateLimitHit (tracker apps: per device, once the token is known). */
@@ -36,12 +41,26 @@ const UNLIMITED = new Set(['/healthz', '/readyz']);
  * (one long request each), unknown routes, and public GETs outside /v1 (pages, assets, uploads, feeds).
  */
 export function rateLimitGroup(request: FastifyRequest): RateLimitGroup | null {
-  const url = request.routeOptions.url;
-  if (!url || UNLIMITED.has(url) || url.endsWith('/stream') || request.routeOptions.config.ownRateLimit) return null;
-  if (AUTH_ROUTES.has(`${request.method} ${url}`)) return 'auth';
-  if (!request.routeOptions.config.public) return 'api';
-  if (request.method === 'POST' && BOOKING_PREFIXES.some((p) => url.startsWith(p))) return 'booking';
-  if (request.method === 'GET' && !url.startsWith('/v1/')) return null;
+  // Decided by the route (its pattern and config) and the method alone: once per route and method,
+  // kept by the route's config object (a route may answer several methods with one config).
+  const route = routeOf(request);
+  const config = route.config as object | undefined;
+  if (config === undefined) return groupOf(request.method, route);
+  let byMethod = groups.get(config);
+  if (byMethod === undefined) groups.set(config, (byMethod = new Map<string, RateLimitGroup | null>()));
+  let group = byMethod.get(request.method);
+  if (group === undefined) byMethod.set(request.method, (group = groupOf(request.method, route)));
+  return group;
+}
+const groups = new WeakMap<object, Map<string, RateLimitGroup | null>>();
+
+function groupOf(method: string, route: FastifyRequest['routeOptions']): RateLimitGroup | null {
+  const url = route.url;
+  if (!url || UNLIMITED.has(url) || url.endsWith('/stream') || route.config.ownRateLimit) return null;
+  if (AUTH_ROUTES.has(`${method} ${url}`)) return 'auth';
+  if (!route.config.public) return 'api';
+  if (method === 'POST' && BOOKING_PREFIXES.some((p) => url.startsWith(p))) return 'booking';
+  if (method === 'GET' && !url.startsWith('/v1/')) return null;
   return 'public';
 }
 
@@ -72,23 +91,31 @@ export default fp(
       reply.header('retry-after', String(reset));
       return new AppError(429, 'rate_limited', 'Too many requests');
     };
-    const hit = async (reply: FastifyReply, group: RateLimitGroup, bucket: string) => {
+    // Synchronous when the counters are in this process (no promise per request); else awaits Redis.
+    const hitSync = counters.hitSync?.bind(counters);
+    const hit = (reply: FastifyReply, group: RateLimitGroup, bucket: string): Promise<void> | undefined => {
       const limit = ctx.config.rateLimit[group];
-      if (limit === 0) return;
-      const refused = answer(reply, limit, await counters.hit(bucket, windowMs, ctx.clock.now().getTime()));
-      if (refused) throw refused;
+      if (limit === 0) return undefined;
+      const now = ctx.clock.nowMs();
+      if (hitSync) {
+        const refused = answer(reply, limit, hitSync(bucket, windowMs, now));
+        if (refused) throw refused;
+        return undefined;
+      }
+      return counters.hit(bucket, windowMs, now).then((counted) => {
+        const refused = answer(reply, limit, counted);
+        if (refused) throw refused;
+      });
     };
     app.decorate('rateLimitHit', hit);
 
-    // Synchronous when the counters are in this process (no promise per request); else awaits Redis.
-    const hitSync = counters.hitSync?.bind(counters);
     app.addHook('onRequest', (request, reply, done) => {
       const group = rateLimitGroup(request);
       const limit = group ? ctx.config.rateLimit[group] : 0;
       if (!group || limit === 0) return done();
       const bucket = bucketOf(request, group);
-      if (hitSync) return done(answer(reply, limit, hitSync(bucket, windowMs, ctx.clock.now().getTime())));
-      counters.hit(bucket, windowMs, ctx.clock.now().getTime()).then(
+      if (hitSync) return done(answer(reply, limit, hitSync(bucket, windowMs, ctx.clock.nowMs())));
+      counters.hit(bucket, windowMs, ctx.clock.nowMs()).then(
         (counted) => done(answer(reply, limit, counted)),
         (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
       );

@@ -62,8 +62,8 @@ export function securityHeaders(path: string, html: boolean, opts: HeaderOptions
 
 /**
  * Sets securityHeaders() on every response (onSend, so static files are covered), keeping a
- * header a route set itself (e.g. a stricter Referrer-Policy). Authenticated JSON is never cached.
- * Live streams are written to the socket directly; they get nosniff from the onRequest hook.
+ * header a route set itself (e.g. a stricter Referrer-Policy), and X-Request-Id. Authenticated JSON
+ * is never cached. One hook for every header of the answer: each hook is a step of every request.
  */
 export default fp(
   (app: FastifyInstance, { ctx }: { ctx: AppContext }) => {
@@ -77,12 +77,9 @@ export default fp(
       if (!pairs) memo.set(k, (pairs = Object.entries(securityHeaders(path, html, opts))));
       return pairs;
     };
-    // Answers written straight to the socket (live streams) skip onSend: nosniff goes on the raw
-    // response first; Node merges it with the headers a reply writes later.
-    app.addHook('onRequest', (_request, reply, done) => {
-      reply.raw.setHeader('x-content-type-options', 'nosniff');
-      done();
-    });
+    // Answers written straight to the socket (live streams, events/sse.ts) skip onSend: they send
+    // nosniff and the request id in their own head. Nothing is set on the raw response here: a header
+    // set there makes Node validate and copy every header the reply adds (writeHead's slow path).
     app.addHook('onSend', (request, reply, payload, done) => {
       const type = reply.getHeader('content-type');
       const url = request.url;
@@ -92,6 +89,7 @@ export default fp(
         if (!reply.hasHeader(name)) reply.header(name, value);
       }
       if (request.actor && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+      reply.header('x-request-id', request.id);
       done(null, payload);
     });
   },

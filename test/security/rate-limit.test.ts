@@ -125,6 +125,18 @@ describe(`rate limits (${testDialect}, counters in memory)`, () => {
     }
     for (let i = 0; i < 6; i++) assert.equal((await t.app.inject({ url: '/pages.css' })).statusCode, 200);
   });
+
+  test('the group is decided per route and method: HEADs of a page first do not make its GETs limited', async () => {
+    // The group is kept per route once decided; a HEAD (counted as a public read) must not decide it for GET.
+    nextWindow(t);
+    for (let i = 0; i < 3; i++) await t.app.inject({ method: 'HEAD', url: '/embed.js' });
+    nextWindow(t);
+    for (let i = 0; i < 6; i++) {
+      const res = await t.app.inject({ url: '/embed.js' });
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.headers['ratelimit-limit'], undefined);
+    }
+  });
 });
 
 describe(`rate limits (${testDialect}, counters in Redis shared by two instances)`, () => {

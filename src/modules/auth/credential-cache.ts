@@ -121,6 +121,11 @@ export class CredentialCache {
     return this.peek(this.sessions, hash);
   }
 
+  /** The row of a user when memory holds it (no promise); else undefined. */
+  heldUser(userId: number): UserRow | undefined {
+    return this.peek(this.users, userId);
+  }
+
   /** The memberships of a user; `load` reads them when they are not held. */
   async memberships(userId: number, load: () => Promise<Memberships>): Promise<Memberships> {
     const held = await this.through(this.members, userId, undefined, load, () => Infinity);
@@ -261,7 +266,7 @@ export function credentialCache(ctx: AppContext): CredentialCache {
     const made = new CredentialCache({
       ttlMs: ctx.config.credentialCache.ttlMs,
       maxEntries: ctx.config.credentialCache.maxEntries,
-      now: () => ctx.clock.now().getTime(),
+      now: () => ctx.clock.nowMs(),
       accessEpoch: bus.accessEpoch?.bind(bus),
     });
     bus.subscribeAccess((notice) => made.notice(notice));

@@ -20,6 +20,25 @@ function presentedKey(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
+/**
+ * The SHA-256 of the keys and session tokens presented lately, by their text: the hash is the
+ * credential's id in the cache and the database, and computing it was a tenth of an authenticated
+ * request's CPU (GET /v1/auth/me, issue #19). A pure function's memo: revocation is the grant's
+ * business (the credential cache), a remembered hash gives no access by itself. Bounded: emptied
+ * when full, so random keys cost memory of at most HASH_MEMO_MAX entries.
+ */
+const HASH_MEMO_MAX = 10_000;
+const hashes = new Map<string, string>();
+function hashOf(secret: string): string {
+  let hash = hashes.get(secret);
+  if (hash === undefined) {
+    hash = sha256(secret);
+    if (hashes.size >= HASH_MEMO_MAX) hashes.clear();
+    hashes.set(secret, hash);
+  }
+  return hash;
+}
+
 /** An actor plus which credential it came from: live streams end when that credential does. */
 export interface Credential extends Actor {
   keyId?: number;
@@ -38,7 +57,7 @@ export async function resolveCredential(ctx: AppContext, request: FastifyRequest
   const key = presentedKey(request);
   if (key !== undefined) {
     if (!KEY_PATTERN.test(key)) return null;
-    const hash = sha256(key);
+    const hash = hashOf(key);
     const grant = await credentialCache(ctx).key(hash, async () => {
       const row = await findActiveKey(ctx.db, hash);
       return row && { userId: row.user_id, mode: row.mode, keyId: row.id };
@@ -47,7 +66,7 @@ export async function resolveCredential(ctx: AppContext, request: FastifyRequest
   }
   const token = request.cookies[SESSION_COOKIE];
   if (!token) return null;
-  const sessionId = sha256(token);
+  const sessionId = hashOf(token);
   const session = await credentialCache(ctx).session(sessionId, async () => {
     const row = await findLiveSession(ctx.db, sessionId, iso(ctx.clock.now()));
     return row && { userId: row.user_id, expiresAt: Date.parse(row.expires_at) };
@@ -74,12 +93,12 @@ export function heldActor(ctx: AppContext, request: FastifyRequest): Actor | nul
   const key = presentedKey(request);
   if (key !== undefined) {
     if (!KEY_PATTERN.test(key)) return null;
-    const grant = credentialCache(ctx).heldKey(sha256(key));
+    const grant = credentialCache(ctx).heldKey(hashOf(key));
     return grant && { userId: grant.userId, mode: grant.mode, via: 'key' };
   }
   const token = request.cookies[SESSION_COOKIE];
   if (!token) return null;
-  const session = credentialCache(ctx).heldSession(sha256(token));
+  const session = credentialCache(ctx).heldSession(hashOf(token));
   return session && { userId: session.userId, mode: sessionMode(request), via: 'session' };
 }
 

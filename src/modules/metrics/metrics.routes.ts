@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { metricsOf } from './metrics.js';
+import { routeOf } from '../../plugins/route.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -26,7 +27,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     // The series is found by the route pattern and method strings Fastify holds (RequestHistogram).
     const histogram = metrics.httpDuration;
     app.addHook('onResponse', (request, reply, done) => {
-      histogram.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+      histogram.observe(request.method, routeOf(request).url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
       done();
     });
   }

@@ -66,6 +66,17 @@ async function asDevice(app: FastifyInstance, ctx: AppContext, request: FastifyR
   }
 }
 
+/**
+ * asDevice without a promise for the common request: a token the device cache knows, counted by
+ * counters in this process (a 429 is thrown at once). Anything else goes through asDevice.
+ */
+function deviceOf(app: FastifyInstance, ctx: AppContext, request: FastifyRequest, reply: FastifyReply, token: string | undefined): CachedDevice | Promise<CachedDevice> {
+  const known = knownDevice(ctx, token);
+  if (!known) return asDevice(app, ctx, request, reply, token);
+  const counting = app.rateLimitHit(reply, 'device', `device:${known.device.id}`);
+  return counting ? counting.then(() => known) : known;
+}
+
 export const trackersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   // Tracker apps post HTML-form bodies; only these routes accept one.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => done(null, parseForm(body as string)));
@@ -84,7 +95,9 @@ export const trackersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
       await ingest(ctx, await asDevice(app, ctx, request, reply, token), 'traccar', fixes());
     } else {
       const params = paramsOf(request);
-      const device = await asDevice(app, ctx, request, reply, osmandToken(params, TOKEN_PATTERN));
+      const pending = deviceOf(app, ctx, request, reply, osmandToken(params, TOKEN_PATTERN));
+      // Authenticated (401) and counted (429) before the fix is read (400).
+      const device = pending instanceof Promise ? await pending : pending;
       await ingest(ctx, device, 'osmand', [osmandFix(params)]);
     }
     return reply.status(200).send();

@@ -14,6 +14,11 @@ export function cachedUser(ctx: AppContext, userId: number): Promise<UserRow | u
   return credentialCache(ctx).user(userId, () => findUserById(ctx.db, userId));
 }
 
+/** The row of a user when the credential cache holds it (no promise, no read); else undefined. */
+export function heldUser(ctx: AppContext, userId: number): UserRow | undefined {
+  return credentialCache(ctx).heldUser(userId);
+}
+
 /** The row of `userId` changed (after `tx` commits, when given): every instance reads it again. */
 export function userRowChanged(ctx: AppContext, userId: number, tx?: Tx): void {
   ctx.events.endAccess({ userRow: userId }, tx);

@@ -15,7 +15,7 @@ import * as users from './users.repository.js';
 import type { UserRow } from './users.repository.js';
 import type { AdminUpdateUserBody, AdminUser, CreateUserBody, MeResponse, PublicProfile, UpdateMeBody } from './users.schemas.js';
 import { membershipBegan } from '../orgs/access.js';
-import { cachedUser, userRowChanged } from './user-cache.js';
+import { cachedUser, heldUser, userRowChanged } from './user-cache.js';
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -96,6 +96,12 @@ export async function registerUser(ctx: AppContext, input: CreateUserBody): Prom
       throw err;
     }
   }
+}
+
+/** getMe without a promise when the user's row is held in memory (the route's fast path); else undefined. */
+export function heldMe(ctx: AppContext, actor: Actor): MeResponse | undefined {
+  const user = heldUser(ctx, actor.userId);
+  return user && toMe(ctx, user, actor.mode === 'live');
 }
 
 export async function getMe(ctx: AppContext, actor: Actor): Promise<MeResponse> {
