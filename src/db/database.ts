@@ -103,7 +103,9 @@ function openPostgres(connectionString: string, schema: string | undefined, max:
   const pool = new pg.Pool({
     connectionString,
     max,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    // The schema's search_path joins PGOPTIONS (libpq's variable for session settings, which node-postgres
+    // reads only when no `options` is given) instead of hiding it.
+    ...(schema ? { options: [process.env.PGOPTIONS, `-c search_path=${schema}`].filter(Boolean).join(' ') } : {}),
   });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
