@@ -1,7 +1,7 @@
 // GET /v1/auth/me with an API key, against a bare node:http server answering the same bytes.
 import os from 'node:os';
 import { AUTH_ME_PROFILE } from './profile-notes.js';
-import { compare, liveKey, machine, ROUNDS_TEXT, RUN_SECONDS, startBaseline, startFastifyFloor, startMuster, type BenchResult, type LoadFigures, type Server } from './lib.js';
+import { answerHeaders, compare, liveKey, machine, ROUNDS_TEXT, RUN_SECONDS, startBaseline, startFastifyFloor, startMuster, type BenchResult, type LoadFigures, type Server } from './lib.js';
 
 const NAME = 'auth-me';
 
@@ -21,6 +21,7 @@ export async function run(): Promise<BenchResult> {
   const muster = await startMuster();
   let baseline: Server | undefined;
   let floor: Server | undefined;
+  let headed: Server | undefined;
   try {
     const key = await liveKey(muster.app);
     const headers = { 'x-api-key': key };
@@ -33,11 +34,14 @@ export async function run(): Promise<BenchResult> {
     // The framework's floor in the same run: Fastify alone answering the same bytes.
     floor = await startFastifyFloor(me.json<object>());
     const f = await compare({ url: baseline.url, seconds: RUN_SECONDS }, { url: `${floor.url}/v1/auth/me`, seconds: RUN_SECONDS });
+    // And node:http sending every header Muster's answer carries: what the header set alone costs.
+    headed = await startBaseline(me.json<object>(), 200, answerHeaders(me.headers));
+    const h = await compare({ url: baseline.url, seconds: RUN_SECONDS }, { url: headed.url, seconds: RUN_SECONDS });
 
     const markdown = [
       '## GET /v1/auth/me with an API key',
       '',
-      'Measured: one authenticated read. Per request Muster hashes the `x-api-key` (SHA-256) and finds it in the',
+      'Measured: one authenticated read. Per request Muster takes the `x-api-key`\'s SHA-256 (kept by key text) and finds it in the',
       'credential cache (after the first request; `modules/auth/credential-cache.ts`), takes the user row from the',
       'same cache (no query), and serialises the answer through the route schema (request logging off, as with',
       '`LOG_LEVEL=warn`). The baseline is a bare `node:http` server sending the same JSON body. 10 connections;',
@@ -48,12 +52,15 @@ export async function run(): Promise<BenchResult> {
       row('baseline (`node:http`)', c.baseline, 1),
       row('Muster', c.subject, c.ratio),
       row('Fastify alone (one route, no plugins; its own rounds)', f.subject, f.ratio),
+      row("`node:http` sending Muster's response headers (its own rounds)", h.subject, h.ratio),
       '',
       `Muster / baseline req/s per round: ${rounds}.`,
       '',
       `Goal (from the issue): at least ${GOAL_RATIO * 100} % of the baseline's throughput. Measured: ${(c.ratio * 100).toFixed(1)} %, **${c.ratio >= GOAL_RATIO ? 'met' : 'not met'}**.`,
       `Fastify alone, one route answering the same bytes with no plugins or hooks, measured against the baseline in rounds of its own: ${(f.ratio * 100).toFixed(1)} %;`,
       'what lies between that row and Muster\'s is Muster\'s own work (the hooks, the key\'s hash and cache, the answer\'s schema).',
+      `The bare server sending the ${Object.keys(answerHeaders(me.headers)).length} headers of Muster's answer as they are (security headers, rate limit, request id,`,
+      `cache-control), in rounds of its own: ${(h.ratio * 100).toFixed(1)} % of the plain baseline; that share is the header set's own cost to \`node:http\`.`,
       'The load generator shares the 2 cores with the server, so absolute figures move between runs; the ratio is the figure to compare.',
       '',
       `Machine: ${machine()} (${os.platform()} ${os.arch()}). Date: ${new Date().toISOString().slice(0, 10)}. Command: \`npm run bench\`.`,
@@ -64,6 +71,7 @@ export async function run(): Promise<BenchResult> {
   } finally {
     await baseline?.close();
     await floor?.close();
+    await headed?.close();
     await muster.close();
   }
 }

@@ -44,10 +44,12 @@ export interface Server {
 }
 
 /** The floor: a bare node:http server answering every request with the same JSON (and status, 200 unless told). */
-export async function startBaseline(body: object, status = 200): Promise<Server> {
-  const payload = Buffer.from(JSON.stringify(body));
+export async function startBaseline(body: object | undefined, status = 200, extraHeaders: Record<string, string> = {}): Promise<Server> {
+  const payload = Buffer.from(body === undefined ? '' : JSON.stringify(body));
+  const headers: Record<string, string | number> = { ...extraHeaders, 'content-length': payload.length };
+  if (body !== undefined) headers['content-type'] = 'application/json; charset=utf-8';
   const server = http.createServer((_req, res) => {
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': payload.length });
+    res.writeHead(status, headers);
     res.end(payload);
   });
   await new Promise<void>((resolve, reject) => {
@@ -63,6 +65,18 @@ export async function startBaseline(body: object, status = 200): Promise<Server>
         server.closeAllConnections(); // keep-alive sockets of the load generator would hold close() open
       }),
   };
+}
+
+/**
+ * The headers of one of Muster's answers that a baseline can send as they are (security headers, rate
+ * limit, request id, cache-control): all but those node:http writes itself (date, connection, length).
+ * A baseline sending them measures what the header set alone costs node:http.
+ */
+export function answerHeaders(headers: Record<string, unknown>): Record<string, string> {
+  const own = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (!own.has(k) && typeof v === 'string') out[k] = v;
+  return out;
 }
 
 /**

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { TRACKERS_PROFILE } from './profile-notes.js';
-import { compare, liveKey, machine, RUN_SECONDS, startMuster, type BenchResult, type LoadFigures, type Server } from './lib.js';
+import { answerHeaders, compare, liveKey, machine, RUN_SECONDS, startBaseline, startMuster, type BenchResult, type LoadFigures, type Server } from './lib.js';
 
 const NAME = 'trackers';
 const SECONDS = RUN_SECONDS;
@@ -44,6 +44,7 @@ export async function run(): Promise<BenchResult> {
   const off = { RATE_LIMIT_API: '0', RATE_LIMIT_AUTH: '0', RATE_LIMIT_BOOKING: '0', RATE_LIMIT_PUBLIC: '0', RATE_LIMIT_DEVICE: '0' };
   const muster = await startMuster(off);
   let baseline: Server | undefined;
+  let headed: Server | undefined;
   try {
     const key = await liveKey(muster.app);
     const created = await muster.app.inject({ method: 'POST', url: '/v1/devices', headers: { 'x-api-key': key }, payload: { name: 'bench tracker' } });
@@ -58,13 +59,16 @@ export async function run(): Promise<BenchResult> {
     const c = await compare({ url: `${baseline.url}${path}`, seconds: SECONDS }, { url: `${muster.url}${path}`, seconds: SECONDS });
     const rounds = c.rounds.map((r) => `${rps(r.subject)} / ${rps(r.baseline)}`).join(', ');
     const met = c.ratio >= GOAL_RATIO;
+    // node:http sending every header of Muster's empty 200: what the header set alone costs.
+    headed = await startBaseline(undefined, 200, answerHeaders(first.headers));
+    const h = await compare({ url: `${baseline.url}${path}`, seconds: SECONDS }, { url: `${headed.url}${path}`, seconds: SECONDS });
 
     const markdown = [
       '## OsmAnd ingest (tracker apps)',
       '',
       'Measured: `GET /v1/trackers/osmand?id=<device token>&lat&lon&speed&bearing&altitude&accuracy&batt`, the request Traccar Client',
       "and OsmAnd-speaking trackers send, with no timestamp (so each fix is \"now\" and moves the device's marker). Per request",
-      'Muster resolves the token by its SHA-256 from the device cache, then posts a beacon through the same path as `POST /v1/signals`',
+      'Muster resolves the token from the device cache (keyed by its text), then posts a beacon through the same path as `POST /v1/signals`',
       "(the org and user reads; the device's state changes in memory, no transaction: only a turn-on writes, and positions are flushed",
       "once a second), and publishes `signal.beacon` at once. All 10 connections send the same device's fixes. The baseline",
       'is a bare `node:http` server answering the same empty 200. 10 connections; rounds alternating baseline and Muster (three, one in quick mode), each',
@@ -74,6 +78,7 @@ export async function run(): Promise<BenchResult> {
       '| --- | ---: | ---: | ---: | ---: | ---: |',
       row('baseline (`node:http`)', c.baseline, 1),
       row('Muster', c.subject, c.ratio),
+      row("`node:http` sending Muster's response headers (its own rounds)", h.subject, h.ratio),
       '',
       `Muster / baseline req/s per round: ${rounds}.`,
       '',
@@ -82,6 +87,8 @@ export async function run(): Promise<BenchResult> {
       "owner's name come from memory); the baseline does no work at all. The load generator shares the 2 cores with the server and with whatever else runs (load",
       `average, 1 min: ${loadStart.toFixed(1)} when the benchmark started, ${os.loadavg()[0]!.toFixed(1)} when it ended), so absolute figures move`,
       'between runs; the ratio is the figure to compare, and only against a run of `beacons` on a machine as quiet.',
+      `The bare server sending the ${Object.keys(answerHeaders(first.headers)).length} headers of Muster's answer as they are (security headers, rate limit, request id), in`,
+      `rounds of its own: ${(h.ratio * 100).toFixed(1)} % of the plain baseline; that share is the header set's own cost to \`node:http\`.`,
       '',
       `Machine: ${machine()} (${os.platform()} ${os.arch()}). Date: ${new Date().toISOString().slice(0, 10)}. Command: \`npm run bench -- trackers\`.`,
       '',
@@ -90,6 +97,7 @@ export async function run(): Promise<BenchResult> {
     return { name: NAME, markdown };
   } finally {
     await baseline?.close();
+    await headed?.close();
     await muster.close();
   }
 }
