@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { TRACKERS_PROFILE } from './profile-notes.js';
-import { answerHeaders, compare, liveKey, machine, RUN_SECONDS, startBaseline, startMuster, type BenchResult, type LoadFigures, type Server } from './lib.js';
+import { answerHeaders, compare, liveKey, machine, RUN_SECONDS, startBaseline, startFastifyFloor, startMuster, type BenchResult, type LoadFigures, type Server } from './lib.js';
 
 const NAME = 'trackers';
 const SECONDS = RUN_SECONDS;
@@ -45,6 +45,7 @@ export async function run(): Promise<BenchResult> {
   const muster = await startMuster(off);
   let baseline: Server | undefined;
   let headed: Server | undefined;
+  let floor: Server | undefined;
   try {
     const key = await liveKey(muster.app);
     const created = await muster.app.inject({ method: 'POST', url: '/v1/devices', headers: { 'x-api-key': key }, payload: { name: 'bench tracker' } });
@@ -62,6 +63,9 @@ export async function run(): Promise<BenchResult> {
     // node:http sending every header of Muster's empty 200: what the header set alone costs.
     headed = await startBaseline(undefined, 200, answerHeaders(first.headers));
     const h = await compare({ url: `${baseline.url}${path}`, seconds: SECONDS }, { url: `${headed.url}${path}`, seconds: SECONDS });
+    // The framework's floor: Fastify alone answering the same empty 200.
+    floor = await startFastifyFloor(undefined);
+    const f = await compare({ url: `${baseline.url}${path}`, seconds: SECONDS }, { url: `${floor.url}${path}`, seconds: SECONDS });
 
     const markdown = [
       '## OsmAnd ingest (tracker apps)',
@@ -78,6 +82,7 @@ export async function run(): Promise<BenchResult> {
       '| --- | ---: | ---: | ---: | ---: | ---: |',
       row('baseline (`node:http`)', c.baseline, 1),
       row('Muster', c.subject, c.ratio),
+      row('Fastify alone (one route, no plugins; its own rounds)', f.subject, f.ratio),
       row("`node:http` sending Muster's response headers (its own rounds)", h.subject, h.ratio),
       '',
       `Muster / baseline req/s per round: ${rounds}.`,
@@ -89,6 +94,8 @@ export async function run(): Promise<BenchResult> {
       'between runs; the ratio is the figure to compare, and only against a run of `beacons` on a machine as quiet.',
       `The bare server sending the ${Object.keys(answerHeaders(first.headers)).length} headers of Muster's answer as they are (security headers, rate limit, request id), in`,
       `rounds of its own: ${(h.ratio * 100).toFixed(1)} % of the plain baseline; that share is the header set's own cost to \`node:http\`.`,
+      `Fastify alone, one route answering the same empty 200 with no plugins or hooks, in rounds of its own: ${(f.ratio * 100).toFixed(1)} %;`,
+      "what lies between that row and Muster's is Muster's own work (its hooks, the fix's parsing and checks, the beacon path, the broadcast).",
       '',
       `Machine: ${machine()} (${os.platform()} ${os.arch()}). Date: ${new Date().toISOString().slice(0, 10)}. Command: \`npm run bench -- trackers\`.`,
       '',
@@ -98,6 +105,7 @@ export async function run(): Promise<BenchResult> {
   } finally {
     await baseline?.close();
     await headed?.close();
+    await floor?.close();
     await muster.close();
   }
 }
