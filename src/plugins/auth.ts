@@ -1,4 +1,3 @@
-import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppContext } from '../context.js';
@@ -20,8 +19,7 @@ declare module 'fastify' {
 
 /** Every route is authenticated unless its config says `public: true`. */
 export default fp(
-  async (app: FastifyInstance, { ctx }: { ctx: AppContext }) => {
-    await app.register(cookie);
+  (app: FastifyInstance, { ctx }: { ctx: AppContext }) => {
     app.decorateRequest('actor', null);
     app.addHook('onRequest', (request, _reply, done) => {
       // Unknown routes fall through to the 404 handler; public routes skip the lookup.

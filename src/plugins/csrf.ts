@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppContext } from '../context.js';
 import { AppError } from '../lib/errors.js';
-import { SESSION_COOKIE } from '../modules/auth/credentials.js';
+import { sessionTokenOf } from '../modules/auth/session-cookie.js';
 import { routeOf } from './route.js';
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -38,7 +38,7 @@ export default fp(
       if (!UNSAFE.has(request.method)) return done();
       const url = routeOf(request).url;
       const byCookie = request.actor?.via === 'session';
-      const sessionRoute = url !== undefined && SESSION_ROUTES.has(url) && (url !== '/v1/auth/logout' || request.cookies[SESSION_COOKIE] !== undefined);
+      const sessionRoute = url !== undefined && SESSION_ROUTES.has(url) && (url !== '/v1/auth/logout' || sessionTokenOf(request) !== undefined);
       if (!byCookie && !sessionRoute) return done();
       done(sameOrigin(request, ownOrigin) ? undefined : crossSiteRefused());
     });

@@ -7,7 +7,7 @@ import { actorOf } from '../../plugins/auth.js';
 import { resendVerification, verifyEmail } from '../users/email-verification.js';
 import { toMe } from '../users/users.service.js';
 import { ChangePasswordBody, LoginResponse, MagicLinkBody, PasswordResetBody, PasswordResetVerifyBody, VerifyEmailBody } from './auth.schemas.js';
-import { SESSION_COOKIE } from './credentials.js';
+import { sessionTokenOf } from './session-cookie.js';
 import type { Guard } from './guard.js';
 import { changePassword, requestPasswordReset, resetPassword } from './password.service.js';
 import { startSession } from './sessions.js';
@@ -34,7 +34,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     },
     async (request, reply) => {
       const actor = actorOf(request);
-      const keep = actor.via === 'session' ? request.cookies[SESSION_COOKIE] : undefined;
+      const keep = actor.via === 'session' ? sessionTokenOf(request) : undefined;
       await changePassword(ctx, guardOf(ctx, reply), actor, request.body, keep);
       return { ok: true };
     },

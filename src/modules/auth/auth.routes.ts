@@ -5,7 +5,7 @@ import { actorOf } from '../../plugins/auth.js';
 import { MeResponse, UpdateMeBody } from '../users/users.schemas.js';
 import { getMe, heldMe, toMe, updateMe } from '../users/users.service.js';
 import { LoginBody, LoginResponse, MagicLinkBody, MagicVerifyBody } from './auth.schemas.js';
-import { SESSION_COOKIE } from './credentials.js';
+import { sessionTokenOf } from './session-cookie.js';
 import { guardOf } from './account.routes.js';
 import { checkPassword } from './login.service.js';
 import { requestMagicCode, verifyMagicCode } from './magic-link.service.js';
@@ -28,7 +28,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     '/v1/auth/logout',
     { config: { public: true }, schema: { tags, summary: 'End the session of the cookie', response: { 200: OkResponse } } },
     async (request, reply) => {
-      await endSession(ctx, reply, request.cookies[SESSION_COOKIE]);
+      await endSession(ctx, reply, sessionTokenOf(request));
       return { ok: true };
     },
   );

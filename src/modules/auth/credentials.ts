@@ -6,8 +6,9 @@ import { sha256 } from '../../lib/crypto.js';
 import { findActiveKey } from '../api-keys/api-keys.repository.js';
 import { credentialCache } from './credential-cache.js';
 import { findLiveSession } from './sessions.repository.js';
+import { sessionTokenOf } from './session-cookie.js';
 
-export const SESSION_COOKIE = 'muster_session';
+export { SESSION_COOKIE } from './session-cookie.js';
 
 const KEY_PATTERN = /^sk_(live|test)_[A-Za-z0-9_-]{43}$/;
 
@@ -64,7 +65,7 @@ export async function resolveCredential(ctx: AppContext, request: FastifyRequest
     });
     return grant ? { userId: grant.userId, mode: grant.mode, via: 'key', keyId: grant.keyId } : null;
   }
-  const token = request.cookies[SESSION_COOKIE];
+  const token = sessionTokenOf(request);
   if (!token) return null;
   const sessionId = hashOf(token);
   const session = await credentialCache(ctx).session(sessionId, async () => {
@@ -96,7 +97,7 @@ export function heldActor(ctx: AppContext, request: FastifyRequest): Actor | nul
     const grant = credentialCache(ctx).heldKey(hashOf(key));
     return grant && { userId: grant.userId, mode: grant.mode, via: 'key' };
   }
-  const token = request.cookies[SESSION_COOKIE];
+  const token = sessionTokenOf(request);
   if (!token) return null;
   const session = credentialCache(ctx).heldSession(hashOf(token));
   return session && { userId: session.userId, mode: sessionMode(request), via: 'session' };

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { iso } from '../../lib/clock.js';
 import { randomToken, sha256 } from '../../lib/crypto.js';
-import { SESSION_COOKIE } from './credentials.js';
+import { clearSessionCookie, setSessionCookie } from './session-cookie.js';
 import type { Tx } from '../../db/transaction.js';
 import { deleteSession, deleteSessionsOfUser, insertSession } from './sessions.repository.js';
 
@@ -16,13 +16,7 @@ export async function startSession(ctx: AppContext, reply: FastifyReply, userId:
     createdAt: iso(now),
     expiresAt: iso(new Date(now.getTime() + ctx.config.sessionTtlMs)),
   });
-  reply.setCookie(SESSION_COOKIE, token, {
-    path: '/',
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: ctx.config.secureCookies,
-    maxAge: Math.floor(ctx.config.sessionTtlMs / 1000),
-  });
+  setSessionCookie(reply, token, { secure: ctx.config.secureCookies, maxAge: Math.floor(ctx.config.sessionTtlMs / 1000) });
 }
 
 /** Deletes the session named by the cookie, if any, closes the streams it opened, and clears the cookie. */
@@ -32,7 +26,7 @@ export async function endSession(ctx: AppContext, reply: FastifyReply, token: st
     await deleteSession(ctx.db, sessionId);
     ctx.events.endAccess({ sessionId });
   }
-  reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: ctx.config.secureCookies });
+  clearSessionCookie(reply, { secure: ctx.config.secureCookies });
 }
 
 /**

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { actorOf } from '../../plugins/auth.js';
 import { guardOf } from '../auth/account.routes.js';
-import { SESSION_COOKIE } from '../auth/credentials.js';
+import { clearSessionCookie } from '../auth/session-cookie.js';
 import { MemberParams } from '../orgs/orgs.schemas.js';
 import { DeleteMeBody, DeletedMe, ExportResponse, MemberSignalsDeleted } from './privacy.schemas.js';
 import { deleteMe, deleteMemberSignals, exportMe } from './privacy.service.js';
@@ -32,7 +32,7 @@ export const privacyRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     },
     async (request, reply) => {
       const result = await deleteMe(ctx, guardOf(ctx, reply), actorOf(request), request.body);
-      void reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: ctx.config.secureCookies });
+      clearSessionCookie(reply, { secure: ctx.config.secureCookies });
       return result;
     },
   );
