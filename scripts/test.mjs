@@ -73,7 +73,8 @@ if (onPostgres) env.TEST_DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/te
 if (env.TEST_DATABASE_URL) env.TEST_RUN_ID = `r${randomBytes(3).toString('hex')}`;
 console.log(`running ${files.length} test files on ${env.TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite'}`);
 
-// Two files at a time (TEST_CONCURRENCY to change it): on 2 cores, 3 was slower on PostgreSQL (6.4 against 5.2 min).
+// Two files at a time (TEST_CONCURRENCY to change it): on 2 cores, 3 was slower on PostgreSQL
+// (`time TEST_CONCURRENCY=3 npm run test:pg`: 6.4 against 5.2 min at 2).
 const run = (args, list) => (list.length === 0 ? 0 : (spawnSync(process.execPath, [...args, '--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, ...list], { stdio: 'inherit', env }).status ?? 1));
 const status = Math.max(
   run(['--enable-source-maps'], compiledFiles.map((f) => path.join(BUILD, f.replace(/\.ts$/, '.js')))),

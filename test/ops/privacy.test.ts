@@ -117,6 +117,7 @@ describe('export and deletion', () => {
     const res = await t.app.inject({ method: 'DELETE', url: '/v1/auth/me', headers: { 'x-api-key': adaKey }, payload: { password: ada.password } });
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(res.json(), { deleted: true });
+    assert.match(String(res.headers['set-cookie']), /^muster_session=;.*Max-Age=0.*Expires=Thu, 01 Jan 1970/, 'the browser forgets the session cookie');
 
     for (const headers of [as(ada), { 'x-api-key': adaKey }]) assert.equal((await t.app.inject({ method: 'GET', url: '/v1/auth/me', headers })).statusCode, 401);
     assert.equal((await t.app.inject({ method: 'POST', url: '/v1/auth/login', payload: { email: ada.email, password: ada.password } })).statusCode, 401);

@@ -8,8 +8,6 @@ import { credentialCache } from './credential-cache.js';
 import { findLiveSession } from './sessions.repository.js';
 import { sessionTokenOf } from './session-cookie.js';
 
-export { SESSION_COOKIE } from './session-cookie.js';
-
 const KEY_PATTERN = /^sk_(live|test)_[A-Za-z0-9_-]{43}$/;
 
 /** The API key of a request: `x-api-key`, else `Authorization: Bearer`. */

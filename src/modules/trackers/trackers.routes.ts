@@ -54,27 +54,26 @@ function owntracksToken(request: FastifyRequest): string | undefined {
 /**
  * Authenticates the token and counts the request: per device once known; a refused token counts
  * against the caller's address with the public routes' limit, so guessing tokens is throttled.
+ * Without a promise for the common request (a token the device cache knows, counted in this
+ * process; a 429 is thrown at once); callers `await` the answer either way.
  */
-async function asDevice(app: FastifyInstance, ctx: AppContext, request: FastifyRequest, reply: FastifyReply, token: string | undefined): Promise<CachedDevice> {
+function asDevice(app: FastifyInstance, ctx: AppContext, request: FastifyRequest, reply: FastifyReply, token: string | undefined): CachedDevice | Promise<CachedDevice> {
+  const known = knownDevice(ctx, token);
+  if (!known) return authenticated(app, ctx, request, reply, token);
+  const counting = app.rateLimitHit(reply, 'device', `device:${known.device.id}`);
+  return counting ? counting.then(() => known) : known;
+}
+
+/** asDevice's path for a token the cache does not know yet: read it, then count. */
+async function authenticated(app: FastifyInstance, ctx: AppContext, request: FastifyRequest, reply: FastifyReply, token: string | undefined): Promise<CachedDevice> {
   try {
-    const entry = knownDevice(ctx, token) ?? (await authenticate(ctx, token));
+    const entry = await authenticate(ctx, token);
     await app.rateLimitHit(reply, 'device', `device:${entry.device.id}`);
     return entry;
   } catch (err) {
     if (err instanceof AppError && err.status === 401) await app.rateLimitHit(reply, 'public', `public:ip:${request.ip}`);
     throw err;
   }
-}
-
-/**
- * asDevice without a promise for the common request: a token the device cache knows, counted by
- * counters in this process (a 429 is thrown at once). Anything else goes through asDevice.
- */
-function deviceOf(app: FastifyInstance, ctx: AppContext, request: FastifyRequest, reply: FastifyReply, token: string | undefined): CachedDevice | Promise<CachedDevice> {
-  const known = knownDevice(ctx, token);
-  if (!known) return asDevice(app, ctx, request, reply, token);
-  const counting = app.rateLimitHit(reply, 'device', `device:${known.device.id}`);
-  return counting ? counting.then(() => known) : known;
 }
 
 export const trackersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
@@ -95,8 +94,8 @@ export const trackersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
       await ingest(ctx, await asDevice(app, ctx, request, reply, token), 'traccar', fixes());
     } else {
       const params = paramsOf(request);
-      const pending = deviceOf(app, ctx, request, reply, osmandToken(params, TOKEN_PATTERN));
-      // Authenticated (401) and counted (429) before the fix is read (400).
+      // Authenticated (401) and counted (429) before the fix is read (400); no microtask when the token is known.
+      const pending = asDevice(app, ctx, request, reply, osmandToken(params, TOKEN_PATTERN));
       const device = pending instanceof Promise ? await pending : pending;
       await ingest(ctx, device, 'osmand', [osmandFix(params)]);
     }
