@@ -2,15 +2,13 @@
 // node:http server that answers the same 201 and writes the same frame to 10 subscribers of its own.
 // The server runs alone on this thread; autocannon runs in a worker thread (lib.ts) and the subscribers
 // in a child process (sse-subscribers.ts), so neither shares the server's event loop.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import SQLite from 'better-sqlite3';
 import { BEACONS_PROFILE } from './profile-notes.js';
 import { sql } from 'kysely';
 import { forkTs, type Child } from './ipc.js';
 import { compare, load, machine, ROUNDS_TEXT, RUN_SECONDS, startMuster, type BenchResult, type Comparison, type LoadFigures, type LoadOptions, type MusterServer, fsyncMedianMs, liveKey } from './lib.js';
-import { BareHub, SUBSCRIBERS_SCRIPT, connectedFrame, type GroupStats } from './sse.js';
+import { SUBSCRIBERS_SCRIPT, checkDeliveries, settle, startBroadcastBaseline, type BroadcastBaseline, type GroupStats } from './sse.js';
 
 const NAME = 'beacons';
 const SUBSCRIBERS = 10;
@@ -20,45 +18,6 @@ const GOAL_RATIO = 0.5;
 const CONN = '[conn]';
 
 const beacon = { type: 'beacon', lat: 52.3702, lng: 4.8952, accuracy: 12, meta: { device_id: `bench-device-${CONN}` } };
-
-interface Baseline {
-  url: string;
-  /** Beacons answered, each also written to every stream. */
-  broadcasts(): number;
-  close(): Promise<void>;
-}
-
-/** node:http: GET /v1/signals/stream opens a stream; POST /v1/signals answers 201 with `body` and writes `text` to every stream. */
-async function startBeaconBaseline(body: object, text: string, orgIds: number[]): Promise<Baseline> {
-  const payload = Buffer.from(JSON.stringify(body));
-  const hub = new BareHub(connectedFrame(orgIds));
-  let broadcasts = 0;
-  const server = http.createServer((req, res) => {
-    if (req.method === 'POST') {
-      res.writeHead(201, { 'content-type': 'application/json; charset=utf-8', 'content-length': payload.length });
-      res.end(payload);
-      hub.broadcast(text);
-      broadcasts++;
-    } else {
-      hub.open(res);
-    }
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    broadcasts: () => broadcasts,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        hub.closeAll();
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
-}
-
 
 interface SqliteTimes {
   /** Calls of Database.prepare (a statement cache in front of it makes them rare) and their time. */
@@ -126,24 +85,10 @@ function row(label: string, f: LoadFigures, ratio: number): string {
   return `| ${label} | ${rps(f.requestsPerSec)} | ${ms(f.p50)} | ${ms(f.p95)} | ${ms(f.p99)} | ${(ratio * 100).toFixed(1)} % |`;
 }
 
-/** Waits until `group` has received `expected` events in all, for 10 s at most. */
-async function settle(receiver: Child, group: string, expected: number): Promise<void> {
-  const deadline = performance.now() + 10_000;
-  while ((await receiver.call<number>('count', group)) < expected && performance.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-function checkDeliveries(who: string, s: GroupStats, published: number): void {
-  if (s.connections !== SUBSCRIBERS || s.closedEarly > 0 || s.minEvents !== published || s.maxEvents !== published) {
-    throw new Error(`${who}: ${s.connections} subscribers (${s.closedEarly} closed) got ${s.minEvents} to ${s.maxEvents} events; ${published} were published`);
-  }
-}
-
 export async function run(): Promise<BenchResult> {
   const loadStart = os.loadavg()[0]!;
   const muster: MusterServer = await startMuster();
-  let baseline: Baseline | undefined;
+  let baseline: BroadcastBaseline | undefined;
   let receiver: Child | undefined;
   try {
     const key = await liveKey(muster.app);
@@ -164,11 +109,11 @@ export async function run(): Promise<BenchResult> {
     if (first.statusCode !== 201) throw new Error(`POST /v1/signals: ${first.statusCode} ${first.body}`);
     await settle(receiver, 'muster', SUBSCRIBERS);
     const sample = await receiver.call<GroupStats>('stats', 'muster');
-    checkDeliveries('Muster, first beacon', sample, 1);
+    checkDeliveries('Muster, first beacon', sample, 1, SUBSCRIBERS);
     if (!sample.lastData?.includes('"signal.beacon"')) throw new Error(`unexpected first frame: ${sample.lastData}`);
     const created = first.json<{ org_id: number }>();
     const text = `id: ${Date.now() * 1000}\n${sample.lastData}\n\n`;
-    baseline = await startBeaconBaseline(created, text, [created.org_id]);
+    baseline = await startBroadcastBaseline({ status: 201, body: created }, text, [created.org_id]);
     await streams('baseline', baseline.url, {});
 
     const fsyncMs = fsyncMedianMs(muster.dataDir);
@@ -184,8 +129,8 @@ export async function run(): Promise<BenchResult> {
     await settle(receiver, 'baseline', SUBSCRIBERS * baseline.broadcasts());
     const musterStats = await receiver.call<GroupStats>('stats', 'muster');
     const baseStats = await receiver.call<GroupStats>('stats', 'baseline');
-    checkDeliveries('Muster', musterStats, musterPublished);
-    checkDeliveries('baseline', baseStats, baseline.broadcasts());
+    checkDeliveries('Muster', musterStats, musterPublished, SUBSCRIBERS);
+    checkDeliveries('baseline', baseStats, baseline.broadcasts(), SUBSCRIBERS);
     const beaconStates = await sql<{ n: number }>`select count(*) as n from beacon_states where active = 1`.execute(muster.ctx.db);
 
     // What limits it: where one beacon's time goes in SQLite, and the same load with commits not fsync'd.

@@ -172,8 +172,10 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   /** Measured seconds, after a 1 s warm-up that is discarded; RUN_SECONDS unless told. */
   seconds?: number;
-  /** Each connection replaces this string in the body with its index (0-9): one body per connection. */
+  /** Each connection replaces this string in the body and the URL with its index (0-9), or its value of connectionValues. */
   connectionPlaceholder?: string;
+  /** Connection i's value for connectionPlaceholder (a device token, say). */
+  connectionValues?: string[];
 }
 
 export type LoadFigures = Pick<LoadSummary, 'requestsPerSec' | 'p50' | 'p95' | 'p99' | 'errors' | 'non2xx'>;
@@ -218,6 +220,7 @@ export async function load(opts: LoadOptions): Promise<LoadRun> {
   const job: LoadJob = { url: opts.url, headers, connections: 10, warmupSeconds: 1, seconds: opts.seconds ?? RUN_SECONDS };
   if (opts.method) job.method = opts.method;
   if (opts.connectionPlaceholder !== undefined) job.connectionPlaceholder = opts.connectionPlaceholder;
+  if (opts.connectionValues !== undefined) job.connectionValues = opts.connectionValues;
   if (opts.body !== undefined) {
     job.body = JSON.stringify(opts.body);
     if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';

@@ -13,10 +13,13 @@ export interface LoadJob {
   headers: Record<string, string>;
   connections: number;
   /**
-   * When set, each connection replaces this string in the body with its own index (0 to connections - 1), so
-   * that, say, each connection posts as its own device. The bodies are built once per connection.
+   * When set, each connection replaces this string in the body and in the URL's path and query with its own
+   * value (connectionValues[i], else its index 0 to connections - 1), so that, say, each connection posts as its
+   * own device. The requests are built once per connection.
    */
   connectionPlaceholder?: string;
+  /** The value of connection i (a device token, say); the index when absent. */
+  connectionValues?: string[];
   warmupSeconds: number;
   seconds: number;
 }
@@ -65,10 +68,22 @@ function runOnce(job: LoadJob, seconds: number): Promise<LoadSummary> {
     connections: job.connections,
     duration: seconds,
   };
-  const { connectionPlaceholder: placeholder, body } = job;
-  if (placeholder !== undefined && body !== undefined) {
-    let next = 0; // autocannon builds its clients in order, so connection i gets index i in every run
-    options.setupClient = (client) => client.setRequests([{ body: body.replaceAll(placeholder, String(next++)) }]);
+  const { connectionPlaceholder: placeholder, connectionValues: values, body } = job;
+  if (placeholder !== undefined) {
+    const url = new URL(job.url);
+    const path = `${url.pathname}${url.search}`;
+    const perPath = path.includes(placeholder);
+    let next = 0; // autocannon builds its clients in order, so connection i gets value i in every run
+    options.setupClient = (client) => {
+      const value = values?.[next] ?? String(next);
+      next++;
+      client.setRequests([
+        {
+          ...(body !== undefined ? { body: body.replaceAll(placeholder, value) } : {}),
+          ...(perPath ? { path: path.replaceAll(placeholder, value) } : {}),
+        },
+      ]);
+    };
   }
   return new Promise((resolve, reject) => {
     const instance = autocannon(

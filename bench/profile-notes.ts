@@ -43,7 +43,7 @@ export const TRACKERS_PROFILE = [
   'its share of throughput), the hooks, and the fix itself (the query\'s parsing and checks, the token\'s cache look-up,',
   'the per-device count, the beacon state and the event). This afternoon\'s request-path changes (auth-me\'s note) gave the',
   'fix less than auth-me (back to back: 86-94 µs before, 84-85 after): a tracker route is public (no key to hash) and',
-  'counts its own requests; a known token is now counted without a promise (`deviceOf` in trackers.routes.ts).',
+  'counts its own requests; a known token is now counted without a promise (`asDevice` in trackers.routes.ts).',
   '',
   'What went this morning: the generic signal built, validated and serialised for every fix (the tracker path hands its',
   'checked fix to the beacon path, `postBeacon`: one JSON of the meta, one Date and one ISO text per fix); object literals',

@@ -1,7 +1,8 @@
 // Helpers of the live-stream benchmarks (beacons, fanout): the caller's key, the subscriber process's
 // protocol, a bare node:http SSE hub for the baselines, and latency summaries.
 import fs from 'node:fs';
-import type { ServerResponse } from 'node:http';
+import http, { type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { frame } from '../src/events/hub.js';
 import type { Child } from './ipc.js';
 
@@ -85,6 +86,65 @@ export class BareHub {
   closeAll(): void {
     for (const res of this.streams) res.destroy();
     this.streams.clear();
+  }
+}
+
+export interface BroadcastBaseline {
+  url: string;
+  /** Requests answered, each also written to every stream. */
+  broadcasts(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * The baseline of an ingest benchmark with live subscribers: a bare node:http server on which
+ * `GET /v1/signals/stream` opens a stream (Muster's headers and first frame), and any other request is
+ * answered with `answer` (JSON, or an empty body) and writes `text` to every open stream.
+ */
+export async function startBroadcastBaseline(answer: { status: number; body?: object }, text: string, orgIds: number[]): Promise<BroadcastBaseline> {
+  const payload = Buffer.from(answer.body === undefined ? '' : JSON.stringify(answer.body));
+  const headers: Record<string, string | number> = { 'content-length': payload.length };
+  if (answer.body !== undefined) headers['content-type'] = 'application/json; charset=utf-8';
+  const hub = new BareHub(connectedFrame(orgIds));
+  let broadcasts = 0;
+  const server = http.createServer((req, res) => {
+    if (req.url?.startsWith('/v1/signals/stream')) {
+      hub.open(res);
+      return;
+    }
+    res.writeHead(answer.status, headers);
+    res.end(payload);
+    hub.broadcast(text);
+    broadcasts++;
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    broadcasts: () => broadcasts,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        hub.closeAll();
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Waits until `group` of the subscriber process has received `expected` events in all, for 10 s at most. */
+export async function settle(receiver: Child, group: string, expected: number): Promise<void> {
+  const deadline = performance.now() + 10_000;
+  while ((await receiver.call<number>('count', group)) < expected && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Throws unless each of the `subscribers` connections is open and received exactly the `published` events. */
+export function checkDeliveries(who: string, s: GroupStats, published: number, subscribers: number): void {
+  if (s.connections !== subscribers || s.closedEarly > 0 || s.minEvents !== published || s.maxEvents !== published) {
+    throw new Error(`${who}: ${s.connections} subscribers (${s.closedEarly} closed) got ${s.minEvents} to ${s.maxEvents} events; ${published} were published`);
   }
 }
 

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { liveKey, startMuster, type MusterServer } from '../../bench/lib.js';
+import { liveKey, load, startMuster, type MusterServer } from '../../bench/lib.js';
 import { dropTestSchema, testSchemaName } from '../helpers.js';
 
 // Every benchmark starts Muster through lib's startMuster. Its configuration must load (rate limits of
@@ -37,5 +39,34 @@ describe('a benchmarked Muster', () => {
     assert.deepEqual(await statuses(20, async () => (await login()).statusCode), { 401: 20 });
     // Counting stays on (its cost is part of every figure), at the ceiling the configuration accepts.
     assert.equal((await slots()).headers['ratelimit-limit'], '1000000');
+  });
+});
+
+// The tracker benchmark's load: each of the 10 connections is its own phone, its token in the URL.
+describe('a benchmark load with a per-connection placeholder', () => {
+  test('sends each connection its own value in the path and the body, never the placeholder itself', async () => {
+    const seen = new Map<string, number>();
+    const server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        const id = new URL(req.url ?? '/', 'http://x').searchParams.get('id') ?? 'none';
+        const key = `${id}|${body}`;
+        seen.set(key, (seen.get(key) ?? 0) + 1);
+        res.writeHead(200, { 'content-length': 0 });
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const values = Array.from({ length: 10 }, (_, i) => `phone-${i}`);
+      const { port } = server.address() as AddressInfo;
+      await load({ url: `http://127.0.0.1:${port}/fix?id=[v]&lat=1`, method: 'POST', body: { device: '[v]' }, connectionPlaceholder: '[v]', connectionValues: values, seconds: 1 });
+      const pairs = [...seen.keys()].sort();
+      assert.deepEqual(pairs, values.map((v) => `${v}|{"device":"${v}"}`).sort());
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
