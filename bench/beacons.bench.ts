@@ -8,7 +8,7 @@ import { BEACONS_PROFILE } from './profile-notes.js';
 import { sql } from 'kysely';
 import { forkTs, type Child } from './ipc.js';
 import { compare, load, machine, ROUNDS_TEXT, RUN_SECONDS, startMuster, type BenchResult, type Comparison, type LoadFigures, type LoadOptions, type MusterServer, fsyncMedianMs, liveKey } from './lib.js';
-import { SUBSCRIBERS_SCRIPT, checkDeliveries, settle, startBroadcastBaseline, type BroadcastBaseline, type GroupStats } from './sse.js';
+import { SUBSCRIBERS_SCRIPT, checkDeliveries, checkedDeliveries, settle, startBroadcastBaseline, type BroadcastBaseline, type GroupStats } from './sse.js';
 
 const NAME = 'beacons';
 const SUBSCRIBERS = 10;
@@ -125,12 +125,9 @@ export async function run(): Promise<BenchResult> {
 
     // Every published beacon reached every subscriber, on both servers.
     const musterPublished = published;
-    await settle(receiver, 'muster', SUBSCRIBERS * musterPublished);
-    await settle(receiver, 'baseline', SUBSCRIBERS * baseline.broadcasts());
-    const musterStats = await receiver.call<GroupStats>('stats', 'muster');
-    const baseStats = await receiver.call<GroupStats>('stats', 'baseline');
-    checkDeliveries('Muster', musterStats, musterPublished, SUBSCRIBERS);
-    checkDeliveries('baseline', baseStats, baseline.broadcasts(), SUBSCRIBERS);
+    const delivered = await checkedDeliveries(receiver, SUBSCRIBERS, { muster: musterPublished, baseline: baseline.broadcasts() });
+    const musterStats = delivered.muster!;
+    const baseStats = delivered.baseline!;
     const beaconStates = await sql<{ n: number }>`select count(*) as n from beacon_states where active = 1`.execute(muster.ctx.db);
 
     // What limits it: where one beacon's time goes in SQLite, and the same load with commits not fsync'd.

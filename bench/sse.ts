@@ -148,6 +148,21 @@ export function checkDeliveries(who: string, s: GroupStats, published: number, s
   }
 }
 
+/**
+ * After a run: waits until each group has received every event published to it (by name: Muster's
+ * published count, a baseline's broadcasts), checks that each of its `subscribers` got exactly those,
+ * and answers the groups' stats by name.
+ */
+export async function checkedDeliveries(receiver: Child, subscribers: number, published: Record<string, number>): Promise<Record<string, GroupStats>> {
+  const out: Record<string, GroupStats> = {};
+  for (const [group, n] of Object.entries(published)) await settle(receiver, group, subscribers * n);
+  for (const [group, n] of Object.entries(published)) {
+    out[group] = await receiver.call<GroupStats>('stats', group);
+    checkDeliveries(group, out[group], n, subscribers);
+  }
+  return out;
+}
+
 // ---- Figures ----
 
 export interface Distribution {

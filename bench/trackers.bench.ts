@@ -9,7 +9,7 @@ import os from 'node:os';
 import { TRACKERS_PROFILE } from './profile-notes.js';
 import { forkTs } from './ipc.js';
 import { answerHeaders, compare, liveKey, machine, RUN_SECONDS, startBaseline, startFastifyFloor, startMuster, type BenchResult, type Comparison, type LoadFigures, type MusterServer, type Server } from './lib.js';
-import { SUBSCRIBERS_SCRIPT, checkDeliveries, settle, startBroadcastBaseline, type BroadcastBaseline, type GroupStats } from './sse.js';
+import { SUBSCRIBERS_SCRIPT, checkDeliveries, checkedDeliveries, settle, startBroadcastBaseline, type BroadcastBaseline, type GroupStats } from './sse.js';
 
 const NAME = 'trackers';
 const SECONDS = RUN_SECONDS;
@@ -90,13 +90,8 @@ async function watched(muster: MusterServer, key: string): Promise<{ c: Comparis
     const c = await compare({ ...per, url: `${baseline.url}${path}` }, { ...per, url: `${muster.url}${path}` });
 
     // Every published fix reached every subscriber, on both servers.
-    await settle(receiver, 'muster', SUBSCRIBERS * published);
-    await settle(receiver, 'baseline', SUBSCRIBERS * baseline.broadcasts());
-    const m = await receiver.call<GroupStats>('stats', 'muster');
-    const b = await receiver.call<GroupStats>('stats', 'baseline');
-    checkDeliveries('Muster', m, published, SUBSCRIBERS);
-    checkDeliveries('baseline', b, baseline.broadcasts(), SUBSCRIBERS);
-    return { c, published, frames: m.totalEvents, baseFrames: b.totalEvents, broadcasts: baseline.broadcasts() };
+    const { muster: m, baseline: b } = await checkedDeliveries(receiver, SUBSCRIBERS, { muster: published, baseline: baseline.broadcasts() });
+    return { c, published, frames: m!.totalEvents, baseFrames: b!.totalEvents, broadcasts: baseline.broadcasts() };
   } finally {
     unsubscribe();
     await receiver.stop();
