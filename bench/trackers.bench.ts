@@ -157,7 +157,7 @@ export async function run(): Promise<BenchResult> {
       `Muster / baseline req/s per round: ${wRounds}.`,
       '',
       `Goal (from the issue): at least ${GOAL_RATIO * 100} % of the baseline's throughput. Measured: ${(w.c.ratio * 100).toFixed(1)} %, **${wMet ? 'met' : 'not met'}**.`,
-      `Deliveries, checked: Muster published ${int(w.published)} \`signal.beacon\` events (the 10 first fixes, then every fix it answered),`,
+      `Deliveries, checked: Muster published ${int(w.published)} \`signal.beacon\` events (the 10 first fixes and those of the runs),`,
       `and each of the 10 subscribers received every one of them (${int(w.frames)} frames in all); the baseline broadcast ${int(w.broadcasts)} (${int(w.baseFrames)} frames).`,
       '',
       '### Nobody watching: the request path alone',
