@@ -124,8 +124,8 @@ export async function run(): Promise<BenchResult> {
     const c: Comparison = await compare(baseOpts, musterOpts);
 
     // Every published beacon reached every subscriber, on both servers.
+    const delivered = await checkedDeliveries(receiver, SUBSCRIBERS, { muster: () => published, baseline: () => baseline!.broadcasts() });
     const musterPublished = published;
-    const delivered = await checkedDeliveries(receiver, SUBSCRIBERS, { muster: musterPublished, baseline: baseline.broadcasts() });
     const musterStats = delivered.muster!;
     const baseStats = delivered.baseline!;
     const beaconStates = await sql<{ n: number }>`select count(*) as n from beacon_states where active = 1`.execute(muster.ctx.db);

@@ -225,6 +225,10 @@ export async function load(opts: LoadOptions): Promise<LoadRun> {
     job.body = JSON.stringify(opts.body);
     if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
   }
+  // A placeholder found nowhere, or too few values, would silently load one device instead of ten.
+  const p = opts.connectionPlaceholder;
+  if (p !== undefined && !opts.url.includes(p) && !(job.body ?? '').includes(p)) throw new Error(`connectionPlaceholder ${p} is in neither the URL nor the body`);
+  if (opts.connectionValues !== undefined && opts.connectionValues.length < job.connections) throw new Error(`${opts.connectionValues.length} connectionValues for ${job.connections} connections`);
   const { warmup, run: s } = await runInWorker(job);
   assertClean(opts.url, 'warm-up', warmup);
   assertClean(opts.url, 'run', s);

@@ -151,14 +151,20 @@ export function checkDeliveries(who: string, s: GroupStats, published: number, s
 /**
  * After a run: waits until each group has received every event published to it (by name: Muster's
  * published count, a baseline's broadcasts), checks that each of its `subscribers` got exactly those,
- * and answers the groups' stats by name.
+ * and answers the groups' stats by name. The counts are read again after each wait until they stop
+ * moving: a request of the run's last moments may still be handled (and broadcast) after the load ends.
  */
-export async function checkedDeliveries(receiver: Child, subscribers: number, published: Record<string, number>): Promise<Record<string, GroupStats>> {
+export async function checkedDeliveries(receiver: Child, subscribers: number, published: Record<string, () => number>): Promise<Record<string, GroupStats>> {
   const out: Record<string, GroupStats> = {};
-  for (const [group, n] of Object.entries(published)) await settle(receiver, group, subscribers * n);
-  for (const [group, n] of Object.entries(published)) {
+  for (const [group, count] of Object.entries(published)) {
+    for (let n = -1; n !== count(); ) {
+      n = count();
+      await settle(receiver, group, subscribers * n);
+    }
+  }
+  for (const [group, count] of Object.entries(published)) {
     out[group] = await receiver.call<GroupStats>('stats', group);
-    checkDeliveries(group, out[group], n, subscribers);
+    checkDeliveries(group, out[group], count(), subscribers);
   }
   return out;
 }

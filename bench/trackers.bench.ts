@@ -9,7 +9,7 @@ import os from 'node:os';
 import { TRACKERS_PROFILE } from './profile-notes.js';
 import { forkTs } from './ipc.js';
 import { answerHeaders, compare, liveKey, machine, RUN_SECONDS, startBaseline, startFastifyFloor, startMuster, type BenchResult, type Comparison, type LoadFigures, type MusterServer, type Server } from './lib.js';
-import { SUBSCRIBERS_SCRIPT, checkDeliveries, checkedDeliveries, settle, startBroadcastBaseline, type BroadcastBaseline, type GroupStats } from './sse.js';
+import { SUBSCRIBERS_SCRIPT, checkedDeliveries, startBroadcastBaseline, type BroadcastBaseline } from './sse.js';
 
 const NAME = 'trackers';
 const SECONDS = RUN_SECONDS;
@@ -76,9 +76,8 @@ async function watched(muster: MusterServer, key: string): Promise<{ c: Comparis
       const first = await muster.app.inject({ url: `/v1/trackers/osmand?id=${token}&${FIX}` });
       if (first.statusCode !== 200) throw new Error(`first fix: ${first.statusCode} ${first.body}`);
     }
-    await settle(receiver, 'muster', SUBSCRIBERS * published);
-    const sample = await receiver.call<GroupStats>('stats', 'muster');
-    checkDeliveries('Muster, first fixes', sample, published, SUBSCRIBERS);
+    const sample = (await checkedDeliveries(receiver, SUBSCRIBERS, { muster: () => published })).muster!;
+    if (published !== tokens.length) throw new Error(`${published} beacon events for the ${tokens.length} first fixes`);
     if (!sample.lastData?.includes('"signal.beacon"')) throw new Error(`unexpected first frame: ${sample.lastData}`);
     // The baseline answers the same empty 200 and writes a frame Muster sent, byte for byte, to its own 10 streams.
     baseline = await startBroadcastBaseline({ status: 200 }, `id: ${Date.now() * 1000}\n${sample.lastData}\n\n`, [...orgIds]);
@@ -90,7 +89,7 @@ async function watched(muster: MusterServer, key: string): Promise<{ c: Comparis
     const c = await compare({ ...per, url: `${baseline.url}${path}` }, { ...per, url: `${muster.url}${path}` });
 
     // Every published fix reached every subscriber, on both servers.
-    const { muster: m, baseline: b } = await checkedDeliveries(receiver, SUBSCRIBERS, { muster: published, baseline: baseline.broadcasts() });
+    const { muster: m, baseline: b } = await checkedDeliveries(receiver, SUBSCRIBERS, { muster: () => published, baseline: () => baseline!.broadcasts() });
     return { c, published, frames: m!.totalEvents, baseFrames: b!.totalEvents, broadcasts: baseline.broadcasts() };
   } finally {
     unsubscribe();

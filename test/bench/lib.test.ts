@@ -44,7 +44,7 @@ describe('a benchmarked Muster', () => {
 
 // The tracker benchmark's load: each of the 10 connections is its own phone, its token in the URL.
 describe('a benchmark load with a per-connection placeholder', () => {
-  test('sends each connection its own value in the path and the body, never the placeholder itself', async () => {
+  test('sends each connection its own value in the path and the body, never the placeholder itself; refuses a placeholder it cannot place', async () => {
     const seen = new Map<string, number>();
     const server = http.createServer((req, res) => {
       let body = '';
@@ -64,6 +64,9 @@ describe('a benchmark load with a per-connection placeholder', () => {
       await load({ url: `http://127.0.0.1:${port}/fix?id=[v]&lat=1`, method: 'POST', body: { device: '[v]' }, connectionPlaceholder: '[v]', connectionValues: values, seconds: 1 });
       const pairs = [...seen.keys()].sort();
       assert.deepEqual(pairs, values.map((v) => `${v}|{"device":"${v}"}`).sort());
+      // A placeholder that is nowhere, or fewer values than connections, is refused before any load.
+      await assert.rejects(load({ url: `http://127.0.0.1:${port}/fix?id=x`, connectionPlaceholder: '[v]', seconds: 1 }), /neither the URL nor the body/);
+      await assert.rejects(load({ url: `http://127.0.0.1:${port}/fix?id=[v]`, connectionPlaceholder: '[v]', connectionValues: values.slice(0, 3), seconds: 1 }), /3 connectionValues for 10 connections/);
     } finally {
       server.closeAllConnections();
       server.close();
