@@ -10,6 +10,7 @@ import SQLite from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import type { IncidentSource, IncidentStatus, Priority } from '../src/db/schema.js';
 import { scoped, type Scope } from '../src/db/scope.js';
+import { listCache } from '../src/modules/incidents/list-cache.js';
 import { slaTimes } from '../src/modules/incidents/sla.js';
 import { fsyncCost } from './fsync-cost.js';
 import { compare, liveKey, machine, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type Comparison, type LoadFigures, type MusterServer, type Server, fsyncMedianMs } from './lib.js';
@@ -276,8 +277,21 @@ export async function run(): Promise<BenchResult> {
     const listBody = list.json<{ tickets: unknown[] }>();
     if (listBody.tickets.length !== LIST_LIMIT) throw new Error(`GET ${listUrl}: ${listBody.tickets.length} tickets`);
     baseline = await startBaseline(listBody);
+    // First as configured (the list cache serves repeated pages, modules/incidents/list-cache.ts), then with
+    // the cache keeping nothing, so every request reads and serialises its page: what a page costs after a write.
+    const cache = listCache(muster.ctx);
     process.stderr.write(`  GET ${listUrl}...\n`);
+    const hitsBefore = cache.hits;
     const get = await compare({ url: baseline.url, seconds: RUN_SECONDS }, { url: `${muster.url}${listUrl}`, headers, seconds: RUN_SECONDS });
+    const served = cache.hits - hitsBefore;
+    if (served < get.completed.subject * 0.9) throw new Error(`GET ${listUrl}: ${get.completed.subject} answered, only ${served} from the list cache`);
+    const { maxEntries, maxBytes } = cache;
+    cache.resize(0, maxBytes);
+    process.stderr.write(`  GET ${listUrl}, list cache off...\n`);
+    const missesBefore = cache.misses;
+    const uncached = await compare({ url: baseline.url, seconds: RUN_SECONDS }, { url: `${muster.url}${listUrl}`, headers, seconds: RUN_SECONDS });
+    if (cache.misses - missesBefore < uncached.completed.subject) throw new Error(`GET ${listUrl} with the cache off: ${uncached.completed.subject} answered, ${cache.misses - missesBefore} read anew`);
+    cache.resize(maxEntries, maxBytes);
     await baseline.close();
     baseline = undefined;
 
@@ -335,11 +349,21 @@ export async function run(): Promise<BenchResult> {
       '',
       goal,
       '',
-      "Per request Muster looks the key up, reads the caller's orgs, then runs the list and the count. The list walks",
+      'As configured, a page Muster answered before is answered from the list cache (docs/architecture.md, "Incident list',
+      "cache\"): per request the key and the caller's orgs come from the credential cache, one point read fetches the org's",
+      `list version, and the page's ${(list.rawPayload.length / 1024).toFixed(0)} KB of JSON go out as they were serialised; the cache served ${int(served)} of the ${int(get.completed.subject)} answers`,
+      '(warm-ups included; the others were read anew: the first, and any after an SLA transition of the page). A write to the',
+      "org's incidents ends the page at once, so the next request pays the full cost below.",
+      '',
+      '#### The same list with the cache keeping nothing (every request reads its page)',
+      '',
+      ...table(uncached),
+      '',
+      'Per request Muster then also runs the list and the count. The list walks',
       '`incidents_scope_idx` (org_id, livemode, id) backwards and stops after 50 rows, and the total sums at most 16 rows of',
-      '`incident_counts`, so neither grows with the table; what is left is per-request work (auth, 50 rows read and turned',
-      `into ${(list.rawPayload.length / 1024).toFixed(0)} KB of JSON, all queries in turn on Muster's one SQLite connection) and the queueing behind it:`,
-      `with 10 connections always busy the mean latency is 10 / req/s = ${ms(10_000 / get.subject.requestsPerSec)} ms, so the latencies above`,
+      '`incident_counts`, so neither grows with the table; what is left is per-request work (50 rows read and turned',
+      `into JSON, all queries in turn on Muster's one SQLite connection) and the queueing behind it:`,
+      `with 10 connections always busy the mean latency is 10 / req/s = ${ms(10_000 / uncached.subject.requestsPerSec)} ms, so the latencies above`,
       'are set by throughput, not by the size of the table. Plans after `ANALYZE`:',
       '',
       `- list: \`${listPlan}\``,

@@ -217,6 +217,13 @@ export interface IncidentCountsTable {
   n: number;
 }
 
+/** Bumped by triggers on every write of an org's incidents (migration 0019): the list cache's version. */
+export interface IncidentListVersionsTable {
+  org_id: number;
+  livemode: Flag;
+  version: number | string;
+}
+
 export interface RepliesTable {
   id: Generated<number>;
   incident_id: number;
@@ -423,6 +430,7 @@ export interface DB {
   outbox: OutboxTable;
   incidents: IncidentsTable;
   incident_counts: IncidentCountsTable;
+  incident_list_versions: IncidentListVersionsTable;
   incident_events: IncidentEventsTable;
   dispatch_settings: DispatchSettingsTable;
   replies: RepliesTable;

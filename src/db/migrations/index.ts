@@ -16,6 +16,7 @@ import * as m0015 from './0015-retention.js';
 import * as m0010 from './0010-web-console.js';
 import * as m0017 from './0017-booking-language.js';
 import * as m0018 from './0018-list-sort-indexes.js';
+import * as m0019 from './0019-incident-list-versions.js';
 
 /** Every migration, in order. Names never change once released. */
 export const migrations: Record<string, MigrationModule> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, MigrationModule> = {
   '0010-web-console': m0010,
   '0017-booking-language': m0017,
   '0018-list-sort-indexes': m0018,
+  '0019-incident-list-versions': m0019,
 };

@@ -213,6 +213,30 @@ export async function countIncidents(db: Kysely<DB>, scope: Scope, f: ListFilter
   return Number(rows[0]!.n);
 }
 
+/**
+ * The list cache's version of a scope (list-cache.ts): each org's `incident_list_versions` row,
+ * which triggers bump in every transaction writing its incidents (migration 0019), joined in the
+ * scope's org order; an org whose incidents were never written is 0. Read before the page's rows.
+ */
+export async function listVersion(db: Kysely<DB>, scope: Scope): Promise<string> {
+  if (scope.orgIds.length === 0) return '';
+  const query = bind(
+    shapeKey('version', scope, {}),
+    () => {
+      const c = db.selectFrom('incident_list_versions').select(['org_id', 'version']).$call(scoped(slotScope(scope, 0), 'incident_list_versions')).compile();
+      return CompiledQuery.raw(ROWS_AS_ARRAYS + c.sql, [...c.parameters]);
+    },
+    scope.orgIds,
+  );
+  const { rows } = await db.executeQuery<unknown>(query);
+  const byOrg = new Map<number, string>();
+  for (const r of rows) {
+    const [org, version] = Array.isArray(r) ? (r as [unknown, unknown]) : [(r as { org_id: unknown }).org_id, (r as { version: unknown }).version];
+    byOrg.set(Number(org), String(version));
+  }
+  return scope.orgIds.map((id) => byOrg.get(id) ?? '0').join(',');
+}
+
 export type IncidentPatch = Partial<
   Pick<
     IncidentRow,

@@ -1,6 +1,6 @@
 import { notFoundPage } from '../pages-assets/not-found-page.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../lib/errors.js';
 import { actorOf } from '../../plugins/auth.js';
@@ -26,6 +26,18 @@ import * as replies from './replies.service.js';
 import { renderStatusPage } from './status-page.js';
 
 const tags = ['Incidents'];
+const JSON_UTF8 = 'application/json; charset=utf-8';
+
+/**
+ * A page built anew is answered like any other object (serialised by the route's schema, after the
+ * preSerialization hooks); its serialised bytes are then handed to the list cache here.
+ */
+const pendingPages = new WeakMap<FastifyRequest, (serialised: string) => Buffer>();
+const keepListPage: onSendHookHandler = (request, reply, payload, done) => {
+  const keep = pendingPages.get(request);
+  if (keep !== undefined && reply.statusCode === 200 && typeof payload === 'string') return done(null, keep(payload));
+  done(null, payload);
+};
 
 /** Status pages hold a secret link: never cached, never indexed, never leaked through Referer. */
 function privatePage(reply: FastifyReply): void {
@@ -41,8 +53,16 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
       return reply.status(repeatedViews.has(view) ? 200 : 201).send(view);
     },
     );
-    app.get(base, { schema: { tags, summary: 'List incidents, newest first', querystring: ListIncidentsQuery, response: { 200: IncidentList } } }, (request) =>
-      incidents.listIncidents(ctx, actorOf(request), request.query),
+    app.get(
+      base,
+      { schema: { tags, summary: 'List incidents, newest first', querystring: ListIncidentsQuery, response: { 200: IncidentList } }, onSend: keepListPage },
+      async (request, reply) => {
+        const page = await incidents.listIncidents(ctx, actorOf(request), request.query);
+        // A page the list cache holds goes out as its bytes (the type provider types send() as the schema's object).
+        if (page.body) return reply.type(JSON_UTF8).send(page.body as never);
+        pendingPages.set(request, page.keep);
+        return page.view;
+      },
     );
     app.get(`${base}/stream`, { schema: { tags, summary: 'Live incident events (Server-Sent Events)', response: { 200: eventStream(IncidentStreamEvent) } } }, async (request, reply) =>
       openLiveStream(ctx, request, reply, incidents.CHANNEL),

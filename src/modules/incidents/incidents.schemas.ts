@@ -97,6 +97,7 @@ export const IncidentList = Type.Object({
     ),
   ),
 }, { title: 'IncidentList' });
+export type IncidentList = Static<typeof IncidentList>;
 
 export const IncidentParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
 export const DeletedIncident = Type.Object({ Id: Type.Integer(), deleted: Type.Boolean() }, { title: 'DeletedIncident' });

@@ -16,8 +16,9 @@ import { cachedUser } from '../users/user-cache.js';
 import * as repo from './incidents.repository.js';
 import type { IncidentRow, IncidentViewRow } from './incidents.repository.js';
 import { countByStatus, type ListExtras } from './list-filters.js';
-import type { CreateIncidentBody, Incident, ListIncidentsQuery, UpdateIncidentBody } from './incidents.schemas.js';
-import { isDone, slaState, slaTimes } from './sla.js';
+import type { CreateIncidentBody, Incident, IncidentList, ListIncidentsQuery, UpdateIncidentBody } from './incidents.schemas.js';
+import { isDone, nextSlaChange, slaState, slaTimes } from './sla.js';
+import { listCache } from './list-cache.js';
 import { insertOrRepeat, refTaken, repeatedViews, type Placed } from './dedup.js';
 
 export const CHANNEL = 'incidents';
@@ -148,7 +149,13 @@ export async function createIncident(ctx: AppContext, actor: Actor, input: Creat
   });
 }
 
-export async function listIncidents(ctx: AppContext, actor: Actor, q: ListIncidentsQuery) {
+/**
+ * A page of the list: the bytes of a page the cache holds (list-cache.ts), or the page built now
+ * with `keep` to hand the cache its serialised bytes (the route serialises with its schema).
+ */
+export type ListAnswer = { body: Buffer; view?: undefined } | { body?: undefined; view: IncidentList; keep: (serialised: string) => Buffer };
+
+export async function listIncidents(ctx: AppContext, actor: Actor, q: ListIncidentsQuery): Promise<ListAnswer> {
   const scope = await actorScope(ctx, actor, q.org_id);
   const unassigned = q.assignee_id === 'none';
   const filter = {
@@ -158,14 +165,32 @@ export async function listIncidents(ctx: AppContext, actor: Actor, q: ListIncide
     source_ref: q.source_ref,
     ...consoleFilters(q, unassigned),
   };
+  // The version before the rows: a write committed in between makes the entry look old, never the rows.
+  const cache = listCache(ctx);
+  const key = JSON.stringify([scope.mode, scope.orgIds, filter.status, filter.priority, filter.assigneeId, filter.source_ref, filter.search, filter.source, unassigned, filter.sort, q.limit, q.page, q.with_counts === true]);
+  const version = await repo.listVersion(ctx.db, scope);
+  const now = ctx.clock.now();
+  const builtAt = now.getTime();
+  const cached = cache.get(key, version, builtAt);
+  if (cached !== undefined) return { body: cached };
+
   const [rows, total, counts] = await Promise.all([
     repo.listIncidents(ctx.db, scope, filter, q.limit, (q.page - 1) * q.limit),
     repo.countIncidents(ctx.db, scope, filter),
     q.with_counts === true ? countByStatus(ctx.db, scope, filter) : undefined,
   ]);
-  const now = ctx.clock.now();
   const tickets = rows.map((r) => toIncident(ctx, r, now));
-  return counts ? { tickets, total, page: q.page, limit: q.limit, counts } : { tickets, total, page: q.page, limit: q.limit };
+  let expiresAt = Infinity;
+  for (const r of rows) expiresAt = Math.min(expiresAt, nextSlaChange(r, builtAt));
+  const view = counts ? { tickets, total, page: q.page, limit: q.limit, counts } : { tickets, total, page: q.page, limit: q.limit };
+  return {
+    view,
+    keep: (serialised) => {
+      const body = Buffer.from(serialised);
+      cache.set(key, version, body, builtAt, expiresAt);
+      return body;
+    },
+  };
 }
 
 /** The dispatcher's console filters (list-filters.ts). */

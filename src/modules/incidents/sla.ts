@@ -39,3 +39,17 @@ export function slaState(
   if (t >= Date.parse(i.sla_warn_at)) return { sla_status: 'warning', sla_breached: false };
   return { sla_status: 'ok', sla_breached: false };
 }
+
+/**
+ * The first instant (ms) after `now` at which slaState() of `i` answers differently, or Infinity
+ * when it never will: a page of views built at `now` is the same until the least of these.
+ */
+export function nextSlaChange(i: { status: IncidentStatus; sla_due_at: string; sla_warn_at: string; resolved_at: string | null }, now: number): number {
+  const due = Date.parse(i.sla_due_at);
+  // Past due is final; so is a resolution time, which freezes the answer.
+  if (now > due || (isDone(i.status) && i.resolved_at)) return Infinity;
+  const breach = due + 1;
+  if (isDone(i.status)) return breach;
+  const warn = Date.parse(i.sla_warn_at);
+  return now < warn ? Math.min(warn, breach) : breach;
+}
