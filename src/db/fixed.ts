@@ -1,4 +1,4 @@
-import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from 'kysely';
+import { CompiledQuery, SqliteAdapter, type Compilable, type Kysely, type QueryResult } from 'kysely';
 import type { DB } from './schema.js';
 
 /**
@@ -38,6 +38,11 @@ function compileShape(compiled: CompiledQuery): Shape {
 /** The dialect's compiler is what makes the SQL: shapes are kept per adapter (a Kysely and its transactions share one). */
 function adapterOf(db: Kysely<DB>): object {
   return db.getExecutor().adapter;
+}
+
+/** Whether `db` (the app's Kysely or a transaction of it) runs on SQLite. */
+export function onSqlite(db: Kysely<DB>): boolean {
+  return adapterOf(db) instanceof SqliteAdapter;
 }
 
 function bind(shape: Shape, values: unknown): CompiledQuery {

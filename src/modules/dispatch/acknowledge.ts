@@ -57,7 +57,7 @@ export async function reportProgress(ctx: AppContext, actor: Actor, id: number, 
     if (incident.acknowledged_at === null && incident.assignee_id === actor.userId) await acknowledgeIn(ctx, tx, actor, incident);
     const position = { lat: input.lat ?? null, lng: input.lng ?? null, accuracy: input.accuracy ?? null };
     const event = await recordTimeline(ctx, tx, incident, input.state, actor.userId, position);
-    await incidents.touchIncident(tx.db, incident.id, iso(ctx.clock.now()));
+    await incidents.touchIncident(tx.db, incident, iso(ctx.clock.now()));
     return recorded(tx, idem, event);
   });
 }

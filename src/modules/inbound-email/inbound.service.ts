@@ -76,7 +76,7 @@ async function applyReply(ctx: AppContext, row: InboundRow, mail: ParsedMail): P
     const incident = await lockIncident(tx.db, false, target.incident.id);
     if (!incident || !(await finishInbound(tx.db, row.id, incident?.id ?? null, now))) throw new AlreadyDone();
     const replyId = await insertReply(tx.db, { incidentId: incident.id, body, public: target.public, authorId: target.authorId, now });
-    await touchIncident(tx.db, incident.id, now);
+    await touchIncident(tx.db, incident, now);
     const payload = { id: replyId, incident_id: incident.id, body, public: target.public, author_id: target.authorId, created_at: now, via: 'email' };
     ctx.events.publish(tx, { channel: CHANNEL, orgId: incident.org_id, mode: incident.livemode === 1 ? 'live' : 'test', type: 'incident.reply', payload });
     await recordTimeline(ctx, tx, incident, 'reply', target.authorId, { reply_id: replyId, public: target.public, body, via: 'email', from: row.mail_from });

@@ -1,6 +1,6 @@
 import { CompiledQuery, sql, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import { ROWS_AS_ARRAYS } from '../../db/database.js';
-import { FixedQuery, insertRows } from '../../db/fixed.js';
+import { FixedQuery, insertRows, onSqlite } from '../../db/fixed.js';
 import type { DB, Flag, IncidentStatus, IncidentsTable, Priority } from '../../db/schema.js';
 import { scoped, type Scope } from '../../db/scope.js';
 import { hasExtras, orderList, whereExtras, type ListExtras } from './list-filters.js';
@@ -33,11 +33,28 @@ const BUMP = new FixedQuery<{ org_id: number; livemode: Flag; status: IncidentSt
     .onConflict((oc) => oc.columns(['org_id', 'livemode', 'status', 'priority']).doUpdateSet((eb) => ({ n: eb('incident_counts.n', '+', eb.ref('excluded.n')) }))),
 );
 
+/**
+ * Moves the list cache's version of the incident's org and mode (list-cache.ts) on SQLite, where
+ * the code bumps it for the writes its triggers leave out, inserts and touches (migration 0019:
+ * a trigger there would cost each of them a statement journal). PostgreSQL's trigger bumps at COMMIT.
+ */
+async function listChanged(db: Kysely<DB>, i: { org_id: number; livemode: Flag }): Promise<void> {
+  if (onSqlite(db)) await LIST_CHANGED.execute(db, { org_id: i.org_id, livemode: i.livemode });
+}
+
+const LIST_CHANGED = new FixedQuery<{ org_id: number; livemode: Flag }>((db, mark) =>
+  db
+    .insertInto('incident_list_versions')
+    .values({ org_id: mark('org_id'), livemode: mark('livemode'), version: sql<number>`1` })
+    .onConflict((oc) => oc.columns(['org_id', 'livemode']).doUpdateSet((eb) => ({ version: eb('incident_list_versions.version', '+', eb.lit(1)) }))),
+);
+
 /** The insert is compiled once per column list (db/fixed.ts): a creation's rows always have the same columns. */
 export async function insertIncident(db: Kysely<DB>, row: NewIncident): Promise<IncidentRow> {
   const { rows } = await insertRows<IncidentRow>(db, 'incidents', [row], 'all');
   const incident = rows[0]!;
   await bump(db, incident, 1);
+  await listChanged(db, incident);
   return incident;
 }
 
@@ -220,11 +237,13 @@ export async function countIncidents(db: Kysely<DB>, scope: Scope, f: ListFilter
  */
 export async function listVersion(db: Kysely<DB>, scope: Scope): Promise<string> {
   if (scope.orgIds.length === 0) return '';
+  const sqlite = onSqlite(db);
   const query = bind(
     shapeKey('version', scope, {}),
     () => {
       const c = db.selectFrom('incident_list_versions').select(['org_id', 'version']).$call(scoped(slotScope(scope, 0), 'incident_list_versions')).compile();
-      return CompiledQuery.raw(ROWS_AS_ARRAYS + c.sql, [...c.parameters]);
+      // SQLite: and the connection's data_version, which moves when another connection commits (migration 0019).
+      return CompiledQuery.raw(ROWS_AS_ARRAYS + c.sql + (sqlite ? ' union all select -1, data_version from pragma_data_version' : ''), [...c.parameters]);
     },
     scope.orgIds,
   );
@@ -234,7 +253,8 @@ export async function listVersion(db: Kysely<DB>, scope: Scope): Promise<string>
     const [org, version] = Array.isArray(r) ? (r as [unknown, unknown]) : [(r as { org_id: unknown }).org_id, (r as { version: unknown }).version];
     byOrg.set(Number(org), String(version));
   }
-  return scope.orgIds.map((id) => byOrg.get(id) ?? '0').join(',');
+  const versions = scope.orgIds.map((id) => byOrg.get(id) ?? '0').join(',');
+  return sqlite ? `${versions}/${byOrg.get(-1)}` : versions;
 }
 
 export type IncidentPatch = Partial<
@@ -259,8 +279,10 @@ export async function deleteIncident(db: Kysely<DB>, incident: IncidentRow): Pro
   await bump(db, incident, -1);
 }
 
-export async function touchIncident(db: Kysely<DB>, id: number, nowIso: string): Promise<void> {
-  await db.updateTable('incidents').set({ updated_at: nowIso }).where('id', '=', id).execute();
+/** Moves `updated_at` alone (a reply, an alert repeat, an acknowledgement's timeline). */
+export async function touchIncident(db: Kysely<DB>, incident: Pick<IncidentRow, 'id' | 'org_id' | 'livemode'>, nowIso: string): Promise<void> {
+  await db.updateTable('incidents').set({ updated_at: nowIso }).where('id', '=', incident.id).execute();
+  await listChanged(db, incident);
 }
 
 /** A live incident by its status-page token (public pages show live data only). */
@@ -293,7 +315,10 @@ export async function insertIncidentUnlessOpen(db: Kysely<DB>, row: NewIncident)
     .onConflict((oc) => oc.columns(['org_id', 'livemode', 'source_ref']).where(OPEN).doNothing())
     .returningAll()
     .executeTakeFirst();
-  if (incident) await bump(db, incident, 1);
+  if (incident) {
+    await bump(db, incident, 1);
+    await listChanged(db, incident);
+  }
   return incident;
 }
 

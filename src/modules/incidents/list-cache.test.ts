@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { body, buildTestApp, testDialect, type TestApp } from '../../../test/helpers.js';
 import { signUp, type TestUser } from '../../../test/factories.js';
 import type { IncidentStatus } from '../../db/schema.js';
 import { ListCache, listCache } from './list-cache.js';
+import { VIEW_COLUMNS } from './incidents.repository.js';
 import { nextSlaChange, slaState } from './sla.js';
 
 // Issue 19: the incident list keeps serialised pages (list-cache.ts) while the org's incidents are
@@ -167,23 +169,60 @@ describe(`incident list cache on ${testDialect}`, () => {
     assert.deepEqual(titles(await list(other)), ['Elsewhere again', 'Elsewhere']);
   });
 
-  test('a write from another connection, outside this app (another instance, a sweeper, a hand-run statement), is seen by the next list', async () => {
-    const before = await cachedList();
-    const id = before.tickets[0]!.Id;
-    const statement = "update incidents set title = 'Renamed outside' where id = " + String(id);
+  /** Runs `statement` on a second connection to the app's database: another instance, a statement run by hand. */
+  async function outside(statement: string): Promise<void> {
     if (testDialect === 'sqlite') {
       const other = new SQLite(path.join(t.ctx.config.dataDir, 'muster.db'));
       other.pragma('busy_timeout = 5000');
       other.exec(statement);
       other.close();
-    } else {
-      const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL, options: `-c search_path=${t.ctx.database.schema}` });
-      await client.connect();
-      await client.query(statement);
-      await client.end();
+      return;
     }
-    assert.equal((await list()).tickets[0]!.title, 'Renamed outside');
+    const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL, options: `-c search_path=${t.ctx.database.schema}` });
+    await client.connect();
+    await client.query(statement);
+    await client.end();
+  }
+
+  test('an update, an insert and a touch from another connection, outside this app, are each seen by the next list', async () => {
+    const id = (await cachedList()).tickets[0]!.Id;
+    await outside(`update incidents set title = 'Renamed outside' where id = ${id}`);
+    assert.equal((await cachedList()).tickets[0]!.title, 'Renamed outside');
+
+    await outside(`insert into incidents (org_id, livemode, title, description, status, priority, source, source_ref, lat, lng, location_name,
+        assignee_id, creator_id, customer_token, sla_due_at, sla_warn_at, created_at, updated_at)
+      select org_id, livemode, 'Inserted outside', null, status, priority, source, null, null, null, null,
+        null, creator_id, 'outside-token', sla_due_at, sla_warn_at, created_at, updated_at from incidents where id = ${id}`);
+    const l = await cachedList();
+    assert.equal(l.tickets[0]!.title, 'Inserted outside');
+    const inserted = l.tickets[0]!;
+
+    await outside(`update incidents set updated_at = '2030-01-01T00:00:00.000Z' where id = ${inserted.Id}`);
+    assert.equal(((await list()).tickets[0] as Ticket & { updated_at: string }).updated_at, '2030-01-01T00:00:00.000Z');
+    await outside(`delete from incidents where id = ${inserted.Id}`);
+    assert.deepEqual(titles(await list()), ['Renamed outside', 'First']);
   });
+
+  test("a deleted account's assignment is cleared in a cached page (the database's SET NULL)", async () => {
+    const helper = await signUp(t.app, { name: 'Helper' });
+    const added = await t.app.inject({ method: 'POST', url: `/v1/orgs/${owner.slug}/members`, headers: { cookie: owner.cookie }, payload: { email: helper.email } });
+    assert.equal(added.statusCode, 201, added.body);
+    const id = (await list()).tickets[0]!.Id;
+    const assigned = await t.app.inject({ method: 'PATCH', url: `/v1/tickets/${id}`, headers: { cookie: owner.cookie }, payload: { assignee_id: helper.id } });
+    assert.equal(assigned.statusCode, 200, assigned.body);
+    const assignee = async () => ((await cachedList()).tickets[0] as Ticket & { assignee_id: number | null }).assignee_id;
+    assert.equal(await assignee(), helper.id);
+    const gone = await t.app.inject({ method: 'DELETE', url: '/v1/auth/me', headers: { cookie: helper.cookie }, payload: { password: helper.password } });
+    assert.equal(gone.statusCode, 200, gone.body);
+    assert.equal(await assignee(), null);
+  });
+
+  if (testDialect === 'sqlite')
+    test("SQLite's update trigger watches every column a list shows or filters on but updated_at (bumped by the code)", async () => {
+      const { rows } = await sql<{ sql: string }>`select sql from sqlite_master where type = 'trigger' and name = 'incidents_list_version_update'`.execute(t.ctx.db);
+      const watched = /after update of (.*?) on incidents/i.exec(rows[0]!.sql)![1]!.split(',').map((c) => c.trim());
+      assert.deepEqual(watched.sort(), VIEW_COLUMNS.filter((c) => c !== 'updated_at').sort());
+    });
 
   test('a cached page changes at its next SLA transition with no write: ok, then warning, then breached', async () => {
     const l = await cachedList();

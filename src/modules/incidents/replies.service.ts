@@ -39,7 +39,7 @@ export async function addReply(ctx: AppContext, actor: Actor, incidentId: number
   const now = iso(ctx.clock.now());
   return ctx.transaction(async (tx) => {
     const id = await insertReply(tx.db, { incidentId: incident.id, body: input.body, public: input.public ?? false, authorId: actor.userId, now });
-    await touchIncident(tx.db, incident.id, now);
+    await touchIncident(tx.db, incident, now);
     const reply = toReply(await findReply(tx.db, id));
     ctx.events.publish(tx, { channel: CHANNEL, orgId: incident.org_id, mode: actor.mode, type: 'incident.reply', payload: reply });
     await recordTimeline(ctx, tx, incident, 'reply', actor.userId, { reply_id: reply.id, public: reply.public, body: reply.body });
