@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { compileTests } from './compile-tests.mjs';
 
 const args = process.argv.slice(2);
 const filters = args.filter((a) => !a.startsWith('--'));
@@ -43,24 +44,8 @@ if (!has('radicale') && has('apt-get') && process.getuid?.() === 0) {
   spawnSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq radicale >/dev/null'], { stdio: 'inherit' });
 }
 
-/** Transpiles every TypeScript file the tests load into BUILD, keeping the tree (and so relative paths). */
 const BUILD = path.join('.test-build', `run-${process.pid}`);
-async function compile() {
-  const { build } = await import('esbuild');
-  const ts = (dir) =>
-    fs.existsSync(dir)
-      ? fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-          const p = path.join(dir, e.name);
-          if (e.isDirectory()) return e.name === 'node_modules' || e.name === 'browser' ? [] : ts(p);
-          return p.endsWith('.ts') && !p.endsWith('.d.ts') ? [p] : [];
-        })
-      : [];
-  // web/src: the pages' plain-TypeScript helpers that tests import (map-people.ts...).
-  const entryPoints = ['src', 'test', 'clients', 'scripts', 'web/src'].flatMap(ts);
-  await build({ entryPoints, outdir: BUILD, outbase: '.', format: 'esm', platform: 'node', target: 'node20', sourcemap: 'inline', logLevel: 'warning' });
-  // The built pages are found relative to src/modules/web (../../../dist/web).
-  fs.symlinkSync(path.join('..', '..', 'dist'), path.join(BUILD, 'dist'));
-}
+const compile = () => compileTests(BUILD);
 const underTsx = (f) => f.split(path.sep).join('/').startsWith('test/bench/');
 const compiledFiles = files.filter((f) => !underTsx(f));
 const tsxFiles = files.filter(underTsx);

@@ -9,10 +9,12 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { GENEROUS_RATE_LIMITS } from '../helpers.js';
 import { freePort } from '../ports.js';
+import { REPO_ROOT } from '../entry.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = path.resolve(process.env.SCREENSHOT_DIR ?? 'test/browser/screenshots');
-const ROOT = path.resolve(import.meta.dirname, '../..');
+// The repository (when this file runs compiled, it lives in .test-build/<run>/test/browser/).
+const ROOT = REPO_ROOT;
 
 export interface Server {
   url: string;
