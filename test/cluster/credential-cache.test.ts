@@ -176,7 +176,9 @@ describe('two instances: the credential cache of each follows changes made on th
       await redis.start();
     }
     // Back: B hears notices again (or, until its subscriber is back, reads the database).
-    await until(async () => (await call<{ redis?: string }>(b, 'GET', '/readyz')).body.redis === 'ok', 'B reconnecting to Redis', 10_000);
+    // Both ends of the notice: A publishes it, B hears it (each reconnects on its own backoff; under load A may be last).
+    for (const [name, instance] of [['A', a], ['B', b]] as const)
+      await until(async () => (await call<{ redis?: string }>(instance, 'GET', '/readyz')).body.redis === 'ok', `${name} reconnecting to Redis`, 10_000);
     assert.equal(await me(b, user.live), 200);
     await ok(200, a, 'DELETE', `/v1/api-keys/${await keyIdOf(user, 'live')}`, { cookie: user.cookie });
     await soonOnB(() => me(b, user.live), 401, 'B refusing a key revoked on A after Redis returned');
