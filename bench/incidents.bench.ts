@@ -378,7 +378,7 @@ export async function run(): Promise<BenchResult> {
       ...table(post),
       '',
       'Each creation is one transaction (the incident into a table of a million rows and 13 indexes, one of them on a random',
-      'token, the `incident_counts` upsert, two outbox deliveries), and creations commit in groups (docs/architecture.md,',
+      'token, the `incident_counts` and list-version upserts, two outbox deliveries), and creations commit in groups (docs/architecture.md,',
       '"Grouped commits"): the transactions that reached the server in one event-loop turn run one after another, each in a',
       'SAVEPOINT, inside one `BEGIN IMMEDIATE`, and one COMMIT with `synchronous = FULL` (one fsync of the WAL, which blocks the',
       'event loop: better-sqlite3 is synchronous) makes them all durable before any is answered. With 10 connections a group',
