@@ -13,10 +13,10 @@ import type { MigrationDialect } from '../migrate.js';
 //
 // SQLite: a trigger that writes another table makes SQLite keep a statement journal for the
 // triggering statement (a copy of every page it changes: the incident's row and its 13 indexes),
-// which took an insert from ~14 to ~65 us at 200k rows (measured, docs/architecture.md). So the two
+// which took an insert from ~13 to ~57 us (bench/trigger-cost.ts, docs/architecture.md). So the two
 // hot writes, the insert (creation) and the touch (`updated_at` alone: alert repeats, replies), bump
 // in the code (incidents.repository.ts `listChanged`, SQLite only); triggers take every other update
-// of a column a list shows or filters on (the code's own, the sweepers', the SET NULL of a deleted
+// of a column a list shows or filters on (the code's own, the SET NULL of a deleted
 // user) and every delete (retention, the cascade of a deleted org). Another connection's commits
 // (a statement run by hand) are seen through `PRAGMA data_version` (repository `listVersion`).
 // The columns below are the list's (VIEW_COLUMNS) but `updated_at`; list-cache.test.ts checks it.
