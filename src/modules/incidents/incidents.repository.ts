@@ -232,8 +232,10 @@ export async function countIncidents(db: Kysely<DB>, scope: Scope, f: ListFilter
 
 /**
  * The list cache's version of a scope (list-cache.ts): each org's `incident_list_versions` row,
- * which triggers bump in every transaction writing its incidents (migration 0019), joined in the
- * scope's org order; an org whose incidents were never written is 0. Read before the page's rows.
+ * bumped in every transaction writing its incidents (migration 0019: triggers; on SQLite also
+ * `listChanged` for inserts and touches), joined in the scope's org order (an org whose incidents
+ * were never written is 0); on SQLite then `/` and the connection's data_version. Read before the
+ * page's rows.
  */
 export async function listVersion(db: Kysely<DB>, scope: Scope): Promise<string> {
   if (scope.orgIds.length === 0) return '';
