@@ -217,6 +217,37 @@ describe(`incident list cache on ${testDialect}`, () => {
     assert.equal(await assignee(), null);
   });
 
+  if (testDialect === 'postgres')
+    test('PostgreSQL bumps the version at COMMIT: a transaction that locks an incident after writing another never deadlocks with one that writes the first', async () => {
+      const [a, b] = (await list()).tickets.map((i) => i.Id);
+      const connect = async () => {
+        const c = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL, options: `-c search_path=${t.ctx.database.schema}` });
+        await c.connect();
+        return c;
+      };
+      const [one, two] = [await connect(), await connect()];
+      try {
+        const version = async () => Number((await one.query<{ v: string }>('select sum(version) as v from incident_list_versions')).rows[0]!.v);
+        const before = await version();
+        await one.query('begin');
+        await one.query(`select id from incidents where id = ${a} for update`);
+        await two.query('begin');
+        await two.query(`update incidents set title = 'Written by two' where id = ${b}`);
+        // Two now waits for one's row lock. Had two's update taken the version row already, one's update
+        // below would wait for two: a deadlock, which PostgreSQL breaks by failing one of them.
+        const twoLocks = two.query(`select id from incidents where id = ${a} for update`);
+        await one.query(`update incidents set title = 'Written by one' where id = ${a}`);
+        await one.query('commit');
+        await twoLocks;
+        await two.query('commit');
+        assert.equal(await version(), before + 2);
+        assert.deepEqual(titles(await list()).slice(0, 2).sort(), ['Written by one', 'Written by two']);
+      } finally {
+        await one.end();
+        await two.end();
+      }
+    });
+
   if (testDialect === 'sqlite')
     test("SQLite's update trigger watches every column a list shows or filters on but updated_at (bumped by the code)", async () => {
       const { rows } = await sql<{ sql: string }>`select sql from sqlite_master where type = 'trigger' and name = 'incidents_list_version_update'`.execute(t.ctx.db);
