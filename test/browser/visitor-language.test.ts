@@ -141,6 +141,12 @@ for (const [width, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as cons
     await page.getByTestId('reschedule-picker').waitFor();
     await firstSlot(page);
     await assertGerman(page, 'manage: reschedule', ['Neue Zeit wählen', 'Zurück', 'Zeitzone', 'Wann', 'Dauer', 'Ihre Buchung']);
+    // A day of next month (always within the 60 days offered): the booked day may be today with under three
+    // times left in it when the test runs late in the evening, Berlin time.
+    const shown = await page.getByTestId('month').innerText();
+    await page.getByRole('button', { name: 'Nächster Monat' }).click();
+    await page.waitForFunction((before) => document.querySelector('[data-testid="month"]')?.textContent !== before, shown);
+    await page.locator('[data-testid="day"]:not([aria-disabled="true"])').first().click();
     await page.getByTestId('slot').nth(2).click();
     await page.getByTestId('confirm-move').waitFor();
     await assertGerman(page, 'manage: confirm move', ['Buchung verschieben?', 'Von', 'Auf', 'Neue Zeit bestätigen', 'Andere Zeit wählen']);
