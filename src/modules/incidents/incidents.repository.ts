@@ -303,8 +303,8 @@ async function countDirectly(db: Kysely<DB>, scope: Scope, f: ListFilter): Promi
   return Number((await q.executeTakeFirstOrThrow()).n);
 }
 
-/** The predicate of the partial unique index incidents_open_source_ref_uq (migration 0016), written the same way. */
-const OPEN = sql<SqlBool>`status in ('open', 'in_progress')`;
+/** The predicate of the partial unique index incidents_open_source_ref_uq (migration 0020), written the same way. */
+const OPEN_REF = sql<SqlBool>`status in ('open', 'in_progress') and source_ref is not null`;
 
 /**
  * Inserts unless an open or in-progress incident of the same org, mode and source_ref exists (or
@@ -314,7 +314,7 @@ export async function insertIncidentUnlessOpen(db: Kysely<DB>, row: NewIncident)
   const incident = await db
     .insertInto('incidents')
     .values(row)
-    .onConflict((oc) => oc.columns(['org_id', 'livemode', 'source_ref']).where(OPEN).doNothing())
+    .onConflict((oc) => oc.columns(['org_id', 'livemode', 'source_ref']).where(OPEN_REF).doNothing())
     .returningAll()
     .executeTakeFirst();
   if (incident) {
@@ -332,7 +332,7 @@ export async function findOpenByRef(db: Kysely<DB>, lock: boolean, ref: { org_id
     .where('org_id', '=', ref.org_id)
     .where('livemode', '=', ref.livemode)
     .where('source_ref', '=', ref.source_ref)
-    .where(OPEN);
+    .where(OPEN_REF);
   return (lock ? q.forUpdate() : q).executeTakeFirst();
 }
 

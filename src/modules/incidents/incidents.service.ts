@@ -3,7 +3,7 @@ import { flag } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
-import { randomToken } from '../../lib/crypto.js';
+import { timeOrderedToken } from '../../lib/crypto.js';
 import { invalidField, notFound } from '../../lib/errors.js';
 import { recorded, type EffectRecorder } from '../../lib/idempotency.js';
 import { phoneAlert, queueDeliveries } from '../deliveries/outbox.js';
@@ -101,7 +101,7 @@ export async function placeIncident(
       location_name: input.location_name ?? null,
       assignee_id: null,
       creator_id: actor.userId,
-      customer_token: randomToken(24),
+      customer_token: timeOrderedToken(now.getTime()),
       sla_due_at: iso(dueAt),
       sla_warn_at: iso(warnAt),
       sla_warned_at: null,

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { IncidentSource, Priority } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import { iso } from '../../lib/clock.js';
-import { randomToken } from '../../lib/crypto.js';
+import { timeOrderedToken } from '../../lib/crypto.js';
 import { queueDelivery, queuePhoneAlert } from '../deliveries/outbox.js';
 import { claimAcknowledgement } from '../dispatch/acknowledge.repository.js';
 import { ackDeadline } from '../dispatch/settings.js';
@@ -54,7 +54,7 @@ export async function trigger(ctx: AppContext, integration: IntegrationRow, t: T
         location_name: null,
         assignee_id: integration.default_assignee_id,
         creator_id: null,
-        customer_token: randomToken(24),
+        customer_token: timeOrderedToken(now.getTime()),
         sla_due_at: iso(dueAt),
         sla_warn_at: iso(warnAt),
         sla_warned_at: null,
