@@ -49,6 +49,19 @@ describe(`fixed statements on ${testDialect}`, () => {
     assert.equal(inserts[0], inserts[1]);
   });
 
+  test('one row\'s id: the same answer as RETURNING; on SQLite without the clause (the rowid of the insert\'s result)', async () => {
+    queries.length = 0;
+    const ids = [];
+    for (const name of ['id-1', 'id-2']) ids.push((await insertRows<{ id: number }>(db(), table, [{ name, note: null }], 'id')).rows);
+    const kysely = await db().insertInto(table).values({ name: 'id-3', note: null }).returning(sql.ref<number>('id').as('id')).executeTakeFirstOrThrow();
+    assert.deepEqual(ids, [[{ id: kysely.id - 2 }], [{ id: kysely.id - 1 }]]);
+    const stored = await db().selectFrom(table).select([sql.ref<number>('id').as('id'), sql.ref<string>('name').as('name')]).where(sql.ref('id'), '>=', kysely.id - 2).orderBy(sql.ref('id')).execute();
+    assert.deepEqual(stored.map((r) => [r.id, r.name]), [[kysely.id - 2, 'id-1'], [kysely.id - 1, 'id-2'], [kysely.id, 'id-3']]);
+    const inserts = queries.filter((q) => q.startsWith('insert into "fx_items"')).slice(0, 2);
+    assert.equal(inserts.length, 2);
+    for (const q of inserts) assert.match(q, testDialect === 'sqlite' ? /^(?!.*returning)/is : /returning "id"/i);
+  });
+
   test('undefined values are left out (the column default applies), as Kysely leaves them out', async () => {
     const { rows } = await insertRows<{ name: string; note: string | null; qty: number }>(db(), table, [{ name: 'd', note: undefined, qty: undefined }], 'all');
     assert.deepEqual([rows[0]!.name, rows[0]!.note, rows[0]!.qty], ['d', null, 7]);

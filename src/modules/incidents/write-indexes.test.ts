@@ -3,18 +3,19 @@ import { after, before, describe, test } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
 import { body, buildTestApp, testDialect, type TestApp } from '../../../test/helpers.js';
 import { signUp, type TestUser } from '../../../test/factories.js';
-import { findOpenByRef } from './incidents.repository.js';
+import { findOpenByRef, insertIncident, type NewIncident } from './incidents.repository.js';
 
 // What a creation writes (issue 19, migration 0020): the indexes on columns a new incident leaves
-// NULL hold no entry for it, the lookups those indexes serve still use them, and the status-page
-// token starts with the creation time so its unique index takes new tokens at one place.
+// NULL hold no entry for it, the lookups those indexes serve still use them, the status-page token
+// starts with the creation time so its unique index takes new tokens at one place, and the row a
+// creation goes on with is built, not read back (no RETURNING), equal to the stored one.
 interface Made {
   Id: number;
   customer_token: string;
   created_at: string;
 }
 
-describe('incident creation: partial indexes and a time-ordered token', () => {
+describe('incident creation: partial indexes, a time-ordered token, the row without RETURNING', () => {
   let t: TestApp;
   let owner: TestUser;
   let orgId: number;
@@ -91,5 +92,30 @@ describe('incident creation: partial indexes and a time-ordered token', () => {
       assert.equal(parseInt(m.customer_token.slice(0, 8), 36), Date.parse(m.created_at), m.customer_token);
     }
     for (let i = 1; i < made.length; i++) assert.ok(made[i - 1]!.customer_token.slice(0, 8) <= made[i]!.customer_token.slice(0, 8));
+  });
+
+  test('the row insertIncident answers is the stored row, with every column, on both databases', async () => {
+    const base: NewIncident = {
+      org_id: orgId, livemode: 1, title: 'Built', description: null, status: 'open', priority: 'normal', source: 'api', source_ref: null,
+      lat: null, lng: null, location_name: null, assignee_id: null, creator_id: owner.id, customer_token: 'tok-built-1',
+      sla_due_at: '2026-11-24T10:00:00.000Z', sla_warn_at: '2026-11-24T09:00:00.000Z', sla_warned_at: null, sla_breached_at: null,
+      resolved_at: null, created_at: '2026-11-24T08:00:00.000Z', updated_at: '2026-11-24T08:00:00.000Z',
+    };
+    const rows: NewIncident[] = [
+      base,
+      { ...base, customer_token: 'tok-built-2', escalate_at: '2026-11-24T08:15:00.000Z' },
+      {
+        ...base, customer_token: 'tok-built-3', description: 'Water on the floor', source: 'email', source_ref: 'ref-built', lat: 48.8566, lng: 2.3522,
+        location_name: 'Main St 12', assignee_id: owner.id, status: 'in_progress', priority: 'urgent', livemode: 0,
+        acknowledged_at: '2026-11-24T08:05:00.000Z', acknowledged_by: owner.id, escalation_level: 2, escalate_at: null, sla_warned_at: '2026-11-24T09:00:00.000Z',
+      },
+    ];
+    for (const row of rows) {
+      const [built, stored] = await t.ctx.db.transaction().execute(async (trx) => {
+        const made = await insertIncident(trx, row);
+        return [made, await trx.selectFrom('incidents').selectAll().where('id', '=', made.id).executeTakeFirstOrThrow()];
+      });
+      assert.deepEqual(built, stored, row.customer_token);
+    }
   });
 });
