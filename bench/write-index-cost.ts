@@ -1,14 +1,14 @@
 // What the indexes of `incidents` cost a creation on SQLite (issue 19, migration 0020): inserts into
 // the real, migrated schema seeded like the incidents benchmark (ROWS incidents with random tokens),
-// through one better-sqlite3 connection with `synchronous = FULL`, in transactions of 5 (a group of
-// commits at 10 connections, as the server measured them), each insert with RETURNING * as the
-// service does. Three schemas, cumulative, alternating ROUNDS times:
+// through one better-sqlite3 connection with `synchronous = FULL`, in transactions of GROUP (5: a
+// group of commits at 10 connections, as the server forms them), each insert without RETURNING as the
+// service makes it on SQLite (bench/returning-cost.ts). Three schemas, cumulative, alternating ROUNDS times:
 //   before          the indexes as migration 0019 left them, a random customer_token
 //   ordered token   customer_token from timeOrderedToken (the time first)
 //   partial (0020)  and the assignee and source_ref indexes partial on NOT NULL (what main runs)
 // Wall and CPU (process.cpuUsage) microseconds per insert, commit included.
 //
-//   npx tsx bench/write-index-cost.ts [--rows 300000] [--groups 1500] [--rounds 3]
+//   npx tsx bench/write-index-cost.ts [--rows 300000] [--groups 1500] [--rounds 3] [--group 5]
 //
 // Not a benchmark of the registry (bench/run.ts): a tool for the figure docs/benchmarks.md quotes.
 import path from 'node:path';
@@ -25,7 +25,7 @@ const opt = (name: string, def: number) => {
 const ROWS = opt('rows', 300_000);
 const GROUPS = opt('groups', 1_500);
 const ROUNDS = opt('rounds', 3);
-const GROUP = 5;
+const GROUP = opt('group', 5);
 
 const FULL = `drop index if exists incidents_assignee_idx; create index incidents_assignee_idx on incidents (assignee_id, org_id, livemode, status);
   drop index if exists incidents_source_ref_idx; create index incidents_source_ref_idx on incidents (org_id, livemode, source_ref, id);
@@ -50,7 +50,7 @@ try {
   const insert = db.prepare(
     `insert into incidents (org_id, livemode, title, description, status, priority, source, source_ref, lat, lng, location_name,
        assignee_id, creator_id, customer_token, sla_due_at, sla_warn_at, sla_warned_at, sla_breached_at, resolved_at, created_at, updated_at, escalate_at)
-     values (?, 1, 'Probe', null, 'open', 'high', 'api', null, null, null, null, null, ?, ?, ?, ?, null, null, null, ?, ?, ?) returning *`,
+     values (?, 1, 'Probe', null, 'open', 'high', 'api', null, null, null, null, null, ?, ?, ?, ?, null, null, null, ?, ?, ?)`,
   );
   const results = new Map<string, string[]>();
   let ms = Date.now();
@@ -64,7 +64,7 @@ try {
         db.exec('begin immediate');
         for (let i = 0; i < GROUP; i++) {
           const at = new Date(++ms).toISOString();
-          insert.all(c.orgId, c.userId, v.token(ms), at, at, at, at, at);
+          insert.run(c.orgId, c.userId, v.token(ms), at, at, at, at, at);
         }
         db.exec('commit');
       }
