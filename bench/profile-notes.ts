@@ -136,6 +136,22 @@ const INCIDENT_CREATE_PROFILE = [
   '(better-sqlite3 `run`/`all` about 40 % of samples, most of it the incident insert\'s index maintenance and the commit\'s',
   'WAL write), then Fastify and HTTP. Not reached on this loaded machine: the 0.4 ms goal; the ratio to bare needs a quiet',
   '`npm run bench`.',
+  'Then (issue 19, what a creation writes; docs/architecture.md, "What a creation writes"), two findings on the real schema',
+  'at a million rows. Index writes: a random `customer_token` put each insert at a random leaf of its unique index, and the',
+  'assignee and both source_ref indexes held an entry for every NULL. `npx tsx bench/write-index-cost.ts --rows 1000000`',
+  '(inserts as the service makes them, `synchronous = FULL`, transactions of 5 as the server groups them at 10 connections;',
+  'wall / CPU us per insert, 3 rounds): before 256 / 130, 210 / 104, 246 / 115; with a time-ordered token 173 / 90, 147 / 75,',
+  '156 / 77; and the three indexes partial on NOT NULL (migration 0020) 129 / 71, 148 / 74, 146 / 73. RETURNING: SQLite runs',
+  'it like a trigger, with a statement journal; `npx tsx bench/returning-cost.ts` (300k rows, CPU us per insert, 4 rounds):',
+  '`returning *` 76.7 / 78.2 / 73.5 / 75.0, `returning id` 64.4 / 61.2 / 63.1 / 61.9, none 20.4 / 19.9 / 19.0 / 20.3. The',
+  'creation now inserts the incident and its timeline event without it on SQLite and builds the row it goes on with.',
+  '`npm run bench -- incidents` after each step: 6.9 % (the last full run before) -> 8.0 % -> 10.2 %. Tried and not taken:',
+  'a 64 MiB page cache or mmap for the insert (no gain in write-index-cost), `synchronous = NORMAL` (5-10 % more creations',
+  'per second in the profile tool, without the FULL guarantee), collecting a group over two or three event-loop turns',
+  '(groups of 5.0 -> 5.6-5.9 requests, no gain). What limits it now: SQLite (the insert into 10 indexes and the commit\'s',
+  'WAL write and fsync, the wall-minus-CPU above, about 60 us per creation at groups of 5), then Fastify and HTTP. Larger',
+  'groups would cost less per creation (`--group`: 325 us wall per insert alone, about 140 in groups of 5, 106 in groups of',
+  '10), but 10 connections form groups of about 5.',
 ].join('\n');
 
 export const INCIDENTS_PROFILE = [INCIDENTS_PROFILE_INTRO, INCIDENT_LIST_PROFILE, INCIDENT_CREATE_PROFILE].join('\n\n');
