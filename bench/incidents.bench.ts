@@ -31,7 +31,7 @@ const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high', 'urgent'];
 const SOURCES: readonly IncidentSource[] = ['api', 'email', 'webhook', 'alert'];
 const DAY_MS = 24 * 3600 * 1000;
 
-interface Caller {
+export interface Caller {
   key: string;
   userId: number;
   orgId: number;
@@ -69,6 +69,27 @@ interface Seeding {
   checkpointMs: number;
   flushMs: number;
   totalMs: number;
+}
+
+/**
+ * A Muster's database seeded with `rows` incidents (seed), opened on a connection of its own for a
+ * measuring tool (bench/write-index-cost.ts, bench/returning-cost.ts); Muster is closed after `use`.
+ */
+export async function withSeededDatabase(rows: number, use: (db: SQLite.Database, c: Caller) => void): Promise<void> {
+  const muster = await startMuster();
+  try {
+    const c = await caller(muster.app);
+    const file = path.join(muster.dataDir, 'muster.db');
+    seed(file, c, rows);
+    const db = new SQLite(file);
+    try {
+      use(db, c);
+    } finally {
+      db.close();
+    }
+  } finally {
+    await muster.close();
+  }
 }
 
 /**

@@ -8,29 +8,18 @@
 //   npx tsx bench/returning-cost.ts [--rows 300000] [--rounds 4] [--memory]
 //
 // Not a benchmark of the registry (bench/run.ts): a tool for the figure the code and docs quote.
-import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import { timeOrderedToken } from '../src/lib/crypto.js';
-import { caller, seed } from './incidents.bench.js';
-import { startMuster } from './lib.js';
+import { withSeededDatabase } from './incidents.bench.js';
+import { numberOption } from './lib.js';
 
-const args = process.argv.slice(2);
-const opt = (name: string, def: number) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? Number(args[i + 1]) : def;
-};
-const ROWS = opt('rows', 300_000);
-const ROUNDS = opt('rounds', 4);
+const ROWS = numberOption('rows', 300_000);
+const ROUNDS = numberOption('rounds', 4);
+const MEMORY = process.argv.includes('--memory');
 const BATCH = 5_000;
 
-const muster = await startMuster();
-try {
-  const c = await caller(muster.app);
-  const file = path.join(muster.dataDir, 'muster.db');
-  seed(file, c, ROWS);
-  const db = new SQLite(file);
+await withSeededDatabase(ROWS, (db, c) => {
   db.pragma('synchronous = OFF');
-  if (args.includes('--memory')) db.pragma('temp_store = MEMORY');
+  if (MEMORY) db.pragma('temp_store = MEMORY');
   const insert = `insert into incidents (org_id, livemode, title, description, status, priority, source, source_ref, lat, lng, location_name,
        assignee_id, creator_id, customer_token, sla_due_at, sla_warn_at, sla_warned_at, sla_breached_at, resolved_at, created_at, updated_at, escalate_at)
      values (?, 1, 'Probe', null, 'open', 'high', 'api', null, null, null, null, null, ?, ?, ?, ?, null, null, null, ?, ?, ?)`;
@@ -55,9 +44,6 @@ try {
       const cpu = process.cpuUsage(cpu0);
       us.set(w.name, [...(us.get(w.name) ?? []), (cpu.user + cpu.system) / BATCH]);
     }
-  db.close();
-  console.log(`incident inserts, ${ROWS} rows seeded, transactions of ${BATCH}, ${ROUNDS} rounds alternating${args.includes('--memory') ? ', temp_store = MEMORY' : ''}; CPU us per insert:`);
+  console.log(`incident inserts, ${ROWS} rows seeded, transactions of ${BATCH}, ${ROUNDS} rounds alternating${MEMORY ? ', temp_store = MEMORY' : ''}; CPU us per insert:`);
   for (const [name, r] of us) console.log(`  ${name.padEnd(14)} ${r.map((x) => x.toFixed(1)).join(' / ')}`);
-} finally {
-  await muster.close();
-}
+});

@@ -12,15 +12,10 @@
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { caller } from './incidents.bench.js';
-import { startMuster } from './lib.js';
+import { numberOption, startMuster } from './lib.js';
 
-const args = process.argv.slice(2);
-const opt = (name: string, def: number) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? Number(args[i + 1]) : def;
-};
-const BATCH = opt('batch', 10_000);
-const ROUNDS = opt('rounds', 3);
+const BATCH = numberOption('batch', 10_000);
+const ROUNDS = numberOption('rounds', 3);
 
 const UPSERT = `insert into incident_list_versions (org_id, livemode, version) values (?, 1, 1)
   on conflict (org_id, livemode) do update set version = incident_list_versions.version + 1`;

@@ -11,21 +11,14 @@
 //   npx tsx bench/write-index-cost.ts [--rows 300000] [--groups 1500] [--rounds 3] [--group 5]
 //
 // Not a benchmark of the registry (bench/run.ts): a tool for the figure docs/benchmarks.md quotes.
-import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import { randomToken, timeOrderedToken } from '../src/lib/crypto.js';
-import { caller, seed } from './incidents.bench.js';
-import { startMuster } from './lib.js';
+import { withSeededDatabase } from './incidents.bench.js';
+import { numberOption } from './lib.js';
 
-const args = process.argv.slice(2);
-const opt = (name: string, def: number) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? Number(args[i + 1]) : def;
-};
-const ROWS = opt('rows', 300_000);
-const GROUPS = opt('groups', 1_500);
-const ROUNDS = opt('rounds', 3);
-const GROUP = opt('group', 5);
+const ROWS = numberOption('rows', 300_000);
+const GROUPS = numberOption('groups', 1_500);
+const ROUNDS = numberOption('rounds', 3);
+const GROUP = numberOption('group', 5);
 
 const FULL = `drop index if exists incidents_assignee_idx; create index incidents_assignee_idx on incidents (assignee_id, org_id, livemode, status);
   drop index if exists incidents_source_ref_idx; create index incidents_source_ref_idx on incidents (org_id, livemode, source_ref, id);
@@ -39,12 +32,7 @@ const variants = [
   { name: 'partial (0020)', ddl: PARTIAL, token: (ms: number) => timeOrderedToken(ms) },
 ];
 
-const muster = await startMuster();
-try {
-  const c = await caller(muster.app);
-  const file = path.join(muster.dataDir, 'muster.db');
-  seed(file, c, ROWS);
-  const db = new SQLite(file);
+await withSeededDatabase(ROWS, (db, c) => {
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   const insert = db.prepare(
@@ -72,9 +60,6 @@ try {
       const cpu = process.cpuUsage(cpu0);
       results.set(v.name, [...(results.get(v.name) ?? []), `${(((performance.now() - t0) * 1000) / n).toFixed(0)} / ${((cpu.user + cpu.system) / n).toFixed(0)}`]);
     }
-  db.close();
   console.log(`inserts into incidents, ${ROWS} rows seeded, transactions of ${GROUP}, synchronous = FULL, ${ROUNDS} rounds alternating; us per insert, wall / CPU:`);
   for (const [name, r] of results) console.log(`  ${name.padEnd(16)} ${r.join('   ')}`);
-} finally {
-  await muster.close();
-}
+});

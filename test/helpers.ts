@@ -4,11 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createContext, type AppContext, type ContextOverrides } from '../src/context.js';
 import type { DialectName } from '../src/db/database.js';
+import type { DB } from '../src/db/schema.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { installResponseCheck } from './response-check.js';
 
@@ -115,4 +117,22 @@ export function injector(app: () => FastifyInstance) {
     return res.json<T>();
   }
   return { send, ok };
+}
+
+/**
+ * The plan of a query as text: SQLite's EXPLAIN QUERY PLAN, or PostgreSQL's EXPLAIN with one kind of
+ * step priced out for the statement (`set local <pgOff> = off`): a test's few rows make a sequential
+ * scan or a sort the cheapest plan, where a million rows would not.
+ */
+export async function queryPlan(db: Kysely<DB>, q: CompiledQuery, pgOff: 'enable_sort' | 'enable_seqscan'): Promise<string> {
+  const explain = (prefix: string) => CompiledQuery.raw(prefix + q.sql, [...q.parameters]);
+  if (testDialect === 'sqlite') {
+    const { rows } = await db.executeQuery<{ detail: string }>(explain('explain query plan '));
+    return rows.map((r) => r.detail).join('\n');
+  }
+  return db.transaction().execute(async (trx) => {
+    await sql`set local ${sql.raw(pgOff)} = off`.execute(trx);
+    const { rows } = await trx.executeQuery<{ 'QUERY PLAN': string }>(explain('explain '));
+    return rows.map((r) => r['QUERY PLAN']).join('\n');
+  });
 }

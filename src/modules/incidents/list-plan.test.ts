@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CompiledQuery, sql } from 'kysely';
-import { body, buildTestApp, testDialect, type TestApp } from '../../../test/helpers.js';
+import type { CompiledQuery } from 'kysely';
+import { body, buildTestApp, queryPlan, testDialect, type TestApp } from '../../../test/helpers.js';
 import { signUp, type TestUser } from '../../../test/factories.js';
 import type { Scope } from '../../db/scope.js';
 import { buildListQuery, listQuery, type ListFilter } from './incidents.repository.js';
@@ -43,21 +43,8 @@ describe('incident list: plans and compiled shapes', () => {
   });
   after(() => t.close());
 
-  /** The plan of a list query as text: SQLite's EXPLAIN QUERY PLAN, or PostgreSQL's EXPLAIN with sorts priced out. */
-  async function plan(q: CompiledQuery): Promise<string> {
-    const explain = (prefix: string) => CompiledQuery.raw(prefix + q.sql, [...q.parameters]);
-    if (testDialect === 'sqlite') {
-      const { rows } = await t.ctx.db.executeQuery<{ detail: string }>(explain('explain query plan '));
-      return rows.map((r) => r.detail).join('\n');
-    }
-    // A few rows make a sequential scan and a sort the cheapest plan; with full sorts priced out the
-    // planner still sorts when no index gives the order, and walks the index when one does.
-    return t.ctx.db.transaction().execute(async (trx) => {
-      await sql`set local enable_sort = off`.execute(trx);
-      const { rows } = await trx.executeQuery<{ 'QUERY PLAN': string }>(explain('explain '));
-      return rows.map((r) => r['QUERY PLAN']).join('\n');
-    });
-  }
+  /** The plan of a list query; on PostgreSQL with full sorts priced out, so it still sorts only when no index gives the order. */
+  const plan = (q: CompiledQuery) => queryPlan(t.ctx.db, q, 'enable_sort');
 
   test('each sort walks its index within the org and mode, with no sort of the org\'s rows', async () => {
     const scope: Scope = { orgIds: [orgA], mode: 'live' };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CompiledQuery, sql } from 'kysely';
-import { body, buildTestApp, testDialect, type TestApp } from '../../../test/helpers.js';
+import { sql, type CompiledQuery } from 'kysely';
+import { body, buildTestApp, queryPlan, testDialect, type TestApp } from '../../../test/helpers.js';
 import { signUp, type TestUser } from '../../../test/factories.js';
 import { findOpenByRef, insertIncident, type NewIncident } from './incidents.repository.js';
 
@@ -53,19 +53,8 @@ describe('incident creation: partial indexes, a time-ordered token, the row with
     assert.match(await definition('incidents_open_source_ref_uq'), /status/i);
   });
 
-  /** The plan of a query as text; on PostgreSQL with sequential scans priced out (the table is tiny). */
-  async function plan(q: CompiledQuery): Promise<string> {
-    const explain = (prefix: string) => CompiledQuery.raw(prefix + q.sql, [...q.parameters]);
-    if (testDialect === 'sqlite') {
-      const { rows } = await t.ctx.db.executeQuery<{ detail: string }>(explain('explain query plan '));
-      return rows.map((r) => r.detail).join('\n');
-    }
-    return t.ctx.db.transaction().execute(async (trx) => {
-      await sql`set local enable_seqscan = off`.execute(trx);
-      const { rows } = await trx.executeQuery<{ 'QUERY PLAN': string }>(explain('explain '));
-      return rows.map((r) => r['QUERY PLAN']).join('\n');
-    });
-  }
+  /** The plan of a query; on PostgreSQL with sequential scans priced out (the table is tiny). */
+  const plan = (q: CompiledQuery) => queryPlan(t.ctx.db, q, 'enable_seqscan');
 
   test('the lookups those indexes serve still use them', async () => {
     const byAssignee = t.ctx.db.selectFrom('incidents').select('id').where('assignee_id', '=', owner.id).where('org_id', '=', orgId).where('livemode', '=', 1).compile();
