@@ -136,8 +136,8 @@ export function insertRows<R>(db: Kysely<DB>, table: keyof DB, objects: readonly
  * What `returning id` answers for one row inserted on SQLite, without the clause: SQLite runs
  * RETURNING like a trigger, so the statement keeps a statement journal (a copy of every page it
  * changes; docs/architecture.md, "Incident list cache") and buffers its rows. On the incident insert
- * at 300,000 rows (`npx tsx bench/returning-cost.ts`): about 81 us with `returning *`, 64 with
- * `returning id`, 21 without. The id is the insert's rowid, which better-sqlite3 answers with the
+ * at 300,000 rows (`npx tsx bench/returning-cost.ts`, CPU): 74-78 us with `returning *`, 61-64 with
+ * `returning id`, 19-20 without. The id is the insert's rowid, which better-sqlite3 answers with the
  * statement's result (every table's id is its INTEGER PRIMARY KEY).
  */
 function insertedId<R>(table: keyof DB, insertId: bigint | undefined): QueryResult<R> {
