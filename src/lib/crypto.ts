@@ -11,7 +11,7 @@ export function randomToken(bytes = 32): string {
  * bits, as unguessable as any secret here needs). Consecutive tokens land side by side in the column's
  * unique index, so an insert writes its right edge instead of a random page of it: at a million
  * rows that random page was one more page read and written per insert (docs/benchmarks.md,
- * "POST /v1/tickets"). The time it shows is the row's creation, which the holder of the token sees anyway.
+ * "POST /v1/tickets"). It shows the row's creation time to the millisecond (a status page shows the day).
  */
 export function timeOrderedToken(nowMs: number): string {
   return Math.floor(nowMs).toString(36).padStart(8, '0').slice(-8) + randomToken(18);
