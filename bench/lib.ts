@@ -25,7 +25,6 @@ export function sized<T>(full: T, quick: T): T {
   return QUICK ? quick : full;
 }
 
-/** Measured seconds of one load, after its 1 s warm-up (load()'s default). */
 /** `--name N` of the command line as a number, `def` when absent (the measuring tools' options). */
 export function numberOption(name: string, def: number): number {
   const args = process.argv.slice(2);
@@ -33,6 +32,7 @@ export function numberOption(name: string, def: number): number {
   return i >= 0 ? Number(args[i + 1]) : def;
 }
 
+/** Measured seconds of one load, after its 1 s warm-up (load()'s default). */
 export const RUN_SECONDS = sized(3, 1);
 /** Rounds of compare() (baseline and subject alternating; compare()'s default). */
 export const ROUNDS = sized(3, 1);
