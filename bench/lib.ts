@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { createContext, type AppContext } from '../src/context.js';
+import { createContext, type AppContext, type ContextOverrides } from '../src/context.js';
 import type { LoadJob, LoadSummary } from './load-worker.js';
 
 /**
@@ -141,12 +141,12 @@ export function benchEnv(dataDir: string, env: Record<string, string> = {}): Rec
  * A real Muster, as `npm start` builds it, with its data dir in a temp dir: a fresh SQLite database
  * there, unless `env` names another (DATABASE_URL and a DATABASE_SCHEMA that the caller drops).
  */
-export async function startMuster(env: Record<string, string> = {}): Promise<MusterServer> {
+export async function startMuster(env: Record<string, string> = {}, overrides: Pick<ContextOverrides, 'onQuery'> = {}): Promise<MusterServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-bench-'));
   const removeDir = () => fs.rmSync(dataDir, { recursive: true, force: true });
   try {
     const config = loadConfig(benchEnv(dataDir, env));
-    const ctx = await createContext(config);
+    const ctx = await createContext(config, overrides);
     const app = await buildApp(ctx);
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
     return {

@@ -52,6 +52,13 @@ function openSqlite(file: string, log: KyselyConfig['log']): Database {
   sqlite.pragma('journal_mode = WAL');
   // FULL: NORMAL may lose acknowledged commits on power loss in WAL mode.
   sqlite.pragma('synchronous = FULL');
+  // Statement journals in memory, never in temp files: each member of a group of commits runs in a
+  // SAVEPOINT, and SQLite keeps the old copy of every page a savepoint changes in a statement journal
+  // that spills to a new temp file past 64 KiB, which a creation (about 20 pages) passes: a file
+  // created, written page by page and unlinked per member. MEMORY also holds temp tables and sorts
+  // in memory; every list query here walks an index and stops at its limit. (docs/architecture.md,
+  // "Statement journals in memory".)
+  sqlite.pragma('temp_store = MEMORY');
   sqlite.pragma('foreign_keys = ON');
   // Another process holding the write lock (a migration, a second CLI) makes us wait, not fail.
   sqlite.pragma('busy_timeout = 5000');
