@@ -153,6 +153,22 @@ const INCIDENT_CREATE_PROFILE = [
   'WAL write and fsync, the wall-minus-CPU above, about 60 us per creation at groups of 5), then Fastify and HTTP. Larger',
   'groups would cost less per creation (`--group`: 325 us wall per insert alone, about 140 in groups of 5, 106 in groups of',
   '10), but 10 connections form groups of about 5.',
+  'Then (issue 19, statement journals; docs/architecture.md, "Statement journals in memory"): a CPU profile of the event',
+  "loop under the benchmark's own load (node:inspector on the server's thread while `load()` ran `POST /v1/tickets`, 200k",
+  'rows) put better-sqlite3 `run` at 67.7 % of its time, and the process made 45-51 write syscalls per creation',
+  '(`perf stat`: 525,561 pwrite64 for 11,710 creations), with a temp file opened and unlinked every few groups. Each member',
+  "of a group runs in a SAVEPOINT, whose statement journal (the old copy of every page the member changes) SQLite spills",
+  'to a temp file past 64 KiB, and a creation changes about 20 pages. With `temp_store = MEMORY` the journals stay in memory:',
+  '`npx tsx bench/sqlite-pragma.ts "temp_store = DEFAULT"` (1M rows, 3 alternating rounds of 5 s; as configured against the',
+  'old setting, same run): 1,653 / 1,845 / 1,450 against 1,384 / 1,423 / 1,236 creations per second, 14-16 against 62 write',
+  'syscalls per creation; most of the RETURNING cost above was that temp file too (`returning-cost.ts --memory`: 21-25,',
+  '15-20, 9-11 us). The same profile gave `randomFillSync` 5-8 % of the loop (one call costs ~5.5 us whatever its size;',
+  'several times that in the server): `randomToken` now draws from a 4 KiB pool. Tried and not taken: the fsync off the',
+  "event loop (`synchronous = NORMAL` and an fdatasync of the WAL on libuv's thread pool before answering; measured against",
+  'grouped commits with the fsync in COMMIT, no gain: docs/architecture.md, "Grouped commits"), a 64 MiB page cache',
+  '(`sqlite-pragma.ts "cache_size = -65536"`: within the noise) and `wal_autocheckpoint` 250 or 10,000 (no gain, 10,000',
+  'slower). What limits it now: the event loop is 90-99 % busy; better-sqlite3 `run` is 33-46 % of it (the incident',
+  "insert and the COMMIT writing the group's pages to the WAL), the rest Fastify, HTTP parsing and the socket writes.",
 ].join('\n');
 
 export const INCIDENTS_PROFILE = [INCIDENTS_PROFILE_INTRO, INCIDENT_LIST_PROFILE, INCIDENT_CREATE_PROFILE].join('\n\n');

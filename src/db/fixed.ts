@@ -135,9 +135,10 @@ export function insertRows<R>(db: Kysely<DB>, table: keyof DB, objects: readonly
 /**
  * What `returning id` answers for one row inserted on SQLite, without the clause: SQLite runs
  * RETURNING like a trigger, so the statement keeps a statement journal (a copy of every page it
- * changes; docs/architecture.md, "Incident list cache") and buffers its rows. On the incident insert
- * at 300,000 rows (`npx tsx bench/returning-cost.ts`, CPU): 74-78 us with `returning *`, 61-64 with
- * `returning id`, 19-20 without. The id is the insert's rowid, which better-sqlite3 answers with the
+ * changes; docs/architecture.md, "Statement journals in memory") and buffers its rows. On the
+ * incident insert at 300,000 rows, with the journal in memory as database.ts keeps it
+ * (`npx tsx bench/returning-cost.ts --memory`, CPU): 21-25 us with `returning *`, 15-20 with
+ * `returning id`, 9-11 without. The id is the insert's rowid, which better-sqlite3 answers with the
  * statement's result (every table's id is its INTEGER PRIMARY KEY).
  */
 function insertedId<R>(table: keyof DB, insertId: bigint | undefined): QueryResult<R> {
