@@ -56,8 +56,8 @@ function openSqlite(file: string, log: KyselyConfig['log']): Database {
   // SAVEPOINT, and SQLite keeps the old copy of every page a savepoint changes in a statement journal
   // that spills to a new temp file past 64 KiB, which a creation (about 20 pages) passes: a file
   // created, written page by page and unlinked per member. MEMORY also holds temp tables and sorts
-  // in memory; every list query here walks an index and stops at its limit. (docs/architecture.md,
-  // "Statement journals in memory".)
+  // no index serves in memory; the incident list's queries walk indexes and stop at their limit
+  // (docs/architecture.md, "Statement journals in memory"; docs/operations.md, "SQLite settings").
   sqlite.pragma('temp_store = MEMORY');
   sqlite.pragma('foreign_keys = ON');
   // Another process holding the write lock (a migration, a second CLI) makes us wait, not fail.
