@@ -117,7 +117,7 @@ async function slotAhead(page: Page) {
   }
   await page.waitForFunction((first) => {
     const now = document.querySelector('[data-testid="slot"]')?.getAttribute('data-start');
-    return now != null && now !== first;
+    return typeof now === 'string' && now !== first;
   }, before[0]!);
   return firstSlot(page);
 }
