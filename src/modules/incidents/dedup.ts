@@ -44,7 +44,7 @@ export async function insertOrRepeat(ctx: AppContext, tx: Tx, row: NewIncident, 
 
 /** Appends `alert_repeated {count, ...data}`; the caller holds the incident's row lock (or SQLite's write lock). */
 export async function recordRepeat(ctx: AppContext, tx: Tx, incident: IncidentRow, actorId: number | null, data: Record<string, unknown>): Promise<number> {
-  const count = (await repo.countRepeats(tx.db, incident.id)) + 2;
+  const count = await repo.nextRepeatCount(tx.db, incident.id);
   await repo.touchIncident(tx.db, incident, iso(ctx.clock.now()));
   await recordTimeline(ctx, tx, incident, 'alert_repeated', actorId, { ...data, count });
   return count;

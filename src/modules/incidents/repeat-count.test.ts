@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { buildTestApp, testDialect, type TestApp } from '../../../test/helpers.js';
+import { pdTrigger } from '../../../test/integrations-payloads.js';
+import { buildWorld, type World } from '../../../test/integrations-world.js';
+
+// A repeated trigger carries the count of triggers so far (`alert_repeated {count}`), taken from the
+// incident's latest repeat, not by counting every repeat: a monitor that re-fires for days must not
+// make each trigger slower than the last (dedup.ts, nextRepeatCount).
+describe(`repeat counts on ${testDialect}`, () => {
+  let t: TestApp;
+  let w: World;
+  const queries: string[] = [];
+  before(async () => {
+    t = await buildTestApp({}, { onQuery: (q) => queries.push(q) });
+    w = await buildWorld(t);
+  });
+  after(() => t.close());
+
+  test('counts go on from the latest repeat, past other events, without counting the repeats', async () => {
+    const url = w.path((await w.integration()).events_url);
+    const trigger = async () => {
+      const res = await w.call({}, 'POST', url, pdTrigger('', 'count-1', 'critical'));
+      assert.equal(res.statusCode, 202, res.body);
+    };
+    await trigger();
+    const [ticket] = await w.tickets({ 'x-api-key': w.liveKey }, '?source_ref=count-1');
+    const id = ticket!.Id;
+    for (let k = 0; k < 3; k++) await trigger();
+    // Another event between repeats: the next repeat still finds the latest count.
+    const moved = await w.call({ 'x-api-key': w.liveKey }, 'PATCH', `/v1/tickets/${id}`, { status: 'in_progress' });
+    assert.equal(moved.statusCode, 200, moved.body);
+    queries.length = 0;
+    await trigger();
+    const counting = queries.filter((q) => /count\(\*\)/i.test(q) && /incident_events/.test(q));
+    assert.deepEqual(counting, [], 'a repeat reads its count from one event');
+    const repeats = (await w.timelineTypes(id)).filter((e) => e.type === 'alert_repeated').map((e) => e.data.count);
+    assert.deepEqual(repeats, [2, 3, 4, 5]);
+  });
+
+  test('a latest repeat without a count (not written by Muster): the repeats are counted instead', async () => {
+    const url = w.path((await w.integration()).events_url);
+    const trigger = async () => assert.equal((await w.call({}, 'POST', url, pdTrigger('', 'count-2', 'critical'))).statusCode, 202);
+    await trigger();
+    await trigger();
+    const [ticket] = await w.tickets({ 'x-api-key': w.liveKey }, '?source_ref=count-2');
+    const row = await t.ctx.db.selectFrom('incidents').select(['id', 'org_id', 'livemode']).where('id', '=', ticket!.Id).executeTakeFirstOrThrow();
+    await t.ctx.db
+      .insertInto('incident_events')
+      .values({ incident_id: row.id, org_id: row.org_id, livemode: row.livemode, type: 'alert_repeated', actor_id: null, data: '{}', created_at: new Date().toISOString() })
+      .execute();
+    await trigger();
+    const repeats = (await w.timelineTypes(row.id)).filter((e) => e.type === 'alert_repeated').map((e) => e.data.count);
+    // Two repeats so far (count 2 and the one without): the first trigger plus them plus this one.
+    assert.deepEqual(repeats, [2, undefined, 4]);
+  });
+});
