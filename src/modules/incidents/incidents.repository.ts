@@ -359,7 +359,6 @@ export async function lockIncident(db: Kysely<DB>, lock: boolean, id: number): P
   return (lock ? q.forUpdate() : q).executeTakeFirst();
 }
 
-/** How many repeats of its trigger an incident's timeline holds. */
 /**
  * The trigger count of the next `alert_repeated` of an incident (the first trigger included): one more
  * than the latest repeat carried, read from that one event (`incident_events_incident_idx` walked
@@ -383,6 +382,7 @@ export async function nextRepeatCount(db: Kysely<DB>, incidentId: number): Promi
   return (await countRepeats(db, incidentId)) + 2;
 }
 
+/** How many repeats of its trigger an incident's timeline holds. */
 async function countRepeats(db: Kysely<DB>, incidentId: number): Promise<number> {
   const row = await db
     .selectFrom('incident_events')
