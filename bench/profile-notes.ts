@@ -156,7 +156,7 @@ const INCIDENT_CREATE_PROFILE = [
   'Then (issue 19, statement journals; docs/architecture.md, "Statement journals in memory"): a CPU profile of the event',
   "loop under the benchmark's own load (node:inspector on the server's thread while `load()` ran `POST /v1/tickets`, 200k",
   'rows) put better-sqlite3 `run` at 67.7 % of its time, and the process made 45-51 write syscalls per creation',
-  '(`perf stat`: 525,561 pwrite64 for 11,710 creations), with a temp file opened and unlinked every few groups. Each member',
+  '(`perf stat -e syscalls:sys_enter_pwrite64 -p PID` beside the load, not a bench/ command: 525,561 pwrite64 for 11,710 creations; `bench/sqlite-pragma.ts` counts the same per creation), with a temp file opened and unlinked every few groups. Each member',
   "of a group runs in a SAVEPOINT, whose statement journal (the old copy of every page the member changes) SQLite spills",
   'to a temp file past 64 KiB, and a creation changes about 20 pages. With `temp_store = MEMORY` the journals stay in memory:',
   '`npx tsx bench/sqlite-pragma.ts "temp_store = DEFAULT"` (1M rows, 3 alternating rounds of 5 s; as configured against the',
