@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { reachReason } from '../deliveries/reach.js';
 import { BlockedAddressError } from '../deliveries/ssrf.js';
 import { calendarObjectIcs } from '../deliveries/ics.js';
 import type { OutboxRow } from '../deliveries/outbox.repository.js';
@@ -22,6 +23,8 @@ export function calendarSender(ctx: AppContext): Sender {
     const conn = await findConnection(ctx.db, p.connection_id);
     if (!conn) return { outcome: 'skipped', note: 'the calendar connection was removed' };
     const b = await findBooking(ctx.db, p.booking_id);
+    // Queued for a connection of the booking's mode; should that ever not hold, nothing is written.
+    if (b && b.livemode !== conn.livemode) return { outcome: 'skipped', note: 'the calendar connection is of the other mode' };
     const gone = !b || b.status === 'cancelled' || b.status === 'declined';
     try {
       const o = davOptions(ctx, conn);
@@ -31,9 +34,9 @@ export function calendarSender(ctx: AppContext): Sender {
       const { method: _method, ...inv } = invitationOf(b, et, host, false);
       return { outcome: 'sent', statusCode: await putEvent(row.recipient, calendarObjectIcs(inv), o) };
     } catch (err) {
-      if (err instanceof BlockedAddressError) throw new DeliveryError(err.message, null, true);
       if (err instanceof DavError) throw new DeliveryError(err.message, err.status, err.status === 401 || err.status === 403);
-      throw new DeliveryError(err instanceof Error ? err.message : String(err));
+      // Never the resolved address or the socket's own error in the log its owner reads (reach.ts).
+      throw new DeliveryError(reachReason(ctx.log, err, 'the calendar server'), null, err instanceof BlockedAddressError);
     }
   };
 }

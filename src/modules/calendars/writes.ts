@@ -51,7 +51,8 @@ export const eventUrl = (calendarUrl: string, bookingId: string) => new URL(`${e
  * or declined one, so retries and late deliveries always leave the calendar as the booking is.
  */
 export async function queueCalendarWrite(ctx: AppContext, tx: Tx, topic: string, b: BookingRow): Promise<void> {
-  const conn = await writeConnectionOf(tx.db, b.host_id);
+  // Only a connection of the booking's mode: a live booking never goes to a calendar a test key connected.
+  const conn = await writeConnectionOf(tx.db, b.host_id, b.livemode === 1 ? 'live' : 'test');
   if (!conn?.write_calendar) return;
   const payload: CalendarWrite = { connection_id: conn.id, booking_id: b.id };
   await queueDelivery(ctx, tx, {
