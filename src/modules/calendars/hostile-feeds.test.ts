@@ -110,7 +110,7 @@ describe('hostile calendars are read off the event loop, refused and not retried
     t.clock.advance(60 * 60_000);
     assert.equal(await syncDueCalendars(t.ctx), 0);
     // A new server on the same database (SQLite file or PostgreSQL schema).
-    const same = testDialect === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL!, DATABASE_SCHEMA: t.ctx.config.databaseSchema! } : { DATA_DIR: t.ctx.config.dataDir };
+    const same: Record<string, string> = testDialect === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL!, DATABASE_SCHEMA: t.ctx.config.databaseSchema! } : { DATA_DIR: t.ctx.config.dataDir };
     const restarted = await buildTestApp({ ...ENV, ...same });
     try {
       restarted.clock.set(t.clock.now().toISOString());
