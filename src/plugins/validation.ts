@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifyInstance, FastifySchema } from 'fastify';
+import { storableTime } from '../lib/clock.js';
 import { isTimeZone } from '../lib/timezone.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext its callable sits on .default.
@@ -9,11 +10,16 @@ const addFormats = (addFormatsModule as unknown as { default: (ajv: Ajv) => Ajv 
 
 const validator = (f: unknown) => (typeof f === 'object' && f !== null && 'validate' in f ? (f as { validate: (s: string) => boolean }).validate : (f as (s: string) => boolean));
 const isDay = validator(fullFormats.date);
-const isDateTime = validator(fullFormats['date-time']);
+/**
+ * RFC 3339 date-times that JavaScript can also read: RFC 3339 allows a leap second (23:59:60),
+ * which Date.parse cannot read, and years a stored time cannot hold; both were 500s (issue #31, F5).
+ */
+const isDateTime = (s: string) => validator(fullFormats['date-time'])(s) && storableTime(Date.parse(s));
 
 function makeAjv(coerceTypes: Options['coerceTypes'], allErrors: boolean): Ajv {
   const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: true, allErrors, strict: false });
   addFormats(ajv);
+  ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
   ajv.addFormat('timezone', { type: 'string', validate: isTimeZone });
   // A calendar day (YYYY-MM-DD) or an RFC 3339 date-time: list filters accept either (ISO 8601).
   ajv.addFormat('date-or-date-time', { type: 'string', validate: (s: string) => isDay(s) || isDateTime(s) });
