@@ -106,7 +106,7 @@ describe('mode scoping of user-owned resources (calendars, push, the private fee
   test('a live booking is written back only to a live calendar, never to one a test key connected', async () => {
     // Connections that offer a write calendar (CalDAV discovery stands aside here: set as a pick would).
     const pick = (id: number) => t.ctx.db.updateTable('calendar_connections').set({ kind: 'caldav', write_calendar: `${feeds.origin}/dav/${id}/` }).where('id', '=', id).execute();
-    const writes = async () => (await t.ctx.db.selectFrom('outbox').select(['payload', 'livemode']).where('kind', '=', 'calendar').orderBy('id').execute()).map((r) => [JSON.parse(r.payload).connection_id as number, r.livemode]);
+    const writes = async () => (await t.ctx.db.selectFrom('outbox').select(['payload', 'livemode']).where('kind', '=', 'calendar').orderBy('id').execute()).map((r) => [(JSON.parse(r.payload) as { connection_id: number }).connection_id, r.livemode]);
     const et = await createEventType(t.app, live, { name: 'Written', slug: 'written', duration_minutes: 30 });
     const book = async (h: Headers, etId: number, start: string) => {
       const res = await call(h, 'POST', '/v1/bookings', { event_type_id: etId, attendee_name: 'Ann', attendee_email: 'ann@example.com', start_time: start });

@@ -45,7 +45,7 @@ function within(data: unknown, limit: number): boolean {
   while (stack.length > 0) {
     const v = stack.pop();
     if (++n > limit) return false;
-    if (v !== null && typeof v === 'object') for (const x of Array.isArray(v) ? v : Object.values(v as object)) stack.push(x);
+    if (v !== null && typeof v === 'object') for (const x of Array.isArray(v) ? v : Object.values(v)) stack.push(x);
   }
   return true;
 }
@@ -98,6 +98,6 @@ export function installValidators(app: FastifyInstance): void {
   const { strict, coercing } = shared;
   app.setValidatorCompiler<FastifySchema>(({ schema, httpPart }) => {
     const [first, all] = httpPart === 'body' ? strict : coercing;
-    return bounded(schema as object, first, all);
+    return bounded(schema, first, all);
   });
 }
