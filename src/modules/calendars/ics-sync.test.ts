@@ -176,6 +176,25 @@ describe('ICS feeds as busy time (a feed served over HTTP on 127.0.0.1)', () => 
     t.clock.set('2026-03-10T12:00:00.000Z');
   });
 
+  test('PATCH changes the address or credentials and reads the calendar at once; bad changes are 422s', async () => {
+    const patch = (payload: object) => t.app.inject({ method: 'PATCH', url: `/v1/calendars/${cal.id}`, headers: key, payload });
+    const bad = await patch({ password: 'secret' });
+    assert.equal(bad.statusCode, 422);
+    assert.deepEqual(body<{ details: { field: string }[] }>(bad).details.map((d) => d.field), ['username']);
+    assert.equal((await patch({ url: 'https://[bad' })).statusCode, 422);
+    assert.equal((await patch({ url: 'ftp://x/y.ics' })).statusCode, 422);
+    feed.requests.length = 0;
+    const moved = await patch({ url: `${feed.origin}/moved.ics`, username: 'nora', password: 'app-password' });
+    assert.equal(moved.statusCode, 200, moved.body);
+    assert.deepEqual([body<Cal>(moved).status, body<Cal>(moved).busy_count], ['ok', 1]);
+    assert.equal(feed.requests.length, 1, 'read at once, in full (no If-None-Match after a new address)');
+    assert.equal(feed.requests[0]!.path, '/moved.ics');
+    assert.equal(feed.requests[0]!.headers['if-none-match'], undefined);
+    assert.equal(feed.requests[0]!.headers.authorization, `Basic ${Buffer.from('nora:app-password').toString('base64')}`);
+    const row = await t.ctx.db.selectFrom('calendar_connections').select(['secret']).where('id', '=', cal.id).executeTakeFirstOrThrow();
+    assert.ok(row.secret !== null && !row.secret.includes('app-password'), 'stored encrypted');
+  });
+
   test('busy times for the week view, validation, refusals and deletion', async () => {
     const week = await t.app.inject({ url: '/v1/calendars/busy?from=2026-03-16T00:00:00Z&to=2026-03-23T00:00:00Z', headers: key });
     assert.equal(week.statusCode, 200, week.body);
