@@ -53,14 +53,20 @@ describe('validation answers are bounded (issue #31, F2)', () => {
     assert.equal(body<Invalid>(res).truncated, true);
   });
 
-  test('a large body with many problems answers its first one, truncated, also where no array limit applies', async () => {
-    // 50,000 labels of the wrong type: a record has no item limit, the answer is still one detail.
+  test('Alertmanager label sets are capped: 50,000 labels answer one small 422', async () => {
     const integration = body<{ key: string }>(await t.app.inject({ method: 'POST', url: '/v1/integrations', headers: key, payload: { name: 'Grafana' } }));
     const labels = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`l${i}`, i]));
     const res = await post(`/v1/integrations/${integration.key}/grafana`, JSON.stringify({ status: 'firing', alerts: [{ status: 'firing', labels }] }), {});
     assert.equal(res.statusCode, 422, res.body.slice(0, 300));
     assert.ok(res.body.length < SMALL_ANSWER, `${res.body.length} bytes`);
-    assert.equal(body<Invalid>(res).details.length, 1);
+    assert.deepEqual(body<Invalid>(res).details, [{ field: 'alerts.0.labels', message: 'must NOT have more than 500 properties' }]);
+  });
+
+  test('an input within every cap but over 1,000 values answers its first problem, truncated', async () => {
+    // 1,000 blackout dates (the cap), every one wrong: all would be 1,000 details.
+    const res = await post('/v1/event-types', JSON.stringify({ name: 'Dates', duration_minutes: 30, blackout_dates: Array(1000).fill('soon') }));
+    assert.equal(res.statusCode, 422);
+    assert.deepEqual(body<Invalid>(res).details, [{ field: 'blackout_dates.0', message: 'must match pattern "^\\d{4}-\\d{2}-\\d{2}$"' }]);
     assert.equal(body<Invalid>(res).truncated, true);
   });
 
