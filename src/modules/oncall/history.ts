@@ -1,0 +1,61 @@
+// Rows -> the resolver's History: every version of the layers, the overrides as they were in
+// force (from their start, which is never before their creation, until their end or deletion),
+// and when each user was a member of the org. Loaded for many schedules in a fixed number of
+// queries (one per table), whatever their count.
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { membershipSpans } from '../orgs/members.repository.js';
+import type { History, Interval, LayerSpec, Version } from './resolver.js';
+import { overridesOf, versionsOf, type ScheduleRow, type VersionRow } from './schedules.repository.js';
+
+const FOREVER = 8.64e15;
+
+export function parseLayers(json: string): LayerSpec[] {
+  return JSON.parse(json) as LayerSpec[];
+}
+
+function versionsFor(s: ScheduleRow, rows: readonly VersionRow[]): Version[] {
+  const out: Version[] = rows.map((v) => ({ from: Date.parse(v.effective_from), timeZone: v.time_zone, layers: parseLayers(v.layers) }));
+  if (s.deleted_at) out.push({ from: Date.parse(s.deleted_at), timeZone: s.time_zone, layers: [], ended: true });
+  return out;
+}
+
+/** Each org's members over time: user -> sorted [joined, left) spans. */
+async function membershipByOrg(db: Kysely<DB>, orgIds: readonly number[]): Promise<Map<number, Map<number, Interval[]>>> {
+  const byOrg = new Map<number, Map<number, Interval[]>>();
+  for (const m of await membershipSpans(db, orgIds)) {
+    let org = byOrg.get(m.org_id);
+    if (!org) byOrg.set(m.org_id, (org = new Map()));
+    let list = org.get(m.user_id);
+    if (!list) org.set(m.user_id, (list = []));
+    list.push({ start: Date.parse(m.joined_at), end: m.left_at === null ? FOREVER : Date.parse(m.left_at) });
+  }
+  return byOrg;
+}
+
+/** The history of each schedule, with the overrides that count somewhere in [from, to). */
+export async function loadHistories(db: Kysely<DB>, schedules: readonly ScheduleRow[], from: number, to: number): Promise<Map<number, History>> {
+  const ids = schedules.map((s) => s.id);
+  const [versions, overrides, members] = await Promise.all([
+    versionsOf(db, ids),
+    overridesOf(db, ids, new Date(from).toISOString(), new Date(to).toISOString()),
+    membershipByOrg(db, [...new Set(schedules.map((s) => s.org_id))]),
+  ]);
+  const out = new Map<number, History>();
+  for (const s of schedules) {
+    out.set(s.id, {
+      versions: versionsFor(s, versions.filter((v) => v.schedule_id === s.id)),
+      overrides: overrides
+        .filter((o) => o.schedule_id === s.id)
+        .map((o) => ({
+          id: o.id,
+          userId: o.user_id,
+          start: Date.parse(o.start_time),
+          end: o.deleted_at && o.deleted_at < o.end_time ? Date.parse(o.deleted_at) : Date.parse(o.end_time),
+          order: o.id,
+        })),
+      membership: members.get(s.org_id) ?? new Map(),
+    });
+  }
+  return out;
+}
