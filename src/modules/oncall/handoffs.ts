@@ -50,7 +50,7 @@ export async function sendHandoffNotices(ctx: AppContext): Promise<number> {
   const schedules = await repo.listLiveSchedules(ctx.db);
   if (schedules.length === 0) return 0;
   const minutes = await findHandoffMinutes(ctx.db, [...new Set(schedules.map((s) => s.org_id))]);
-  const due = schedules.filter((s) => minutes.get(s.org_id) != null);
+  const due = schedules.filter((s) => typeof minutes.get(s.org_id) === 'number');
   const histories = await loadHistories(ctx.db, due, now - LATE_NOTICE - MINUTE, now + MAX_RANGE);
   let told = 0;
   for (const s of due) {

@@ -25,7 +25,7 @@ async function membershipByOrg(db: Kysely<DB>, orgIds: readonly number[]): Promi
   const byOrg = new Map<number, Map<number, Interval[]>>();
   for (const m of await membershipSpans(db, orgIds)) {
     let org = byOrg.get(m.org_id);
-    if (!org) byOrg.set(m.org_id, (org = new Map()));
+    if (!org) byOrg.set(m.org_id, (org = new Map<number, Interval[]>()));
     let list = org.get(m.user_id);
     if (!list) org.set(m.user_id, (list = []));
     list.push({ start: Date.parse(m.joined_at), end: m.left_at === null ? FOREVER : Date.parse(m.left_at) });
@@ -41,21 +41,32 @@ export async function loadHistories(db: Kysely<DB>, schedules: readonly Schedule
     overridesOf(db, ids, new Date(from).toISOString(), new Date(to).toISOString()),
     membershipByOrg(db, [...new Set(schedules.map((s) => s.org_id))]),
   ]);
+  const versionsBy = groupBy(versions, (v) => v.schedule_id);
+  const overridesBy = groupBy(overrides, (o) => o.schedule_id);
   const out = new Map<number, History>();
   for (const s of schedules) {
     out.set(s.id, {
-      versions: versionsFor(s, versions.filter((v) => v.schedule_id === s.id)),
-      overrides: overrides
-        .filter((o) => o.schedule_id === s.id)
-        .map((o) => ({
-          id: o.id,
-          userId: o.user_id,
-          start: Date.parse(o.start_time),
-          end: o.deleted_at && o.deleted_at < o.end_time ? Date.parse(o.deleted_at) : Date.parse(o.end_time),
-          order: o.id,
-        })),
-      membership: members.get(s.org_id) ?? new Map(),
+      versions: versionsFor(s, versionsBy.get(s.id) ?? []),
+      overrides: (overridesBy.get(s.id) ?? []).map((o) => ({
+        id: o.id,
+        userId: o.user_id,
+        start: Date.parse(o.start_time),
+        end: o.deleted_at && o.deleted_at < o.end_time ? Date.parse(o.deleted_at) : Date.parse(o.end_time),
+        order: o.id,
+      })),
+      membership: members.get(s.org_id) ?? new Map<number, Interval[]>(),
     });
+  }
+  return out;
+}
+
+function groupBy<T>(rows: readonly T[], key: (r: T) => number): Map<number, T[]> {
+  const out = new Map<number, T[]>();
+  for (const r of rows) {
+    const k = key(r);
+    const list = out.get(k);
+    if (list) list.push(r);
+    else out.set(k, [r]);
   }
   return out;
 }

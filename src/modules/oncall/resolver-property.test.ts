@@ -35,9 +35,9 @@ function wall(zone: string, u: number): number {
     f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
     formatters.set(zone, f);
   }
-  const p: Record<string, number> = {};
-  for (const part of f.formatToParts(u)) if (part.type !== 'literal') p[part.type] = Number(part.value);
-  return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!);
+  const p = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 };
+  for (const part of f.formatToParts(u)) if (part.type in p) p[part.type as keyof typeof p] = Number(part.value);
+  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
 }
 
 /**
