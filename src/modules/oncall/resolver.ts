@@ -108,7 +108,19 @@ export function layerStart(start: string, zone: string): { instant: number; wall
   return wall === undefined ? undefined : { instant: instantOf(zone, wall), wall };
 }
 
+// What was compiled of each layer object, for its zone: versions are immutable and their parsed
+// layers shared (history.ts), so a layer is compiled once however often it is asked about.
+const compiled = new WeakMap<LayerSpec, { zone: string; layer: Compiled | undefined }>();
+
 function compile(spec: LayerSpec, zone: string): Compiled | undefined {
+  const hit = compiled.get(spec);
+  if (hit && hit.zone === zone) return hit.layer;
+  const layer = compileLayer(spec, zone);
+  compiled.set(spec, { zone, layer });
+  return layer;
+}
+
+function compileLayer(spec: LayerSpec, zone: string): Compiled | undefined {
   const s = layerStart(spec.start, zone);
   if (!s || spec.users.length === 0) return undefined;
   const unit = spec.turn.unit === 'hour' ? HOUR : spec.turn.unit === 'day' ? DAY : 7 * DAY;

@@ -19,9 +19,22 @@ interface YearTable {
   offset: number[];
 }
 
+/**
+ * A zone's year tables, and the last span of constant offset looked up: a resolution asks about
+ * nearby instants of one zone thousands of times, and most answers come from that span alone.
+ */
+interface ZoneState {
+  luxon: IANAZone;
+  years: Map<number, YearTable>;
+  from: number;
+  to: number;
+  offset: number;
+}
+
 const SAMPLE = 24 * HOUR;
-const TABLE_LIMIT = 2_000;
-const tables = new Map<string, YearTable>();
+const ZONE_LIMIT = 1_000;
+const YEAR_LIMIT = 200;
+const zones = new Map<string, ZoneState>();
 
 function luxonOffset(zone: IANAZone, ts: number): number {
   return zone.offset(ts) * MINUTE;
@@ -38,34 +51,47 @@ function bisect(zone: IANAZone, lo: number, hi: number): number {
   return hi;
 }
 
-function yearTable(name: string, year: number): YearTable {
-  const key = `${name}\n${year}`;
-  let t = tables.get(key);
+function yearTable(z: ZoneState, year: number): YearTable {
+  let t = z.years.get(year);
   if (t) return t;
-  const zone = IANAZone.create(name);
-  if (!zone.isValid) throw new RangeError(`unknown time zone: ${name}`);
   const start = Date.UTC(year, 0, 1);
   const end = Date.UTC(year + 1, 0, 1);
-  t = { first: luxonOffset(zone, start), at: [], offset: [] };
+  t = { first: luxonOffset(z.luxon, start), at: [], offset: [] };
   let prev = t.first;
   // Zones change their offset at most a few times a year, never twice within a day (tzdata since 1970).
   for (let ts = start; ts < end; ts += SAMPLE) {
     const next = Math.min(ts + SAMPLE, end);
-    const o = luxonOffset(zone, next);
+    const o = luxonOffset(z.luxon, next);
     if (o !== prev) {
-      t.at.push(bisect(zone, ts, next));
+      t.at.push(bisect(z.luxon, ts, next));
       t.offset.push(o);
       prev = o;
     }
   }
-  if (tables.size >= TABLE_LIMIT) tables.clear();
-  tables.set(key, t);
+  if (z.years.size >= YEAR_LIMIT) z.years.clear();
+  z.years.set(year, t);
   return t;
+}
+
+function zoneState(name: string): ZoneState {
+  let z = zones.get(name);
+  if (!z) {
+    const luxon = IANAZone.create(name);
+    if (!luxon.isValid) throw new RangeError(`unknown time zone: ${name}`);
+    z = { luxon, years: new Map(), from: 0, to: 0, offset: 0 };
+    if (zones.size >= ZONE_LIMIT) zones.clear();
+    zones.set(name, z);
+  }
+  return z;
 }
 
 /** The zone's offset from UTC at instant `ts`, in ms (positive east of Greenwich). */
 export function offsetAt(zone: string, ts: number): number {
-  const t = yearTable(zone, new Date(ts).getUTCFullYear());
+  const z = zoneState(zone);
+  if (ts >= z.from && ts < z.to) return z.offset;
+  if (!Number.isFinite(ts)) return 0;
+  const year = new Date(ts).getUTCFullYear();
+  const t = yearTable(z, year);
   let lo = 0;
   let hi = t.at.length;
   while (lo < hi) {
@@ -73,7 +99,10 @@ export function offsetAt(zone: string, ts: number): number {
     if (t.at[mid]! <= ts) lo = mid + 1;
     else hi = mid;
   }
-  return lo === 0 ? t.first : t.offset[lo - 1]!;
+  z.from = lo === 0 ? Date.UTC(year, 0, 1) : t.at[lo - 1]!;
+  z.to = lo < t.at.length ? t.at[lo]! : Date.UTC(year + 1, 0, 1);
+  z.offset = lo === 0 ? t.first : t.offset[lo - 1]!;
+  return z.offset;
 }
 
 /** The wall time of instant `ts` in `zone`. */
