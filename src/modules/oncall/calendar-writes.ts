@@ -3,7 +3,7 @@
 // event per shift, through modules/calendars/objects.ts (the outbox writes, retries and deletes).
 // Shifts change without a write of their own (a turn comes round, a member leaves), so a periodic
 // sync rather than a write per change; an edit shows in the calendar within one job interval.
-import ical, { ICalEventStatus } from 'ical-generator';
+import ical, { ICalEventStatus, ICalEventTransparency } from 'ical-generator';
 import type { AppContext } from '../../context.js';
 import { DAY, iso } from '../../lib/clock.js';
 import { syncCalendarObjects, usersWithWriteCalendar, type CalendarObject } from '../calendars/objects.js';
@@ -14,12 +14,14 @@ import { shiftsOfUser } from './oncall.service.js';
 const SOURCE = 'oncall';
 
 /**
- * One shift as a stored calendar object (RFC 4791: one VEVENT, no METHOD). DTSTAMP is the
- * schedule's creation, so an unchanged shift is the same text and is not written again.
+ * One shift as a stored calendar object (RFC 4791: one VEVENT, no METHOD), free time
+ * (TRANSPARENT): on call is not busy, so the shift blocks no booking when the calendar is also
+ * read for busy time. DTSTAMP is the schedule's creation, so an unchanged shift is the same text
+ * and is not written again.
  */
 function shiftIcs(uid: string, start: number, end: number, summary: string, description: string, stamp: string): string {
   const cal = ical({ prodId: { company: 'Muster', product: 'Muster', language: 'EN' } });
-  cal.createEvent({ id: uid, start: new Date(start), end: new Date(end), stamp: new Date(stamp), summary, description, status: ICalEventStatus.CONFIRMED });
+  cal.createEvent({ id: uid, start: new Date(start), end: new Date(end), stamp: new Date(stamp), summary, description, status: ICalEventStatus.CONFIRMED, transparency: ICalEventTransparency.TRANSPARENT });
   const text = cal.toString();
   return text.endsWith('\r\n') ? text : `${text}\r\n`;
 }

@@ -60,6 +60,7 @@ describe('shift feeds and calendar write-back', () => {
     assert.match(String(res.headers['content-type']), /^text\/calendar/);
     assert.ok(res.body.split('\n').slice(0, -1).every((line) => line.endsWith('\r')), 'every line ends with CRLF');
     assert.match(res.body, /^BEGIN:VCALENDAR\r\nVERSION:2\.0\r\nPRODID:/);
+    assert.match(res.body, /TRANSP:TRANSPARENT/, 'shifts are free time in the reader’s calendar');
     const list = events(res.body);
     // The schedule began now: from 12:00 today to 90 days ahead, a shift a day.
     assert.deepEqual(list.slice(0, 3).map((e) => [e.summary, e.start, e.end]), [
@@ -105,6 +106,7 @@ describe('shift feeds and calendar write-back', () => {
     assert.match(first.body, /SUMMARY:On call: Water network/);
     assert.match(first.body, /DTSTART:20260304T090000Z/);
     assert.doesNotMatch(first.body, /METHOD:/);
+    assert.match(first.body, /TRANSP:TRANSPARENT/, 'on call is free time: it blocks no booking');
     assert.equal(await syncShiftCalendars(w.t.ctx), 0, 'nothing changed: nothing written');
 
     // From Wednesday noon Ben has every turn: Ann's current shift ends then, her later ones go.

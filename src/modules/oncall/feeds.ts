@@ -55,6 +55,7 @@ export async function scheduleFeedIcs(ctx: AppContext, token: string): Promise<s
       summary: `On call: ${names.get(x.userId) ?? DELETED_USER}`,
       description: `${s.name} (${s.time_zone})`,
       status: 'confirmed' as const,
+      transparent: true,
       stamp: s.updated_at,
     })),
   );
@@ -71,6 +72,7 @@ export async function userShiftEvents(ctx: AppContext, userId: number, from: num
     summary: `On call: ${s.name}`,
     description: `${s.name} (${s.time_zone})`,
     status: 'confirmed' as const,
+      transparent: true,
     stamp: s.updated_at,
   }));
 }
