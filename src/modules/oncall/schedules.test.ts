@@ -2,10 +2,10 @@
 // bad input the issue names; edits that apply from their moment; deleted schedules keep their history.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createKey } from '../../../test/factories.js';
+import { createKey, signUp } from '../../../test/factories.js';
 import { testDialect } from '../../../test/helpers.js';
 import { dispatchWorld, signInAgain, type DispatchWorld, type Headers } from '../../../test/dispatch/world.js';
-import { finalShifts, whoIsOnCall } from './index.js';
+import { finalShifts, hoursOnCall, whoIsOnCall } from './index.js';
 
 interface LayerOut {
   id: string;
@@ -206,6 +206,37 @@ describe('on-call schedules: the API', () => {
       await w.ok(w.as(w.owner), 'POST', `/v1/orgs/${w.orgSlug}/members`, { email: ben.email, role: 'member' });
       w.t.clock.set('2026-03-02T12:00:00.000Z');
     }
+  });
+
+  test('an account deleted: its turns become gaps from then; its past shifts stay, as "Deleted user"', async () => {
+    const gone = await signUp(w.t.app, { name: 'Gil Gone' });
+    await w.ok(w.as(w.owner), 'POST', `/v1/orgs/${w.orgSlug}/members`, { email: gone.email, role: 'member' });
+    const s = await create({ name: 'Departures', layers: [{ name: 'Days', start: '2026-03-02T09:00', turn: { unit: 'day', length: 1 }, users: [gone.id, w.ann.id] }] });
+    w.t.clock.set('2026-03-02T18:00:00.000Z');
+    const res = await w.call({ cookie: gone.cookie }, 'DELETE', '/v1/auth/me', { password: gone.password });
+    assert.equal(res.statusCode, 200, res.body);
+    const r = await w.ok<{ shifts: ShiftOut[]; gaps: { start: string; end: string }[] }>(member, 'GET', `${base}/${s.id}/shifts?from=2026-03-02T12:00:00Z&to=2026-03-05T09:00:00Z`);
+    assert.deepEqual(r.shifts.map((x) => [x.user_id, x.user_name, x.start, x.end]), [
+      [gone.id, 'Deleted user', '2026-03-02T12:00:00.000Z', '2026-03-02T18:00:00.000Z'],
+      [w.ann.id, 'Ann Responder', '2026-03-03T09:00:00.000Z', '2026-03-04T09:00:00.000Z'],
+    ]);
+    assert.deepEqual(r.gaps, [
+      { start: '2026-03-02T18:00:00.000Z', end: '2026-03-03T09:00:00.000Z' },
+      { start: '2026-03-04T09:00:00.000Z', end: '2026-03-05T09:00:00.000Z' },
+    ]);
+    w.t.clock.set('2026-03-02T12:00:00.000Z');
+  });
+
+  test('hours on call per person for reports, deleted schedules included', async () => {
+    const theirs = `/v1/orgs/${w.stranger.slug}/schedules`;
+    const mine = w.as(w.stranger);
+    const s = await w.ok<ScheduleOut>(mine, 'POST', theirs, { name: 'Solo', time_zone: 'UTC', layers: [{ start: '2026-03-02T00:00', turn: { unit: 'day', length: 1 }, users: [w.stranger.id] }] });
+    w.t.clock.set('2026-03-04T12:00:00.000Z');
+    await w.ok(mine, 'DELETE', `${theirs}/${s.id}`);
+    const orgId = (await w.ok<{ orgs: { id: number; primary: boolean }[] }>(mine, 'GET', '/v1/orgs')).orgs.find((o) => o.primary)!.id;
+    const hours = await hoursOnCall(w.t.ctx, orgId, Date.parse('2026-03-01T00:00:00Z'), Date.parse('2026-03-08T00:00:00Z'));
+    assert.deepEqual([...hours], [[w.stranger.id, 48]], 'from creation (2 March 12:00) to deletion (4 March 12:00)');
+    w.t.clock.set('2026-03-02T12:00:00.000Z');
   });
 
   test('your shifts across all your orgs, each with its schedule', async () => {
