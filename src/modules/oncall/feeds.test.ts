@@ -1,6 +1,7 @@
 // Shifts in calendars: each schedule's private ICS feed, the user's own feed, and the CalDAV
 // calendar a person chose for write-back (Radicale, a real CalDAV server).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import ICAL from 'ical.js';
 import { dispatchWorld, signInAgain, type DispatchWorld } from '../../../test/dispatch/world.js';
@@ -14,6 +15,15 @@ interface Event {
   start: string;
   end: string;
 }
+
+/** Reads an iCalendar text from stdin with python's `icalendar`: the number of events, the first's summary and start. */
+const PY_READ = [
+  'import sys, icalendar',
+  "events = icalendar.Calendar.from_ical(sys.stdin.buffer.read()).walk('VEVENT')",
+  'print(len(events))',
+  "print(str(events[0]['SUMMARY']))",
+  "print(events[0].decoded('DTSTART').isoformat())",
+].join('\n');
 
 /** The events of an iCalendar text, read by ical.js (a strict RFC 5545 parser), in order. */
 function events(ics: string): Event[] {
@@ -74,6 +84,11 @@ describe('shift feeds and calendar write-back', () => {
     assert.ok(list.some((e) => e.start === '2026-03-30T08:00:00.000Z'));
     assert.equal(new Set(list.map((e) => e.uid)).size, list.length, 'a UID per shift');
     assert.equal((await fetchFeed(url)).body, res.body, 'the same feed twice is the same text');
+
+    // python `icalendar` (Debian's python3-icalendar) reads it too, as calendar tools built on it do.
+    const py = spawnSync('/usr/bin/python3', ['-c', PY_READ], { input: res.body, encoding: 'utf8' });
+    assert.equal(py.status, 0, `python icalendar: ${py.stderr || py.error?.message} (apt-get install -y python3-icalendar)`);
+    assert.deepEqual(py.stdout.trim().split('\n'), ['91', 'On call: Ann Responder', '2026-03-02T12:00:00+00:00']);
 
     const rotated = await w.ok<{ url: string }>(w.as(w.admin), 'POST', `${base}/water-network/feed/rotate`, undefined, 200);
     assert.notEqual(rotated.url, url);

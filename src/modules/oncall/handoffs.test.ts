@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createContext, type AppContext } from '../../context.js';
+import { defaultJobs } from '../../jobs/scheduler.js';
 import { dispatchWorld, signInAgain, type DispatchWorld } from '../../../test/dispatch/world.js';
 import { sendHandoffNotices } from './index.js';
 import { noticeText } from './notice-text.js';
@@ -29,6 +30,12 @@ describe('handoff notices', () => {
     w.t.ctx.db.selectFrom('outbox').select(['kind', 'recipient', 'payload', 'user_id']).where('topic', '=', 'oncall.handoff').orderBy('id').execute();
   const at = (iso: string) => w.t.clock.set(iso);
   const clear = () => w.t.ctx.db.deleteFrom('outbox').where('topic', '=', 'oncall.handoff').execute();
+
+  test('the job scheduler runs the notices every minute, and the calendar writes', () => {
+    const jobs = defaultJobs(w.t.ctx);
+    assert.equal(jobs.find((j) => j.name === 'handoff-notices')?.intervalMs, 60_000);
+    assert.ok(jobs.some((j) => j.name === 'oncall-calendars'));
+  });
 
   test('the text is in the reader’s zone: the issue’s own sentence', () => {
     const text = noticeText({ schedule: 'Water network', zone: 'Europe/London', start: Date.parse('2026-03-06T09:00:00Z'), end: Date.parse('2026-03-09T09:00:00Z'), now: Date.parse('2026-03-06T08:45:00Z') });
