@@ -5,14 +5,17 @@ export type ScheduleRow = Selectable<OncallSchedulesTable>;
 export type VersionRow = Selectable<OncallLayerVersionsTable>;
 export type OverrideRow = Selectable<OncallOverridesTable>;
 
-/** By id (digits) or slug; deleted ones only when asked. */
-export async function findSchedule(db: Kysely<DB>, orgId: number, ref: string, withDeleted = false): Promise<ScheduleRow | undefined> {
-  let q = db.selectFrom('oncall_schedules').selectAll().where('org_id', '=', orgId);
-  q = /^\d{1,10}$/.test(ref) ? q.where((eb) => eb.or([eb('id', '=', Number(ref)), eb('slug', '=', ref)])) : q.where('slug', '=', ref);
-  if (!withDeleted) q = q.where('deleted_at', 'is', null);
-  // An id wins over another schedule whose slug is the same digits.
-  const rows = await q.orderBy('deleted_at', 'desc').execute();
-  return rows.find((r) => String(r.id) === ref && (withDeleted || r.deleted_at === null)) ?? rows.find((r) => r.deleted_at === null) ?? rows[0];
+/** A schedule of the org not deleted, by id (digits) or slug; an id wins over another schedule's slug of the same digits. */
+export async function findSchedule(db: Kysely<DB>, orgId: number, ref: string): Promise<ScheduleRow | undefined> {
+  const byId = /^\d{1,10}$/.test(ref);
+  const rows = await db
+    .selectFrom('oncall_schedules')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('deleted_at', 'is', null)
+    .where((eb) => (byId ? eb.or([eb('id', '=', Number(ref)), eb('slug', '=', ref)]) : eb('slug', '=', ref)))
+    .execute();
+  return rows.find((r) => String(r.id) === ref) ?? rows[0];
 }
 
 export async function findScheduleById(db: Kysely<DB>, id: number): Promise<ScheduleRow | undefined> {
