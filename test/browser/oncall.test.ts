@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { call, DESKTOP, launchBrowser, PHONE, screenshot, signedInContext, signUp, startServer, watchErrors, type ApiUser, type Server } from './harness.js';
+import { call, DESKTOP, launchBrowser, noHorizontalOverflow, PHONE, screenshot, signedInContext, signUp, startServer, watchErrors, type ApiUser, type Server } from './harness.js';
 
 let server: Server;
 let browser: Browser;
@@ -89,6 +89,21 @@ test('an admin builds a two-layer schedule, adds an override on the timeline, an
   await page.getByTestId('schedule-card').first().waitFor();
   assert.match(await page.getByTestId('schedule-card').first().innerText(), /Water network[\s\S]*Now:[\s\S]*Next:/);
   await screenshot(page, 'oncall-list');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('on a phone the schedule page and the list fit the screen (the timeline scrolls inside its card)', async () => {
+  const context = await signedInContext(browser, server, admin, { viewport: PHONE, timezoneId: 'UTC', locale: 'en-GB' });
+  const page = await context.newPage();
+  const errors = watchErrors(page);
+  await page.goto(`${server.url}/app/oncall/${admin.slug}/water-network`);
+  await page.getByTestId('tl-final').locator('.tl-seg').first().waitFor();
+  await noHorizontalOverflow(page);
+  await screenshot(page, 'oncall-schedule');
+  await page.goto(`${server.url}/app/oncall`);
+  await page.getByTestId('schedule-card').first().waitFor();
+  await noHorizontalOverflow(page);
   assert.deepEqual(errors, []);
   await context.close();
 });

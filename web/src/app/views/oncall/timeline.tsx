@@ -66,7 +66,8 @@ export function Timeline({ data, onPick }: { data: ScheduleTimeline; onPick?: (a
     ...data.gaps.map((g): Piece => ({ start: Date.parse(g.start), end: Date.parse(g.end), label: 'Nobody', title: `Gap: nobody on call ${when(Date.parse(g.start))} to ${when(Date.parse(g.end))}`, gap: true })),
   ];
   return (
-    <div class="timeline" data-testid="timeline">
+    // Scrolls sideways on a phone: focusable, so the keyboard can scroll it too.
+    <div class="timeline" data-testid="timeline" tabIndex={0} role="region" aria-label="Timeline of the next two weeks">
       <div class="tl-row tl-days" aria-hidden="true">
         <div class="tl-name" />
         <div class="tl-track">
