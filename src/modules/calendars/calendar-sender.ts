@@ -1,16 +1,15 @@
 import type { AppContext } from '../../context.js';
-import { reachReason } from '../deliveries/reach.js';
-import { BlockedAddressError } from '../deliveries/ssrf.js';
 import { calendarObjectIcs } from '../deliveries/ics.js';
 import type { OutboxRow } from '../deliveries/outbox.repository.js';
-import { DeliveryError, type Sender } from '../deliveries/senders/types.js';
+import type { Sender } from '../deliveries/senders/types.js';
 import { findBooking } from '../scheduling/bookings.repository.js';
 import { findEventType } from '../scheduling/event-types.repository.js';
 import { findUserById } from '../users/users.repository.js';
 import { findConnection } from './calendars.repository.js';
-import { DavError, deleteEvent, putEvent } from './dav.js';
+import { deleteEvent, putEvent } from './dav.js';
 import { davOptions } from './sync.service.js';
-import { invitationOf, type CalendarWrite } from './writes.js';
+import { isObjectWrite, sendObject, type ObjectWrite } from './objects.js';
+import { invitationOf, writeError, type CalendarWrite } from './writes.js';
 
 /**
  * Writes a booking's event to the host's CalDAV calendar (the delivery's recipient URL): PUT while
@@ -19,7 +18,9 @@ import { invitationOf, type CalendarWrite } from './writes.js';
  */
 export function calendarSender(ctx: AppContext): Sender {
   return async (row: OutboxRow) => {
-    const p = JSON.parse(row.payload) as CalendarWrite;
+    const p = JSON.parse(row.payload) as CalendarWrite | ObjectWrite;
+    // Events other features keep there (on-call shifts): objects.ts.
+    if (isObjectWrite(p)) return sendObject(ctx, row, p);
     const conn = await findConnection(ctx.db, p.connection_id);
     if (!conn) return { outcome: 'skipped', note: 'the calendar connection was removed' };
     const b = await findBooking(ctx.db, p.booking_id);
@@ -34,9 +35,7 @@ export function calendarSender(ctx: AppContext): Sender {
       const { method: _method, ...inv } = invitationOf(b, et, host, false);
       return { outcome: 'sent', statusCode: await putEvent(row.recipient, calendarObjectIcs(inv), o) };
     } catch (err) {
-      if (err instanceof DavError) throw new DeliveryError(err.message, err.status, err.status === 401 || err.status === 403);
-      // Never the resolved address or the socket's own error in the log its owner reads (reach.ts).
-      throw new DeliveryError(reachReason(ctx.log, err, 'the calendar server'), null, err instanceof BlockedAddressError);
+      throw writeError(ctx, err);
     }
   };
 }
