@@ -2334,6 +2334,10 @@ export interface components {
             payload: components["schemas"]["Reply"];
             /** @enum {string} */
             type: "incident.reply";
+        } | {
+            payload: components["schemas"]["TimelineEvent"];
+            /** @enum {string} */
+            type: "incident.timeline";
         };
         /**
          * Integration
@@ -3340,9 +3344,11 @@ export interface operations {
     listAuditEntries: {
         parameters: {
             query: {
-                limit: number;
+                /** @description Default: 50. */
+                limit?: number;
                 org_id: number;
-                page: number;
+                /** @description Default: 1. */
+                page?: number;
             };
             header?: never;
             path?: never;
@@ -4099,12 +4105,14 @@ export interface operations {
     };
     listBookings: {
         parameters: {
-            query: {
+            query?: {
                 event_type_id?: number;
                 /** @description start_time at or after: a date-time, or a day (YYYY-MM-DD, from its start, UTC) */
                 from?: string;
-                limit: number;
-                page: number;
+                /** @description Default: 50. */
+                limit?: number;
+                /** @description Default: 1. */
+                page?: number;
                 status?: "confirmed" | "pending" | "cancelled" | "declined";
                 /** @description start_time before: a date-time, or a day (YYYY-MM-DD, up to its end, UTC) */
                 to?: string;
@@ -4829,9 +4837,11 @@ export interface operations {
     };
     listDeliveries: {
         parameters: {
-            query: {
-                limit: number;
-                page: number;
+            query?: {
+                /** @description Default: 50. */
+                limit?: number;
+                /** @description Default: 1. */
+                page?: number;
             };
             header?: never;
             path?: never;
@@ -5229,12 +5239,14 @@ export interface operations {
     };
     listIncidents: {
         parameters: {
-            query: {
+            query?: {
                 /** @description `me`, `none` (unassigned) or a user id */
                 assignee_id?: string;
-                limit: number;
+                /** @description Default: 50. */
+                limit?: number;
                 org_id?: number;
-                page: number;
+                /** @description Default: 1. */
+                page?: number;
                 /** @description SLA: urgent 1 h, high 4 h, normal 24 h, low 48 h */
                 priority?: "low" | "normal" | "high" | "urgent";
                 /** @description search: case-insensitive substring of the title, description or reference; `#12` also matches the id */
@@ -5585,8 +5597,9 @@ export interface operations {
     };
     listIncidentResponders: {
         parameters: {
-            query: {
-                limit: number;
+            query?: {
+                /** @description Default: 20. */
+                limit?: number;
                 /** @description only responders within this many metres of the incident */
                 within_m?: number;
             };
@@ -7273,10 +7286,12 @@ export interface operations {
     };
     listSignals: {
         parameters: {
-            query: {
-                limit: number;
+            query?: {
+                /** @description Default: 50. */
+                limit?: number;
                 org_id?: number;
-                page: number;
+                /** @description Default: 1. */
+                page?: number;
                 /** @description beacons are never stored: `beacon` lists nothing */
                 type?: "beacon" | "capture" | "note" | "checkin" | "alert";
             };
@@ -7523,12 +7538,14 @@ export interface operations {
     };
     listTickets: {
         parameters: {
-            query: {
+            query?: {
                 /** @description `me`, `none` (unassigned) or a user id */
                 assignee_id?: string;
-                limit: number;
+                /** @description Default: 50. */
+                limit?: number;
                 org_id?: number;
-                page: number;
+                /** @description Default: 1. */
+                page?: number;
                 /** @description SLA: urgent 1 h, high 4 h, normal 24 h, low 48 h */
                 priority?: "low" | "normal" | "high" | "urgent";
                 /** @description search: case-insensitive substring of the title, description or reference; `#12` also matches the id */
@@ -7879,8 +7896,9 @@ export interface operations {
     };
     listTicketResponders: {
         parameters: {
-            query: {
-                limit: number;
+            query?: {
+                /** @description Default: 20. */
+                limit?: number;
                 /** @description only responders within this many metres of the incident */
                 within_m?: number;
             };
@@ -8222,9 +8240,11 @@ export interface operations {
     };
     listUsers: {
         parameters: {
-            query: {
-                limit: number;
-                page: number;
+            query?: {
+                /** @description Default: 50. */
+                limit?: number;
+                /** @description Default: 1. */
+                page?: number;
             };
             header?: never;
             path?: never;
