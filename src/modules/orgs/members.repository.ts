@@ -30,6 +30,16 @@ export async function findMember(db: Kysely<DB>, orgId: number, userId: number):
     .executeTakeFirst();
 }
 
+/**
+ * Whether the user is a member of the org, read inside a transaction that depends on it (a beacon
+ * turning a device on); on PostgreSQL the membership row is locked FOR SHARE until that transaction
+ * ends, so a removal committing meanwhile waits for it (and then switches the device off).
+ */
+export async function isMemberLocked(db: Kysely<DB>, lock: boolean, orgId: number, userId: number): Promise<boolean> {
+  const q = db.selectFrom('memberships').select('user_id').where('org_id', '=', orgId).where('user_id', '=', userId);
+  return (await (lock ? q.forShare() : q).executeTakeFirst()) !== undefined;
+}
+
 /** Owners of the org other than `userId`, oldest first. */
 export async function otherOwners(db: Kysely<DB>, orgId: number, userId: number): Promise<number[]> {
   const rows = await db
