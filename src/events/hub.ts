@@ -2,6 +2,14 @@ import type { Mode } from '../db/schema.js';
 import { noticeCovers, type AccessNotice, type StreamHolder } from './access.js';
 import type { EventBus, LiveEvent } from './bus.js';
 
+/**
+ * With a shared store, event ids come from Redis' clock (microseconds): a stream's position is set
+ * this far behind this instance's clock when no newer event was seen, so a resume from it never
+ * skips an event of a Redis clock a little behind ours (at worst it replays one from just before
+ * the stream opened).
+ */
+const SHARED_CLOCK_MARGIN_US = 1_000_000;
+
 /** Where a stream writes: a socket-like sink (ServerResponse in production). */
 export interface Sink {
   write(chunk: string): boolean;
@@ -179,6 +187,18 @@ export class Hub {
       covers: (holder, orgIds) => seen.some((n) => noticeCovers(n, holder, orgIds)),
       stop: () => this.watchers.delete(seen),
     };
+  }
+
+  /**
+   * Where a stream opening now starts: an id at or above every event dispatched here so far and
+   * below every event yet to come, so a client resuming from it (the `connected` frame's `id:`)
+   * gets exactly what was published after it opened, even when no event came before it dropped.
+   */
+  position(): number {
+    const nowUs = this.now() * 1000;
+    if (this.bus.replay) return Math.max(this.lastId, nowUs - SHARED_CLOCK_MARGIN_US);
+    // Local ids are never below the clock in microseconds (createIdSource), nor below resumeFloor.
+    return Math.max(this.lastId, nowUs - 1, this.options.resumeFloor ?? 0);
   }
 
   stats(): HubStats {
