@@ -2,14 +2,6 @@ import type { Mode } from '../db/schema.js';
 import { noticeCovers, type AccessNotice, type StreamHolder } from './access.js';
 import type { EventBus, LiveEvent } from './bus.js';
 
-/**
- * With a shared store, event ids come from Redis' clock (microseconds): a stream's position is set
- * this far behind this instance's clock when no newer event was seen, so a resume from it never
- * skips an event of a Redis clock a little behind ours (at worst it replays one from just before
- * the stream opened).
- */
-const SHARED_CLOCK_MARGIN_US = 1_000_000;
-
 /** Where a stream writes: a socket-like sink (ServerResponse in production). */
 export interface Sink {
   write(chunk: string): boolean;
@@ -46,7 +38,39 @@ export interface HubOptions {
   resumeFloor?: number;
   /** The clock credentials expire by (the app's clock); the hub's own clock by default. */
   credentialClock?: () => number;
+  /**
+   * Every open stream's access is checked again (checkAccessWith) within this period, a slice of the
+   * streams each second, so a notice lost in transit costs at most this long. Absent or 0: never.
+   */
+  recheckMs?: number;
+  /** A check of access that failed (the database away): the streams stay as they are until the next. */
+  onCheckError?: (err: unknown) => void;
 }
+
+/** One open stream as a check of access sees it. */
+export interface CheckedStream {
+  access: StreamAccess;
+  orgIds: ReadonlySet<number>;
+}
+
+/**
+ * Whether each stream's access still holds: its credential (key not revoked, session not ended)
+ * and its audience (still a member of each of its orgs). One call per batch of streams.
+ */
+export type AccessCheck = (streams: readonly CheckedStream[]) => Promise<readonly boolean[]>;
+
+/**
+ * With a shared store, event ids come from Redis' clock (microseconds): a stream's position is set
+ * this far behind this instance's clock when no newer event was seen, so a resume from it never
+ * skips an event of a Redis clock a little behind ours (at worst it replays one from just before
+ * the stream opened).
+ */
+const SHARED_CLOCK_MARGIN_US = 1_000_000;
+
+/** How often the periodic check of access takes its next slice of the streams. */
+const RECHECK_TICK_MS = 1_000;
+/** Streams per call of the AccessCheck (its queries take their ids in one IN list). */
+const CHECK_BATCH = 500;
 
 /** Who holds a stream and until when its credential is valid (epoch ms; none for a key). */
 export interface StreamAccess extends StreamHolder {
@@ -64,6 +88,14 @@ interface Subscriber extends Audience {
   access?: StreamAccess | undefined;
   /** Waiting for its replay from the shared store: live events reach it through that replay instead. */
   replaying: boolean;
+  /** Its slice of the periodic check of access (-1: none, a stream opened without access). */
+  slot: number;
+  /**
+   * Non-zero while its access is being checked after a gap in the notices (recheckAll with hold):
+   * it receives nothing until the check says it may; the events after `heldFrom` follow then.
+   */
+  holdGen: number;
+  heldFrom: number;
 }
 
 interface Frame {
@@ -127,6 +159,15 @@ export class Hub {
   private readonly watchers = new Set<AccessNotice[]>();
   private readonly unsubscribeBus: () => void;
   private readonly unsubscribeAccess: () => void;
+  private readonly unsubscribeResume: (() => void) | undefined;
+  private accessCheck: AccessCheck | undefined;
+  /** The streams of each slice of the periodic check of access; one slice is checked per tick. */
+  private readonly slots: Set<Subscriber>[] = [];
+  private nextSlot = 0;
+  private tick = 0;
+  private checking = false;
+  private readonly recheckTimer: NodeJS.Timeout | undefined;
+  private holdGen = 0;
   /** The newest event id dispatched here: a resync frame carries it, so the next resume starts there. */
   private lastId = 0;
   private revoked = 0;
@@ -143,6 +184,39 @@ export class Hub {
     this.unsubscribeAccess = bus.subscribeAccess((notice) => this.endAccess(notice));
     this.heartbeat = setInterval(() => this.beat(), options.heartbeatMs);
     this.heartbeat.unref();
+    // Notices published while this instance was not hearing them are lost: check every stream again.
+    this.unsubscribeResume = bus.onHearingResumed?.(() => void this.recheckAll(true));
+    const recheckMs = options.recheckMs ?? 0;
+    if (recheckMs > 0) {
+      const tickMs = Math.min(RECHECK_TICK_MS, recheckMs);
+      for (let i = Math.max(1, Math.round(recheckMs / tickMs)); i > 0; i--) this.slots.push(new Set());
+      this.recheckTimer = setInterval(() => this.recheckSlice(), tickMs);
+      this.recheckTimer.unref();
+    }
+  }
+
+  /** How streams' access is checked again (modules/streams): periodically, and after a gap in the notices. */
+  checkAccessWith(check: AccessCheck): void {
+    this.accessCheck = check;
+  }
+
+  /**
+   * Checks the access of every open stream now and closes those whose access ended. With `hold`
+   * (after a gap in the notices, when any stream may have missed the one that ends it), the streams
+   * receive nothing until their own check passes; then what they were held from follows.
+   */
+  async recheckAll(hold = false): Promise<void> {
+    const list: Subscriber[] = [];
+    const gen = hold ? ++this.holdGen : 0;
+    for (const s of this.subscribers) {
+      if (!s.access) continue;
+      if (hold) {
+        if (s.holdGen === 0) s.heldFrom = this.lastId;
+        s.holdGen = gen;
+      }
+      list.push(s);
+    }
+    await this.recheck(list);
   }
 
   /**
@@ -152,7 +226,7 @@ export class Hub {
    * Returns the function that removes it.
    */
   subscribe(audience: Audience, sink: Sink, lastEventId?: number, access?: StreamAccess): () => void {
-    const subscriber: Subscriber = { channel: audience.channel, orgIds: audience.orgIds, mode: audience.mode, sink, access, replaying: false };
+    const subscriber: Subscriber = { channel: audience.channel, orgIds: audience.orgIds, mode: audience.mode, sink, access, replaying: false, slot: -1, holdGen: 0, heldFrom: 0 };
     if (lastEventId !== undefined && this.bus.replay) {
       subscriber.replaying = true;
       void this.replayShared(subscriber, lastEventId, this.lastId);
@@ -219,12 +293,15 @@ export class Hub {
     for (const s of this.subscribers) s.sink.destroy();
     this.subscribers.clear();
     this.routes.clear();
+    for (const slot of this.slots) slot.clear();
   }
 
   close(): void {
     clearInterval(this.heartbeat);
+    clearInterval(this.recheckTimer);
     this.unsubscribeBus();
     this.unsubscribeAccess();
+    this.unsubscribeResume?.();
     this.disconnectAll();
   }
 
@@ -252,6 +329,10 @@ export class Hub {
 
   private add(s: Subscriber): void {
     this.subscribers.add(s);
+    if (s.access && this.slots.length > 0) {
+      s.slot = this.nextSlot++ % this.slots.length;
+      this.slots[s.slot]!.add(s);
+    }
     for (const orgId of s.orgIds) {
       const key = routeKey(s.channel, s.mode, orgId);
       let route = this.routes.get(key);
@@ -263,6 +344,7 @@ export class Hub {
   /** Takes a subscriber off the hub; false when it was already off. */
   private remove(s: Subscriber): boolean {
     if (!this.subscribers.delete(s)) return false;
+    if (s.slot >= 0) this.slots[s.slot]!.delete(s);
     for (const orgId of s.orgIds) {
       const key = routeKey(s.channel, s.mode, orgId);
       const route = this.routes.get(key);
@@ -296,11 +378,67 @@ export class Hub {
       this.send(s, frame(markId > 0 ? markId : undefined, RESYNC));
       for (const f of this.localSince(s, markId).frames) texts.set(f.event.id, textOf(f));
     }
+    // Held for a check of access (recheckAll): only what came before the hold; the rest follows its release.
+    const upTo = s.holdGen === 0 ? Infinity : s.heldFrom;
     for (const id of [...texts.keys()].sort((a, b) => a - b)) {
+      if (id > upTo) break;
       if (!this.subscribers.has(s)) return; // dropped as a slow client
       this.send(s, texts.get(id)!);
     }
     s.replaying = false;
+  }
+
+  /** The periodic check of access: the streams of the next slice, unless the previous check is still running. */
+  private recheckSlice(): void {
+    if (this.checking || !this.accessCheck) return;
+    const slot = this.slots[this.tick++ % this.slots.length]!;
+    if (slot.size === 0) return;
+    this.checking = true;
+    void this.recheck([...slot]).finally(() => (this.checking = false));
+  }
+
+  /**
+   * Asks the AccessCheck about the streams, a batch at a time, closes those whose access ended and
+   * releases the held ones that passed (a failed check releases them: the database being away must
+   * not silence every stream; the next check tries again).
+   */
+  private async recheck(list: Subscriber[]): Promise<void> {
+    const check = this.accessCheck;
+    for (let i = 0; i < list.length; i += CHECK_BATCH) {
+      // Other work between batches: on SQLite a batch's queries run without yielding the event loop.
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      const batch = list.slice(i, i + CHECK_BATCH).filter((s) => this.subscribers.has(s));
+      const gens = batch.map((s) => s.holdGen);
+      let verdicts: readonly boolean[] | undefined;
+      if (check && batch.length > 0) {
+        try {
+          verdicts = await check(batch.map((s) => ({ access: s.access!, orgIds: s.orgIds })));
+        } catch (err) {
+          this.options.onCheckError?.(err);
+        }
+      }
+      for (let j = 0; j < batch.length; j++) {
+        const s = batch[j]!;
+        if (!this.subscribers.has(s)) continue;
+        if (verdicts?.[j] === false) this.revoke(s);
+        else if (gens[j] !== 0 && s.holdGen === gens[j]) this.release(s);
+      }
+    }
+  }
+
+  /** A held stream whose access held: it gets what was dispatched while it waited, then live events. */
+  private release(s: Subscriber): void {
+    s.holdGen = 0;
+    if (s.replaying) return; // its replay, still under way, sends all of it
+    const kept = this.localSince(s, s.heldFrom);
+    if (!kept.complete) {
+      this.send(s, this.resyncFrame());
+      return;
+    }
+    for (const f of kept.frames) {
+      if (!this.subscribers.has(s)) return;
+      this.send(s, textOf(f));
+    }
   }
 
   private reaches(s: Audience, e: LiveEvent): boolean {
@@ -314,7 +452,7 @@ export class Hub {
     if (!route) return;
     let text: string | undefined;
     for (const s of route) {
-      if (!s.replaying) this.send(s, (text ??= textOf(kept)));
+      if (!s.replaying && s.holdGen === 0) this.send(s, (text ??= textOf(kept)));
     }
   }
 

@@ -73,3 +73,16 @@ export async function membershipsOfUser(db: Kysely<DB>, userId: number): Promise
   const rows = await db.selectFrom('memberships').select(['org_id', 'is_primary']).where('user_id', '=', userId).orderBy('org_id').execute();
   return { orgIds: rows.map((r) => r.org_id), primaryOrgId: rows.find((r) => r.is_primary === 1)?.org_id };
 }
+
+/** The orgs of each of these users (open streams' check of access, modules/streams); a user with none is absent. */
+export async function orgIdsOfUsers(db: Kysely<DB>, userIds: readonly number[]): Promise<Map<number, Set<number>>> {
+  const out = new Map<number, Set<number>>();
+  if (userIds.length === 0) return out;
+  const rows = await db.selectFrom('memberships').select(['user_id', 'org_id']).where('user_id', 'in', [...userIds]).execute();
+  for (const r of rows) {
+    let orgs = out.get(r.user_id);
+    if (!orgs) out.set(r.user_id, (orgs = new Set()));
+    orgs.add(r.org_id);
+  }
+  return out;
+}
