@@ -58,7 +58,7 @@ describe('a stream that drops before its first event resumes from its connected 
     const messages: { data: Message; lastEventId: string }[] = [];
     const waiting = new Set<() => void>();
     source.addEventListener('message', (e) => {
-      messages.push({ data: JSON.parse(e.data) as Message, lastEventId: e.lastEventId });
+      messages.push({ data: JSON.parse(e.data as string) as Message, lastEventId: e.lastEventId });
       for (const w of [...waiting]) w();
     });
     let errors = 0;

@@ -44,7 +44,7 @@ export async function listDevices(db: Kysely<DB>, scope: Scope, userId: number, 
     .where('devices.revoked_at', 'is', null)
     .$call(scoped(scope, 'devices'))
     // A device whose owner left its org (or was removed) is no longer the org's (issue #31 F12).
-    .where(({ exists, selectFrom }) => exists(selectFrom('memberships as m').select('m.user_id').whereRef('m.org_id', '=', 'devices.org_id').whereRef('m.user_id', '=', 'devices.user_id')))
+    .where((eb) => eb.exists(eb.selectFrom('memberships as m').select('m.user_id').whereRef('m.org_id', '=', 'devices.org_id').whereRef('m.user_id', '=', 'devices.user_id')))
     .where((eb) => (allOf.length > 0 ? eb.or([eb('devices.user_id', '=', userId), eb('devices.org_id', 'in', [...allOf])]) : eb('devices.user_id', '=', userId)))
     .orderBy('devices.id', 'desc')
     .execute();
