@@ -1,11 +1,10 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { iso } from '../src/lib/clock.js';
 import { sha256 } from '../src/lib/crypto.js';
 import { insertMembership } from '../src/modules/orgs/orgs.repository.js';
 import { buildTestApp, injector, type TestApp } from './helpers.js';
 import { createKey, setPlan, signUp, type TestUser } from './factories.js';
-import { connectSse, listen, type SseClient, within } from './sse-client.js';
+import { listen, openAccepted, type SseClient, within } from './sse-client.js';
 
 // Issue #31 F4: access notices close streams at once, but a notice can be lost (Redis away between
 // instances). Every open stream's credential and orgs are also checked on a period
@@ -32,13 +31,7 @@ describe('open streams are checked again on a period: access ended without a not
     await t.close();
   });
 
-  async function stream(headers: Headers, path = '/v1/incidents/stream'): Promise<SseClient> {
-    const client = await connectSse(port, path, headers);
-    clients.add(client);
-    assert.equal(client.status, 200);
-    await client.waitForEvent('connected');
-    return client;
-  }
+  const stream = (headers: Headers, path = '/v1/incidents/stream') => openAccepted(port, path, headers, clients);
   /** Several periods: the check runs every RECHECK_MS, so this bound is generous. */
   const ends = (c: SseClient, what: string) => within(c.ended, 20 * RECHECK_MS, what);
   const { ok: call } = injector(() => t.app);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { dropTestSchema, testSchemaName } from '../helpers.js';
-import { connectSse, eventOf, type SseClient } from '../sse-client.js';
-import { call, newUser, ok, startInstance, until, type Headers, type Instance } from './instances.js';
+import { eventOf, openAccepted, type SseClient } from '../sse-client.js';
+import { call, clusterEnv, newUser, ok, startInstance, until, type Headers, type Instance } from './instances.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 
 // Issue #31 F4: with Redis stopped, the notices of a key revoked and a session logged out on A never
@@ -24,18 +24,7 @@ describe('two instances: a notice lost while Redis was away still ends the strea
 
   before(async () => {
     redis = await startRedisServer();
-    const env = {
-      DATABASE_URL,
-      DATABASE_SCHEMA: schema,
-      REDIS_URL: redis.url,
-      REDIS_PREFIX: redis.prefix,
-      PUBLIC_URL: 'http://muster.test',
-      SSE_HEARTBEAT_MS: '1000',
-      STREAM_RECHECK_MS: '3600000',
-      RATE_LIMIT_API: '1000000',
-      RATE_LIMIT_AUTH: '1000000',
-      RATE_LIMIT_PUBLIC: '1000000',
-    };
+    const env = clusterEnv(DATABASE_URL, schema, redis, { SSE_HEARTBEAT_MS: '1000', STREAM_RECHECK_MS: '3600000' });
     a = await startInstance('a', env); // the first migrates the schema
     b = await startInstance('b', env);
   });
@@ -48,13 +37,7 @@ describe('two instances: a notice lost while Redis was away still ends the strea
     await dropTestSchema(schema);
   });
 
-  const open = async (at: Instance, headers: Headers, path: string) => {
-    const s = await connectSse(at.port, path, headers);
-    streams.push(s);
-    assert.equal(s.status, 200, `${at.name}: ${s.status}`);
-    await s.waitForEvent('connected');
-    return s;
-  };
+  const open = (at: Instance, headers: Headers, path: string) => openAccepted(at.port, path, headers, streams);
   const redisOn = async (at: Instance) => (await call<{ redis?: string }>(at, 'GET', '/readyz')).body.redis;
   const got = (s: SseClient, type: string) => s.events.filter((e) => e.type === type).length;
 
