@@ -13,7 +13,8 @@
 //   DATABASE_URL=postgres://... DATABASE_SCHEMA=bench_recheck npx tsx bench/stream-recheck-cost.ts   (PostgreSQL; drop the schema after)
 //
 // Not a benchmark of the registry (bench/run.ts): a tool for the figure the architecture notes quote.
-import type { CheckedStream, Sink } from '../src/events/hub.js';
+import type { CheckedStream } from '../src/events/access-recheck.js';
+import type { Sink } from '../src/events/hub.js';
 import { streamAccessCheck } from '../src/modules/streams/access-check.js';
 import { numberOption, startMuster } from './lib.js';
 

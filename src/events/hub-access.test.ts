@@ -3,7 +3,8 @@ import { afterEach, describe, mock, test } from 'node:test';
 import type { AccessNotice } from './access.js';
 import { noticeCovers, parseNotice } from './access.js';
 import { createLocalBus, type EventBus } from './bus.js';
-import { Hub, RESYNC, frame, type AccessCheck, type Audience, type CheckedStream, type HubOptions, type Sink, type StreamAccess } from './hub.js';
+import type { AccessCheck, CheckedStream } from './access-recheck.js';
+import { Hub, RESYNC, frame, type Audience, type HubOptions, type Sink, type StreamAccess } from './hub.js';
 
 // Streams end with the access that opened them: notices on the bus close the streams they cover.
 

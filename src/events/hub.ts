@@ -1,5 +1,6 @@
 import type { Mode } from '../db/schema.js';
 import { noticeCovers, type AccessNotice, type StreamHolder } from './access.js';
+import { AccessRechecker, type AccessCheck } from './access-recheck.js';
 import type { EventBus, LiveEvent } from './bus.js';
 
 /** Where a stream writes: a socket-like sink (ServerResponse in production). */
@@ -47,18 +48,6 @@ export interface HubOptions {
   onCheckError?: (err: unknown) => void;
 }
 
-/** One open stream as a check of access sees it. */
-export interface CheckedStream {
-  access: StreamAccess;
-  orgIds: ReadonlySet<number>;
-}
-
-/**
- * Whether each stream's access still holds: its credential (key not revoked, session not ended)
- * and its audience (still a member of each of its orgs). One call per batch of streams.
- */
-export type AccessCheck = (streams: readonly CheckedStream[]) => Promise<readonly boolean[]>;
-
 /**
  * With a shared store, event ids come from Redis' clock (microseconds): a stream's position is set
  * this far behind this instance's clock when no newer event was seen, so a resume from it never
@@ -66,11 +55,6 @@ export type AccessCheck = (streams: readonly CheckedStream[]) => Promise<readonl
  * the stream opened).
  */
 const SHARED_CLOCK_MARGIN_US = 1_000_000;
-
-/** How often the periodic check of access takes its next slice of the streams. */
-const RECHECK_TICK_MS = 1_000;
-/** Streams per call of the AccessCheck (its queries take their ids in one IN list). */
-const CHECK_BATCH = 500;
 
 /** Who holds a stream and until when its credential is valid (epoch ms; none for a key). */
 export interface StreamAccess extends StreamHolder {
@@ -160,13 +144,8 @@ export class Hub {
   private readonly unsubscribeBus: () => void;
   private readonly unsubscribeAccess: () => void;
   private readonly unsubscribeResume: (() => void) | undefined;
-  private accessCheck: AccessCheck | undefined;
-  /** The streams of each slice of the periodic check of access; one slice is checked per tick. */
-  private readonly slots: Set<Subscriber>[] = [];
-  private nextSlot = 0;
-  private tick = 0;
-  private checking = false;
-  private readonly recheckTimer: NodeJS.Timeout | undefined;
+  /** Checks open streams' access again: on a period, and after a gap in the notices (recheckAll). */
+  private readonly rechecker: AccessRechecker<Subscriber>;
   private holdGen = 0;
   /** The newest event id dispatched here: a resync frame carries it, so the next resume starts there. */
   private lastId = 0;
@@ -186,18 +165,21 @@ export class Hub {
     this.heartbeat.unref();
     // Notices published while this instance was not hearing them are lost: check every stream again.
     this.unsubscribeResume = bus.onHearingResumed?.(() => void this.recheckAll(true));
-    const recheckMs = options.recheckMs ?? 0;
-    if (recheckMs > 0) {
-      const tickMs = Math.min(RECHECK_TICK_MS, recheckMs);
-      for (let i = Math.max(1, Math.round(recheckMs / tickMs)); i > 0; i--) this.slots.push(new Set());
-      this.recheckTimer = setInterval(() => this.recheckSlice(), tickMs);
-      this.recheckTimer.unref();
-    }
+    const hooks = {
+      alive: (s: Subscriber) => this.subscribers.has(s),
+      mark: (s: Subscriber) => s.holdGen,
+      settle: (s: Subscriber, ok: boolean, gen: number) => {
+        if (!ok) this.revoke(s);
+        // A held stream is released by the check that held it last (a later gap holds it again).
+        else if (gen !== 0 && s.holdGen === gen) this.release(s);
+      },
+    };
+    this.rechecker = new AccessRechecker(hooks, options.recheckMs ?? 0, options.onCheckError);
   }
 
   /** How streams' access is checked again (modules/streams): periodically, and after a gap in the notices. */
   checkAccessWith(check: AccessCheck): void {
-    this.accessCheck = check;
+    this.rechecker.use(check);
   }
 
   /**
@@ -216,7 +198,7 @@ export class Hub {
       }
       list.push(s);
     }
-    await this.recheck(list);
+    await this.rechecker.checkAll(list);
   }
 
   /**
@@ -293,12 +275,12 @@ export class Hub {
     for (const s of this.subscribers) s.sink.destroy();
     this.subscribers.clear();
     this.routes.clear();
-    for (const slot of this.slots) slot.clear();
+    this.rechecker.clear();
   }
 
   close(): void {
     clearInterval(this.heartbeat);
-    clearInterval(this.recheckTimer);
+    this.rechecker.close();
     this.unsubscribeBus();
     this.unsubscribeAccess();
     this.unsubscribeResume?.();
@@ -329,10 +311,7 @@ export class Hub {
 
   private add(s: Subscriber): void {
     this.subscribers.add(s);
-    if (s.access && this.slots.length > 0) {
-      s.slot = this.nextSlot++ % this.slots.length;
-      this.slots[s.slot]!.add(s);
-    }
+    this.rechecker.add(s);
     for (const orgId of s.orgIds) {
       const key = routeKey(s.channel, s.mode, orgId);
       let route = this.routes.get(key);
@@ -344,7 +323,7 @@ export class Hub {
   /** Takes a subscriber off the hub; false when it was already off. */
   private remove(s: Subscriber): boolean {
     if (!this.subscribers.delete(s)) return false;
-    if (s.slot >= 0) this.slots[s.slot]!.delete(s);
+    this.rechecker.remove(s);
     for (const orgId of s.orgIds) {
       const key = routeKey(s.channel, s.mode, orgId);
       const route = this.routes.get(key);
@@ -386,44 +365,6 @@ export class Hub {
       this.send(s, texts.get(id)!);
     }
     s.replaying = false;
-  }
-
-  /** The periodic check of access: the streams of the next slice, unless the previous check is still running. */
-  private recheckSlice(): void {
-    if (this.checking || !this.accessCheck) return;
-    const slot = this.slots[this.tick++ % this.slots.length]!;
-    if (slot.size === 0) return;
-    this.checking = true;
-    void this.recheck([...slot]).finally(() => (this.checking = false));
-  }
-
-  /**
-   * Asks the AccessCheck about the streams, a batch at a time, closes those whose access ended and
-   * releases the held ones that passed (a failed check releases them: the database being away must
-   * not silence every stream; the next check tries again).
-   */
-  private async recheck(list: Subscriber[]): Promise<void> {
-    const check = this.accessCheck;
-    for (let i = 0; i < list.length; i += CHECK_BATCH) {
-      // Other work between batches: on SQLite a batch's queries run without yielding the event loop.
-      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-      const batch = list.slice(i, i + CHECK_BATCH).filter((s) => this.subscribers.has(s));
-      const gens = batch.map((s) => s.holdGen);
-      let verdicts: readonly boolean[] | undefined;
-      if (check && batch.length > 0) {
-        try {
-          verdicts = await check(batch.map((s) => ({ access: s.access!, orgIds: s.orgIds })));
-        } catch (err) {
-          this.options.onCheckError?.(err);
-        }
-      }
-      for (let j = 0; j < batch.length; j++) {
-        const s = batch[j]!;
-        if (!this.subscribers.has(s)) continue;
-        if (verdicts?.[j] === false) this.revoke(s);
-        else if (gens[j] !== 0 && s.holdGen === gens[j]) this.release(s);
-      }
-    }
   }
 
   /** A held stream whose access held: it gets what was dispatched while it waited, then live events. */

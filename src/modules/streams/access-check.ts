@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import type { AccessCheck } from '../../events/hub.js';
+import type { AccessCheck } from '../../events/access-recheck.js';
 import { iso } from '../../lib/clock.js';
 import { unrevokedKeyIds } from '../api-keys/api-keys.repository.js';
 import { liveSessionIds } from '../auth/sessions.repository.js';
