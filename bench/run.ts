@@ -33,6 +33,7 @@ import * as scheduling from './scheduling.bench.js';
 import { checkRegistry, parseArgs, runBenchmarks, type Benchmark } from './runner.js';
 import * as trackers from './trackers.bench.js';
 import * as responders from './responders.bench.js';
+import * as oncall from './oncall.bench.js';
 
 /** Every benchmark, in the order of the file. A new one is imported above and listed here. */
 const BENCHMARKS: Benchmark[] = [
@@ -46,6 +47,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'responders', run: responders.run },
   { name: 'events-api', run: eventsApi.run },
   { name: 'metrics-cost', run: metricsCost.run },
+  { name: 'oncall', run: oncall.run },
 ];
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));

@@ -43,6 +43,12 @@ if (!has('radicale') && has('apt-get') && process.getuid?.() === 0) {
   console.log("installing Debian's radicale for the CalDAV tests (apt-get install radicale)");
   spawnSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq radicale >/dev/null'], { stdio: 'inherit' });
 }
+// The on-call feed test reads a feed with python's `icalendar` too (Debian's python3-icalendar).
+const pyIcal = () => spawnSync('/usr/bin/python3', ['-c', 'import icalendar'], { stdio: 'ignore' }).status === 0;
+if (!pyIcal() && has('apt-get') && process.getuid?.() === 0) {
+  console.log("installing Debian's python3-icalendar for the calendar feed tests");
+  spawnSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-icalendar >/dev/null'], { stdio: 'inherit' });
+}
 
 const BUILD = path.join('.test-build', `run-${process.pid}`);
 const compile = () => compileTests(BUILD);

@@ -40,6 +40,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/calendar/schedules/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A schedule's final shifts as an ICS feed, the last 30 days and the next 90 (the secret link from .../feed) */
+        get: operations["getScheduleFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -273,6 +290,23 @@ export interface paths {
         };
         /** Everything Muster holds about you, as one JSON document (no secrets) */
         get: operations["exportMyData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/me/shifts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your shifts in every schedule of your orgs (at most 93 days) */
+        get: operations["listMyShifts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1224,6 +1258,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orgs/{org_slug}/on-call": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every schedule of the org with who is on call now and next */
+        get: operations["getOrgOnCall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orgs/{org_slug}/retention": {
         parameters: {
             query?: never;
@@ -1233,6 +1284,163 @@ export interface paths {
         };
         /** How long the org keeps signals, audit entries, uploads and closed incidents (members); owners change it with PATCH /v1/orgs/:org_slug {retention} */
         get: operations["getOrgRetention"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The org's schedules */
+        get: operations["listSchedules"];
+        put?: never;
+        /** Create an on-call schedule (admins and owners) */
+        post: operations["createSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/schedules/{schedule}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A schedule, with the gaps of the next 14 days */
+        get: operations["getSchedule"];
+        put?: never;
+        post?: never;
+        /** Delete a schedule; its history is kept (admins and owners) */
+        delete: operations["deleteSchedule"];
+        options?: never;
+        head?: never;
+        /** Change a schedule; new layers take effect now (admins and owners) */
+        patch: operations["updateSchedule"];
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/schedules/{schedule}/feed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The schedule's private calendar feed link */
+        get: operations["getScheduleFeedUrl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/schedules/{schedule}/feed/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke the feed link and make a new one (admins and owners) */
+        post: operations["rotateScheduleFeedUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/schedules/{schedule}/on-call": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who is on call at an instant (default now) */
+        get: operations["getScheduleOnCall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/schedules/{schedule}/overrides": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Overrides overlapping a range (default the next 14 days) */
+        get: operations["listScheduleOverrides"];
+        put?: never;
+        /** Put someone on call in place of every layer for a window (admins and owners) */
+        post: operations["createScheduleOverride"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/schedules/{schedule}/overrides/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End an override now (admins and owners) */
+        delete: operations["deleteScheduleOverride"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/schedules/{schedule}/shifts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The final schedule over a range (at most 93 days) */
+        get: operations["listScheduleShifts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/schedules/{schedule}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Each layer alone, the overrides and the final schedule over a range (at most 93 days) */
+        get: operations["getScheduleTimeline"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2171,13 +2379,14 @@ export interface components {
         };
         /**
          * DispatchSettings
-         * @description An org's acknowledgement timeouts
+         * @description An org's acknowledgement timeouts and on-call handoff notices
          */
         DispatchSettings: {
             ack_timeout_minutes: {
                 high: number | null;
                 urgent: number | null;
             };
+            handoff_notice_minutes: number | null;
         };
         /**
          * Error
@@ -2392,6 +2601,46 @@ export interface components {
             role: "owner" | "admin" | "member";
         };
         /**
+         * Layer
+         * @description A rotation; later layers win where they have someone on call
+         */
+        Layer: {
+            id: string;
+            name: string;
+            restrictions: components["schemas"]["Restriction"][];
+            start: string;
+            turn: {
+                /** @description 1-365 days or weeks, 1-8,760 hours */
+                length: number;
+                /**
+                 * @description hours are elapsed; days and weeks hand off at the same local clock time
+                 * @enum {string}
+                 */
+                unit: "hour" | "day" | "week";
+            };
+            users: number[];
+        };
+        /** LayerInput */
+        LayerInput: {
+            /** @description keep a layer’s id across edits; new layers get one */
+            id?: string;
+            name?: string;
+            restrictions?: components["schemas"]["Restriction"][];
+            /** @description the first handoff: a local date-time in the schedule’s zone (`2026-01-05T09:00`) or an ISO 8601 time with an offset */
+            start: string;
+            turn: {
+                /** @description 1-365 days or weeks, 1-8,760 hours */
+                length: number;
+                /**
+                 * @description hours are elapsed; days and weeks hand off at the same local clock time
+                 * @enum {string}
+                 */
+                unit: "hour" | "day" | "week";
+            };
+            /** @description turn k belongs to users[k mod n]; a user may appear more than once */
+            users: number[];
+        };
+        /**
          * LoginResult
          * @description The user just signed in; the session cookie comes with it
          */
@@ -2439,6 +2688,30 @@ export interface components {
             }[];
             members: components["schemas"]["Member"][];
         };
+        /** MyShiftList */
+        MyShiftList: {
+            shifts: {
+                end: string;
+                schedule: {
+                    id: number;
+                    name: string;
+                    org_id: number;
+                    org_slug: string;
+                    slug: string;
+                    time_zone: string;
+                };
+                source: components["schemas"]["ShiftSource"];
+                start: string;
+                user_id: number;
+                user_name: string;
+            }[];
+        };
+        /** OnCall */
+        OnCall: {
+            at: string;
+            /** @description empty in a gap; start and end bound the current shift (looked for up to 93 days either side) */
+            on_call: components["schemas"]["Shift"][];
+        };
         /**
          * Org
          * @description An organization (unit), as the caller sees it
@@ -2461,6 +2734,33 @@ export interface components {
         /** OrgList */
         OrgList: {
             orgs: components["schemas"]["Org"][];
+        };
+        /** OrgOnCall */
+        OrgOnCall: {
+            schedules: {
+                id: number;
+                name: string;
+                /** @description the shift after the current one (or after the gap) */
+                next: components["schemas"]["Shift"][];
+                on_call: components["schemas"]["Shift"][];
+                slug: string;
+                time_zone: string;
+            }[];
+        };
+        /**
+         * Override
+         * @description Someone on call in place of every layer for a window
+         */
+        Override: {
+            created_at: string;
+            end: string;
+            id: number;
+            start: string;
+            user_id: number;
+        };
+        /** OverrideList */
+        OverrideList: {
+            overrides: components["schemas"]["Override"][];
         };
         /**
          * PublicEventType
@@ -2542,6 +2842,86 @@ export interface components {
         ResponderList: {
             responders: components["schemas"]["Responder"][];
         };
+        /** Restriction */
+        Restriction: {
+            /** @description the days a window starts on; all days when absent */
+            days?: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+            /** @description HH:MM; at or before start_time the window runs past midnight and belongs to the day it starts on */
+            end_time: string;
+            /** @description HH:MM, local time in the schedule’s zone */
+            start_time: string;
+        };
+        /**
+         * Schedule
+         * @description An on-call schedule
+         */
+        Schedule: {
+            created_at: string;
+            description: string | null;
+            /** @description time in the next 14 days with nobody on call */
+            gaps: components["schemas"]["Span"][];
+            id: number;
+            layers: components["schemas"]["Layer"][];
+            /** @description when the layers shown took effect; earlier times are answered with the layers in force then */
+            layers_effective_from: string;
+            name: string;
+            slug: string;
+            time_zone: string;
+            updated_at: string;
+        };
+        /** ScheduleList */
+        ScheduleList: {
+            schedules: components["schemas"]["Schedule"][];
+        };
+        /**
+         * ScheduleTimeline
+         * @description Each layer alone, the overrides and the final schedule over a range
+         */
+        ScheduleTimeline: {
+            final: components["schemas"]["Shift"][];
+            from: string;
+            gaps: components["schemas"]["Span"][];
+            layers: {
+                id: string;
+                name: string;
+                shifts: components["schemas"]["Shift"][];
+            }[];
+            overrides: {
+                end: string;
+                id: number;
+                start: string;
+                user_id: number;
+                user_name: string;
+            }[];
+            time_zone: string;
+            to: string;
+        };
+        /**
+         * Shift
+         * @description A piece of the final schedule: one person, from one layer or override
+         */
+        Shift: {
+            end: string;
+            source: components["schemas"]["ShiftSource"];
+            start: string;
+            user_id: number;
+            user_name: string;
+        };
+        /** ShiftList */
+        ShiftList: {
+            gaps: components["schemas"]["Span"][];
+            shifts: components["schemas"]["Shift"][];
+        };
+        /** ShiftSource */
+        ShiftSource: {
+            layer_id: string;
+            /** @enum {string} */
+            type: "layer";
+        } | {
+            override_id: number;
+            /** @enum {string} */
+            type: "override";
+        };
         /**
          * Signal
          * @description A signal from the field
@@ -2618,6 +2998,11 @@ export interface components {
             end_time: string;
             /** @description UTC, ISO 8601 */
             start_time: string;
+        };
+        /** Span */
+        Span: {
+            end: string;
+            start: string;
         };
         /**
          * StatusPage
@@ -2926,22 +3311,37 @@ export type IncidentStreamEvent = components['schemas']['IncidentStreamEvent'];
 export type Integration = components['schemas']['Integration'];
 export type IntegrationList = components['schemas']['IntegrationList'];
 export type Invitation = components['schemas']['Invitation'];
+export type Layer = components['schemas']['Layer'];
+export type LayerInput = components['schemas']['LayerInput'];
 export type LoginResult = components['schemas']['LoginResult'];
 export type Me = components['schemas']['Me'];
 export type Member = components['schemas']['Member'];
 export type MemberList = components['schemas']['MemberList'];
+export type MyShiftList = components['schemas']['MyShiftList'];
+export type OnCall = components['schemas']['OnCall'];
 export type Org = components['schemas']['Org'];
 export type OrgList = components['schemas']['OrgList'];
+export type OrgOnCall = components['schemas']['OrgOnCall'];
+export type Override = components['schemas']['Override'];
+export type OverrideList = components['schemas']['OverrideList'];
 export type PublicEventType = components['schemas']['PublicEventType'];
 export type PublicProfile = components['schemas']['PublicProfile'];
 export type Reply = components['schemas']['Reply'];
 export type ReplyList = components['schemas']['ReplyList'];
 export type Responder = components['schemas']['Responder'];
 export type ResponderList = components['schemas']['ResponderList'];
+export type Restriction = components['schemas']['Restriction'];
+export type Schedule = components['schemas']['Schedule'];
+export type ScheduleList = components['schemas']['ScheduleList'];
+export type ScheduleTimeline = components['schemas']['ScheduleTimeline'];
+export type Shift = components['schemas']['Shift'];
+export type ShiftList = components['schemas']['ShiftList'];
+export type ShiftSource = components['schemas']['ShiftSource'];
 export type Signal = components['schemas']['Signal'];
 export type SignalList = components['schemas']['SignalList'];
 export type SignalStreamEvent = components['schemas']['SignalStreamEvent'];
 export type Slot = components['schemas']['Slot'];
+export type Span = components['schemas']['Span'];
 export type StatusPage = components['schemas']['StatusPage'];
 export type StreamConnected = components['schemas']['StreamConnected'];
 export type StreamResync = components['schemas']['StreamResync'];
@@ -3029,6 +3429,32 @@ export interface operations {
         };
     };
     getCalendarFeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description An iCalendar feed (RFC 5545) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/calendar": string;
+                };
+            };
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getScheduleFeed: {
         parameters: {
             query?: never;
             header?: never;
@@ -3694,6 +4120,36 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listMyShifts: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 with an offset */
+                from?: string;
+                /** @description ISO 8601 with an offset */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyShiftList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -6547,7 +7003,7 @@ export interface operations {
         responses: {
             "4XX": components["responses"]["ClientError"];
             "5XX": components["responses"]["ServerError"];
-            /** @description An org's acknowledgement timeouts */
+            /** @description An org's acknowledgement timeouts and on-call handoff notices */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6574,17 +7030,18 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    ack_timeout_minutes: {
+                    ack_timeout_minutes?: {
                         high?: number | null;
                         urgent?: number | null;
                     };
+                    handoff_notice_minutes?: number | null;
                 };
             };
         };
         responses: {
             "4XX": components["responses"]["ClientError"];
             "5XX": components["responses"]["ServerError"];
-            /** @description An org's acknowledgement timeouts */
+            /** @description An org's acknowledgement timeouts and on-call handoff notices */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6785,6 +7242,34 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    getOrgOnCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgOnCall"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     getOrgRetention: {
         parameters: {
             query?: never;
@@ -6818,6 +7303,484 @@ export interface operations {
                             uploads_days: number | null;
                         };
                     };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listSchedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description in order of precedence: a later layer wins wherever it has someone on call */
+                    layers: components["schemas"]["LayerInput"][];
+                    name: string;
+                    /** @description lower-case letters, digits and dashes, 1-40 characters */
+                    slug?: string;
+                    /**
+                     * Format: timezone
+                     * @description IANA time zone name, e.g. Europe/Paris
+                     */
+                    time_zone: string;
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description An on-call schedule */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+                /** @description the schedule’s id or slug */
+                schedule: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description An on-call schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+                /** @description the schedule’s id or slug */
+                schedule: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: boolean;
+                        id: number;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+                /** @description the schedule’s id or slug */
+                schedule: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description in order of precedence: a later layer wins wherever it has someone on call */
+                    layers?: components["schemas"]["LayerInput"][];
+                    name?: string;
+                    /** @description lower-case letters, digits and dashes, 1-40 characters */
+                    slug?: string;
+                    /**
+                     * Format: timezone
+                     * @description IANA time zone name, e.g. Europe/Paris
+                     */
+                    time_zone?: string;
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description An on-call schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getScheduleFeedUrl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+                /** @description the schedule’s id or slug */
+                schedule: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        url: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    rotateScheduleFeedUrl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+                /** @description the schedule’s id or slug */
+                schedule: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        url: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getScheduleOnCall: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 with an offset */
+                at?: string;
+            };
+            header?: never;
+            path: {
+                org_slug: string;
+                /** @description the schedule’s id or slug */
+                schedule: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OnCall"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listScheduleOverrides: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 with an offset */
+                from?: string;
+                /** @description ISO 8601 with an offset */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                org_slug: string;
+                /** @description the schedule’s id or slug */
+                schedule: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OverrideList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createScheduleOverride: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+                /** @description the schedule’s id or slug */
+                schedule: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 with an offset
+                     */
+                    end: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 with an offset
+                     */
+                    start: string;
+                    user_id: number;
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Someone on call in place of every layer for a window */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Override"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteScheduleOverride: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                org_slug: string;
+                /** @description the schedule’s id or slug */
+                schedule: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: boolean;
+                        id: number;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listScheduleShifts: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 with an offset */
+                from?: string;
+                /** @description ISO 8601 with an offset */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                org_slug: string;
+                /** @description the schedule’s id or slug */
+                schedule: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShiftList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getScheduleTimeline: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 with an offset */
+                from?: string;
+                /** @description ISO 8601 with an offset */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                org_slug: string;
+                /** @description the schedule’s id or slug */
+                schedule: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Each layer alone, the overrides and the final schedule over a range */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleTimeline"];
                 };
             };
             401: components["responses"]["Unauthorized"];

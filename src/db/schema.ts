@@ -206,6 +206,8 @@ export interface DispatchSettingsTable {
   org_id: number;
   ack_urgent_minutes: number | null;
   ack_high_minutes: number | null;
+  /** Minutes before a shift that its person is told (0030, default 15); null: never. */
+  handoff_notice_minutes: Generated<number | null>;
   updated_at: string;
 }
 
@@ -449,6 +451,83 @@ export interface DB {
   integrations: IntegrationsTable;
   inbound_emails: InboundEmailsTable;
   retention_settings: RetentionSettingsTable;
+  oncall_schedules: OncallSchedulesTable;
+  oncall_layer_versions: OncallLayerVersionsTable;
+  oncall_overrides: OncallOverridesTable;
+  oncall_handoff_notices: OncallHandoffNoticesTable;
+  membership_history: MembershipHistoryTable;
+  calendar_objects: CalendarObjectsTable;
+}
+
+/** An on-call schedule (0030); shared by both modes. Deleted ones keep their row. */
+export interface OncallSchedulesTable {
+  id: Generated<number>;
+  org_id: number;
+  name: string;
+  slug: string;
+  time_zone: string;
+  description: string | null;
+  /** Part of the signed feed link; bumping it revokes the old link. */
+  feed_version: Generated<number>;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+/** The layers of a schedule in force from `effective_from` until the next version's. */
+export interface OncallLayerVersionsTable {
+  id: Generated<number>;
+  schedule_id: number;
+  effective_from: string;
+  time_zone: string;
+  /** JSON: the layers, in order of precedence (modules/oncall/resolver.ts LayerSpec). */
+  layers: string;
+  created_by: number | null;
+  created_at: string;
+}
+
+/** An override; its start is never before its creation, and a deleted one counts until `deleted_at`. */
+export interface OncallOverridesTable {
+  id: Generated<number>;
+  schedule_id: number;
+  user_id: number;
+  start_time: string;
+  end_time: string;
+  created_by: number | null;
+  created_at: string;
+  deleted_at: string | null;
+}
+
+/** One row per shift whose person was told of it: the handoff notice's exactly-once key. */
+export interface OncallHandoffNoticesTable {
+  schedule_id: number;
+  user_id: number;
+  shift_start: string;
+  created_at: string;
+}
+
+/** A membership that ended (member removed, left, or account deleted), kept for on-call history. */
+export interface MembershipHistoryTable {
+  id: Generated<number>;
+  org_id: number;
+  user_id: number;
+  joined_at: string;
+  left_at: string;
+}
+
+/** An event Muster keeps in a user's CalDAV write calendar (0030), with what it should hold now. */
+export interface CalendarObjectsTable {
+  id: Generated<number>;
+  connection_id: number;
+  user_id: number;
+  source: string;
+  uid: string;
+  url: string;
+  ics: string;
+  wanted: Flag;
+  /** The event's end: a sync of a window leaves the events that ended before it alone. */
+  ends_at: string;
+  updated_at: string;
 }
 
 /** An org's retention in days per kind (0015): null = the instance default, 0 = keep forever. */

@@ -10,6 +10,7 @@ import { sweepSilentBeacons } from '../modules/signals/beacons.service.js';
 import { sweepEscalations } from './escalation-sweeper.js';
 import { sweepSla } from './sla-sweeper.js';
 import { syncDueCalendars } from '../modules/calendars/sync.service.js';
+import { sendHandoffNotices, syncShiftCalendars } from '../modules/oncall/index.js';
 
 export interface Job {
   name: string;
@@ -99,6 +100,10 @@ export const defaultJobs = (ctx: AppContext): Job[] => [
   // Hosts' external calendars; each connection is also leased, so a manual sync never runs twice with it.
   { name: 'calendar-sync', intervalMs: Math.min(ctx.config.calendarSyncIntervalMs, 60_000), run: syncDueCalendars },
   { name: 'escalation', intervalMs: ctx.config.slaSweepIntervalMs, run: sweepEscalations },
+  // On-call (issue #35): handoff notices (each shift's notice claimed once across instances), and
+  // shifts written into the CalDAV calendars their people chose for write-back.
+  { name: 'handoff-notices', intervalMs: 60_000, run: sendHandoffNotices },
+  { name: 'oncall-calendars', intervalMs: ctx.config.calendarSyncIntervalMs, run: syncShiftCalendars },
   // Issue #22: retention (every org, in batches) and, with BACKUP_DIR, the scheduled SQLite backup.
   { name: 'retention', intervalMs: ctx.config.ops.retentionSweepIntervalMs, run: sweepRetention },
   // Orgs of a deleted account whose deletion crashed between its two transactions (privacy.service.ts).

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { body, buildTestApp, type TestApp } from '../helpers.js';
-import { createKey, signUp, type TestUser } from '../factories.js';
+import { createKey, login, signUp, type TestUser } from '../factories.js';
 
 // A dispatch team for the dispatch tests: an org owned by Olga with an admin, two responders
 // (members) and a stranger in another org. Everyone acts by session cookie; `testKey` is Olga's
@@ -91,4 +91,9 @@ export async function dispatchWorld(env: Record<string, string> = {}): Promise<D
     timeline: async (headers, id) => (await ok<{ events: TimelineView[] }>(headers, 'GET', `/v1/tickets/${id}/timeline`)).events,
     close: () => t.close(),
   };
+}
+
+/** New sessions for everyone of the world, after a test moved the clock past their 14 days. */
+export async function signInAgain(w: DispatchWorld): Promise<void> {
+  for (const u of [w.owner, w.admin, w.ann, w.ben, w.stranger]) u.cookie = await login(w.t.app, u.email, u.password);
 }

@@ -89,6 +89,30 @@ async function ownerDevice(w: World): Promise<{ id: number; token: string }> {
 }
 
 const orgPath = (w: World) => `/v1/orgs/${w.orgA.slug}`;
+/** Org A's schedule (one per world), or a fresh one to delete; the member is on call in it. */
+const schedules = new WeakMap<World, Promise<number>>();
+async function schedulePath(w: World, fresh = false): Promise<string> {
+  const make = () =>
+    w
+      .ok<{ id: number }>({ 'x-api-key': w.owner.liveKey }, 'POST', `${orgPath(w)}/schedules`, {
+        name: `${w.markers.orgA} rota`,
+        time_zone: 'Europe/London',
+        layers: [{ start: '2026-01-05T09:00', turn: { unit: 'week', length: 1 }, users: [w.member.id] }],
+      })
+      .then((s) => s.id);
+  let id = fresh ? undefined : schedules.get(w);
+  if (!id) {
+    id = make();
+    if (!fresh) schedules.set(w, id);
+  }
+  return `${orgPath(w)}/schedules/${await id}`;
+}
+/** An override of the member for tomorrow (by the world's clock). */
+const overrideBody = (w: World) => {
+  const start = w.t.clock.nowMs() + 24 * 3_600_000;
+  return { user_id: w.member.id, start: new Date(start).toISOString(), end: new Date(start + 3_600_000).toISOString() };
+};
+
 const teamPath = (w: World) => `${orgPath(w)}/teams/${w.teamA}`;
 
 const INCIDENT_ROWS = (base: '/v1/tickets' | '/v1/incidents'): Record<string, Row> => ({
@@ -229,6 +253,42 @@ const ROWS: Record<string, Row> = {
   },
   'GET /v1/orgs/{org_slug}/dispatch': { expect: orgRoute(200, 200, 200), req: (w) => ({ url: `${orgPath(w)}/dispatch` }) },
   'PATCH /v1/orgs/{org_slug}/dispatch': { expect: orgRoute(200, 200, 403), req: (w) => ({ url: `${orgPath(w)}/dispatch`, payload: { ack_timeout_minutes: { high: 15 } } }) },
+  // On-call schedules (issue #35): org configuration, shared by both modes; members read, admins write.
+  'POST /v1/orgs/{org_slug}/schedules': { expect: orgRoute(201, 201, 403), req: (w) => ({ url: `${orgPath(w)}/schedules`, payload: { name: neutral, time_zone: 'UTC', layers: [] } }) },
+  'GET /v1/orgs/{org_slug}/schedules': { expect: orgRoute(200, 200, 200), req: (w) => ({ url: `${orgPath(w)}/schedules` }) },
+  'GET /v1/orgs/{org_slug}/on-call': { expect: orgRoute(200, 200, 200), req: (w) => ({ url: `${orgPath(w)}/on-call` }) },
+  'GET /v1/orgs/{org_slug}/schedules/{schedule}': { expect: orgRoute(200, 200, 200), req: async (w) => ({ url: await schedulePath(w) }) },
+  'PATCH /v1/orgs/{org_slug}/schedules/{schedule}': { expect: orgRoute(200, 200, 403), req: async (w) => ({ url: await schedulePath(w), payload: { description: `${w.markers.orgA} rota` } }) },
+  'DELETE /v1/orgs/{org_slug}/schedules/{schedule}': { expect: orgRoute(200, 200, 403), req: async (w) => ({ url: await schedulePath(w, true) }) },
+  ...Object.fromEntries(
+    ['on-call', 'shifts', 'timeline', 'overrides', 'feed'].map((sub): [string, Row] => [
+      `GET /v1/orgs/{org_slug}/schedules/{schedule}/${sub}`,
+      { expect: orgRoute(200, 200, 200), req: async (w) => ({ url: `${await schedulePath(w)}/${sub}` }) },
+    ]),
+  ),
+  'POST /v1/orgs/{org_slug}/schedules/{schedule}/overrides': {
+    expect: orgRoute(201, 201, 403),
+    req: async (w) => ({ url: `${await schedulePath(w)}/overrides`, payload: overrideBody(w) }),
+  },
+  'DELETE /v1/orgs/{org_slug}/schedules/{schedule}/overrides/{id}': {
+    expect: orgRoute(200, 200, 403),
+    req: async (w) => {
+      const path = await schedulePath(w);
+      const o = await w.ok<{ id: number }>({ 'x-api-key': w.owner.liveKey }, 'POST', `${path}/overrides`, overrideBody(w));
+      return { url: `${path}/overrides/${o.id}` };
+    },
+  },
+  'POST /v1/orgs/{org_slug}/schedules/{schedule}/feed/rotate': { expect: orgRoute(200, 200, 403), req: async (w) => ({ url: `${await schedulePath(w)}/feed/rotate` }) },
+  'GET /v1/auth/me/shifts': { expect: anyUser(200), req: () => ({ url: '/v1/auth/me/shifts' }) },
+  // The schedule's feed: the secret link is the credential.
+  'GET /calendar/schedules/{token}': {
+    expect: all(200),
+    isPublic: true,
+    req: async (w) => {
+      const { url } = await w.ok<{ url: string }>({ 'x-api-key': w.owner.liveKey }, 'GET', `${await schedulePath(w)}/feed`);
+      return { url: new URL(url).pathname };
+    },
+  },
   'GET /v1/orgs/{org_slug}/members': { expect: orgRoute(200, 200, 200), req: (w) => ({ url: `${orgPath(w)}/members` }) },
   'GET /v1/orgs/{org_slug}/retention': { expect: orgRoute(200, 200, 200), req: (w) => ({ url: `${orgPath(w)}/retention` }) },
   'DELETE /v1/orgs/{org_slug}/members/{user_id}/signals': {

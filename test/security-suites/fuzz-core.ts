@@ -65,6 +65,11 @@ interface Disposable {
   bookings: string[];
   pending: string[];
   integrations: { id: number; key: string }[];
+  /** Org A's on-call schedule (reads and edits), schedules to delete, overrides of it to delete, its feed's token. */
+  schedule: number;
+  schedules: number[];
+  overrides: number[];
+  scheduleFeed: string;
 }
 
 async function disposables(w: World): Promise<Disposable> {
@@ -81,7 +86,11 @@ async function disposables(w: World): Promise<Disposable> {
     await w.ok(oc, 'POST', `/v1/orgs/${org}/members`, { email: emails.find((u) => u.id === id)!.email, role: 'member' });
     await w.ok(oc, 'POST', `/v1/orgs/${org}/teams/${team}/members`, { user_id: id });
   }
-  const d: Disposable = { users, org, orgs: [], team, teams: [], keys: [], incidents: [], eventTypes: [], bookings: [], pending: [], integrations: [] };
+  const rota = { time_zone: 'Europe/London', layers: [{ start: '2026-01-05T09:00', turn: { unit: 'day', length: 1 }, users: [w.owner.id, w.member.id] }] };
+  const schedulesUrl = `/v1/orgs/${w.orgA.slug}/schedules`;
+  const schedule = (await w.ok<{ id: number }>(lk, 'POST', schedulesUrl, { name: 'Fuzz Rota', ...rota })).id;
+  const scheduleFeed = new URL((await w.ok<{ url: string }>(lk, 'GET', `${schedulesUrl}/${schedule}/feed`)).url).pathname.split('/').pop()!;
+  const d: Disposable = { users, org, orgs: [], team, teams: [], keys: [], incidents: [], eventTypes: [], bookings: [], pending: [], integrations: [], schedule, schedules: [], overrides: [], scheduleFeed };
   for (const i of range) {
     d.orgs.push((await w.ok<{ slug: string }>(oc, 'POST', '/v1/orgs', { name: `Fuzz Org ${i}` })).slug);
     d.teams.push((await w.ok<{ slug: string }>(oc, 'POST', `/v1/orgs/${org}/teams`, { name: `Fuzz Team ${i}` })).slug);
@@ -92,6 +101,10 @@ async function disposables(w: World): Promise<Disposable> {
     d.bookings.push((await w.ok<{ id: string }>(lk, 'POST', '/v1/bookings', { event_type_id: w.et.id, ...guest, start_time: w.nextSlot() })).id);
     d.pending.push((await w.ok<{ id: string }>(lk, 'POST', '/v1/bookings', { event_type_id: w.pendingEt.id, ...guest, start_time: w.nextSlot() })).id);
     d.integrations.push(await w.ok<{ id: number; key: string }>(lk, 'POST', '/v1/integrations', { name: `Spare ${i}`, org_id: w.orgA.id }));
+    d.schedules.push((await w.ok<{ id: number }>(lk, 'POST', schedulesUrl, { name: `Spare Rota ${i}`, ...rota })).id);
+    const start = w.t.clock.nowMs() + (i + 1) * 86_400_000;
+    const override = { user_id: w.member.id, start: new Date(start).toISOString(), end: new Date(start + 3_600_000).toISOString() };
+    d.overrides.push((await w.ok<{ id: number }>(lk, 'POST', `${schedulesUrl}/${schedule}/overrides`, override)).id);
   }
   return d;
 }
@@ -123,6 +136,11 @@ function realParams(op: Operation, w: World, d: Disposable): ParamSet[] {
   if (/^\/v1\/bookings\/\{token\}\/(confirm|decline)$/.test(p)) return each(d.pending, (id) => ({ token: w.confirmToken(id) }));
   if (p === '/v1/bookings/manage/{token}') return [{ token: w.manageToken }];
   if (p.startsWith('/v1/bookings/manage/{token}/')) return each(d.bookings, (id) => ({ token: w.manage(id) }));
+  if (p === '/v1/orgs/{org_slug}/schedules' || p === '/v1/orgs/{org_slug}/on-call') return [{ org_slug: w.orgA.slug }];
+  if (p === '/v1/orgs/{org_slug}/schedules/{schedule}' && op.method === 'DELETE') return each(d.schedules, (schedule) => ({ org_slug: w.orgA.slug, schedule }));
+  if (p.endsWith('/overrides/{id}')) return each(d.overrides, (id) => ({ org_slug: w.orgA.slug, schedule: d.schedule, id }));
+  if (p.startsWith('/v1/orgs/{org_slug}/schedules/{schedule}')) return [{ org_slug: w.orgA.slug, schedule: d.schedule }];
+  if (p === '/calendar/schedules/{token}') return [{ token: d.scheduleFeed }];
   if (p === '/v1/integrations/{id}') return each(d.integrations, ({ id }) => ({ id }));
   if (p.startsWith('/v1/integrations/{key}/')) return each(d.integrations, ({ key }) => ({ key }));
   return [{}];

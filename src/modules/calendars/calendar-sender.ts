@@ -10,6 +10,7 @@ import { findUserById } from '../users/users.repository.js';
 import { findConnection } from './calendars.repository.js';
 import { DavError, deleteEvent, putEvent } from './dav.js';
 import { davOptions } from './sync.service.js';
+import { isObjectWrite, sendObject, type ObjectWrite } from './objects.js';
 import { hostEventOf, type CalendarWrite } from './writes.js';
 
 /**
@@ -19,7 +20,9 @@ import { hostEventOf, type CalendarWrite } from './writes.js';
  */
 export function calendarSender(ctx: AppContext): Sender {
   return async (row: OutboxRow) => {
-    const p = JSON.parse(row.payload) as CalendarWrite;
+    const p = JSON.parse(row.payload) as CalendarWrite | ObjectWrite;
+    // Events other features keep there (on-call shifts): objects.ts.
+    if (isObjectWrite(p)) return sendObject(ctx, row, p);
     const conn = await findConnection(ctx.db, p.connection_id);
     if (!conn) return { outcome: 'skipped', note: 'the calendar connection was removed' };
     const b = await findBooking(ctx.db, p.booking_id);

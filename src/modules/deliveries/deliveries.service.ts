@@ -8,7 +8,8 @@ import { fetchWindow, pageOf } from '../../lib/paging.js';
 import type { PagingQuery } from '../../lib/schemas.js';
 import { signToken, verifyToken } from '../../lib/signing.js';
 import { findUserById } from '../users/users.repository.js';
-import { feedIcs } from './ics.js';
+import { FEED_AHEAD, FEED_BACK, userShiftEvents } from '../oncall/index.js';
+import { feedIcs, type FeedEvent } from './ics.js';
 import { attemptsOf, listForUser, requeueFailed } from './outbox.repository.js';
 
 /** The caller's deliveries in their mode, newest first, each with its attempts. */
@@ -74,7 +75,10 @@ export async function rotateCalendarFeed(ctx: AppContext, actor: Actor) {
   return { url: await feedUrl(ctx, actor.userId) };
 }
 
-/** The ICS feed behind a link: the user's upcoming live bookings as host (from 30 days back). */
+/**
+ * The ICS feed behind a link: the user's upcoming live bookings as host (from 30 days back), and
+ * their on-call shifts of the last 30 days and the next 90 ("On call: <schedule>").
+ */
 export async function calendarFeed(ctx: AppContext, token: string): Promise<string> {
   const subject = verifyToken(ctx.secret, 'calendar', token);
   const [userId, version] = (subject ?? '').split('-').map(Number);
@@ -92,9 +96,10 @@ export async function calendarFeed(ctx: AppContext, token: string): Promise<stri
     .orderBy('bookings.start_time')
     .limit(2000)
     .execute();
-  return feedIcs(
-    `${user.name} · Muster`,
-    rows.map((b) => ({
+  const now = ctx.clock.nowMs();
+  const shifts = await userShiftEvents(ctx, user.id, now - FEED_BACK, now + FEED_AHEAD);
+  return feedIcs(`${user.name} · Muster`, [
+    ...rows.map((b): FeedEvent => ({
       uid: `${b.id}@muster`,
       start: b.start_time,
       end: b.end_time,
@@ -104,5 +109,6 @@ export async function calendarFeed(ctx: AppContext, token: string): Promise<stri
       // The booking's last change, not the fetch: the same feed twice is the same text.
       stamp: b.updated_at,
     })),
-  );
+    ...shifts,
+  ]);
 }

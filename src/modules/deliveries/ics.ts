@@ -1,4 +1,4 @@
-import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus } from 'ical-generator';
+import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus, ICalEventTransparency } from 'ical-generator';
 
 export interface Invitation {
   uid: string;
@@ -77,6 +77,8 @@ export interface FeedEvent {
   status: 'confirmed' | 'pending';
   /** DTSTAMP: when the booking last changed, so fetching the feed twice gives the same text. */
   stamp?: string;
+  /** Shown as free time (TRANSP:TRANSPARENT): on-call shifts, which make nobody busy. */
+  transparent?: boolean;
 }
 
 /** A calendar feed of events (a user's upcoming bookings). */
@@ -91,6 +93,7 @@ export function feedIcs(name: string, events: FeedEvent[]): string {
       summary: e.summary,
       description: e.description ?? null,
       status: e.status === 'pending' ? ICalEventStatus.TENTATIVE : ICalEventStatus.CONFIRMED,
+      ...(e.transparent ? { transparency: ICalEventTransparency.TRANSPARENT } : {}),
     });
   }
   return withFinalCrlf(cal.toString());

@@ -12,7 +12,15 @@ export type ProgressBody = Static<typeof ProgressBody>;
 
 const Minutes = Nullable(Type.Integer({ minimum: 1, maximum: 1440, description: 'minutes; null: never escalates' }));
 export const AckTimeouts = Type.Object({ urgent: Minutes, high: Minutes });
-export const DispatchSettings = Type.Object({ ack_timeout_minutes: AckTimeouts }, { title: 'DispatchSettings', description: "An org's acknowledgement timeouts" });
-export const UpdateDispatchSettings = Type.Object({
-  ack_timeout_minutes: Type.Object({ urgent: Type.Optional(Minutes), high: Type.Optional(Minutes) }, { minProperties: 1 }),
-});
+const NoticeMinutes = Nullable(Type.Integer({ minimum: 1, maximum: 1440, description: 'minutes before a shift that its person gets a push and an email (default 15); null: no handoff notices' }));
+export const DispatchSettings = Type.Object(
+  { ack_timeout_minutes: AckTimeouts, handoff_notice_minutes: NoticeMinutes },
+  { title: 'DispatchSettings', description: "An org's acknowledgement timeouts and on-call handoff notices" },
+);
+export const UpdateDispatchSettings = Type.Object(
+  {
+    ack_timeout_minutes: Type.Optional(Type.Object({ urgent: Type.Optional(Minutes), high: Type.Optional(Minutes) }, { minProperties: 1 })),
+    handoff_notice_minutes: Type.Optional(NoticeMinutes),
+  },
+  { minProperties: 1 },
+);

@@ -4,7 +4,7 @@ import type { DB, Priority } from '../../db/schema.js';
 import type { Actor } from '../../lib/actor.js';
 import { MINUTE, iso } from '../../lib/clock.js';
 import { orgAccess } from '../orgs/access.js';
-import { findAckTimeouts, saveAckTimeouts, type AckTimeouts } from './settings.repository.js';
+import { findAckTimeouts, findHandoffMinutes, saveAckTimeouts, saveHandoffMinutes, type AckTimeouts } from './settings.repository.js';
 
 /** The acknowledgement timeout of a priority in this org, in minutes; null when it never escalates. */
 export function timeoutOf(t: AckTimeouts, priority: Priority): number | null {
@@ -21,18 +21,27 @@ export async function ackDeadline(db: Kysely<DB>, orgId: number, priority: Prior
 
 export async function getDispatchSettings(ctx: AppContext, actor: Actor, slug: string) {
   const { org } = await orgAccess(ctx, actor, { slug });
-  return { ack_timeout_minutes: await findAckTimeouts(ctx.db, org.id) };
+  const notice = (await findHandoffMinutes(ctx.db, [org.id])).get(org.id) ?? null;
+  return { ack_timeout_minutes: await findAckTimeouts(ctx.db, org.id), handoff_notice_minutes: notice };
 }
 
 /**
- * Org admins and owners change the timeouts. A change applies to the next step each incident
- * reaches (the sweeper reads the setting when a step falls due), not retroactively.
+ * Org admins and owners change the timeouts and the handoff notices. A change applies to the next
+ * step each incident reaches (the sweeper reads the setting when a step falls due), and to the
+ * next notice, not retroactively.
  */
-export async function updateDispatchSettings(ctx: AppContext, actor: Actor, slug: string, input: { ack_timeout_minutes: Partial<AckTimeouts> }) {
+export async function updateDispatchSettings(
+  ctx: AppContext,
+  actor: Actor,
+  slug: string,
+  input: { ack_timeout_minutes?: Partial<AckTimeouts> | undefined; handoff_notice_minutes?: number | null | undefined },
+) {
   const { org } = await orgAccess(ctx, actor, { slug }, { role: 'admin', write: true });
   return ctx.transaction(async (tx) => {
+    const now = iso(ctx.clock.now());
     const next = { ...(await findAckTimeouts(tx.db, org.id)), ...input.ack_timeout_minutes };
-    await saveAckTimeouts(tx.db, org.id, next, iso(ctx.clock.now()));
-    return { ack_timeout_minutes: next };
+    await saveAckTimeouts(tx.db, org.id, next, now);
+    if (input.handoff_notice_minutes !== undefined) await saveHandoffMinutes(tx.db, org.id, input.handoff_notice_minutes, now);
+    return { ack_timeout_minutes: next, handoff_notice_minutes: (await findHandoffMinutes(tx.db, [org.id])).get(org.id) ?? null };
   });
 }

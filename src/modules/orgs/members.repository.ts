@@ -58,8 +58,19 @@ export async function setRole(db: Kysely<DB>, orgId: number, userId: number, rol
   await db.updateTable('memberships').set({ role }).where('org_id', '=', orgId).where('user_id', '=', userId).execute();
 }
 
-/** Removes the membership and the user's places in the org's teams. */
-export async function removeMember(db: Kysely<DB>, orgId: number, userId: number): Promise<void> {
+/**
+ * Keeps the memberships about to end (of `userId`, in `orgId` or in every org) in
+ * `membership_history`: on-call schedules answer questions about the past with who was a member then.
+ */
+export async function recordMembershipsEnded(db: Kysely<DB>, userId: number, orgId: number | undefined, leftAt: string): Promise<void> {
+  let q = db.selectFrom('memberships').select((eb) => ['org_id', 'user_id', eb.ref('created_at').as('joined_at'), eb.val(leftAt).as('left_at')]).where('user_id', '=', userId);
+  if (orgId !== undefined) q = q.where('org_id', '=', orgId);
+  await db.insertInto('membership_history').columns(['org_id', 'user_id', 'joined_at', 'left_at']).expression(q).execute();
+}
+
+/** Removes the membership and the user's places in the org's teams; the membership goes into its history. */
+export async function removeMember(db: Kysely<DB>, orgId: number, userId: number, at: string): Promise<void> {
+  await recordMembershipsEnded(db, userId, orgId, at);
   await db
     .deleteFrom('team_members')
     .where('user_id', '=', userId)
@@ -85,4 +96,21 @@ export async function orgIdsOfUsers(db: Kysely<DB>, userIds: readonly number[]):
     orgs.add(r.org_id);
   }
   return out;
+}
+
+export interface MembershipSpan {
+  org_id: number;
+  user_id: number;
+  joined_at: string;
+  /** null: still a member. */
+  left_at: string | null;
+}
+
+/** Every membership of these orgs, past (membership_history) and present, oldest first. */
+export async function membershipSpans(db: Kysely<DB>, orgIds: readonly number[]): Promise<MembershipSpan[]> {
+  if (orgIds.length === 0) return [];
+  const past = await db.selectFrom('membership_history').select(['org_id', 'user_id', 'joined_at', 'left_at']).where('org_id', 'in', orgIds).execute();
+  const now = await db.selectFrom('memberships').select(['org_id', 'user_id', 'created_at']).where('org_id', 'in', orgIds).execute();
+  const all: MembershipSpan[] = [...past, ...now.map((m) => ({ org_id: m.org_id, user_id: m.user_id, joined_at: m.created_at, left_at: null }))];
+  return all.sort((a, b) => (a.joined_at < b.joined_at ? -1 : a.joined_at > b.joined_at ? 1 : 0));
 }

@@ -114,7 +114,7 @@ export async function removeMember(ctx: AppContext, actor: Actor, slug: string, 
     const target = await lockedMember(ctx, tx, access, userId);
     if (!self) assertMayManage(access, target.role, undefined);
     const successor = await assertOwnerMayGo(tx.db, access, target);
-    await members.removeMember(tx.db, access.org.id, userId);
+    await members.removeMember(tx.db, access.org.id, userId, iso(ctx.clock.now()));
     await handOverBilling(ctx, tx, access, userId, successor);
     ctx.events.endAccess({ userId, orgId: access.org.id }, tx); // the org's events stop reaching their streams
   });

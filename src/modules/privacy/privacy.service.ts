@@ -8,6 +8,7 @@ import { redeemCode } from '../auth/email-codes.js';
 import type { Guard } from '../auth/guard.js';
 import { endUserSessions } from '../auth/sessions.js';
 import { orgAccess } from '../orgs/access.js';
+import { recordMembershipsEnded } from '../orgs/members.repository.js';
 import { removeUploads } from '../retention/retention.service.js';
 import { beaconStore } from '../signals/beacon-store.js';
 import { writeAudit } from '../signals/audit.repository.js';
@@ -114,6 +115,8 @@ export async function deleteMe(ctx: AppContext, guard: Guard, actor: Actor, inpu
     await endUserSessions(ctx, user.id, { tx });
     for (const keyId of await repo.keyIdsOf(tx.db, user.id)) ctx.events.endAccess({ keyId }, tx);
     ctx.events.endAccess({ userId: user.id }, tx);
+    // On-call schedules count them out of every org from now on, and keep who they were on call for.
+    await recordMembershipsEnded(tx.db, user.id, undefined, iso(ctx.clock.now()));
     if (!(await repo.deleteAccount(tx.db, user))) throw notFound();
     return { images, soleOrgs };
   });

@@ -7,6 +7,7 @@ import { setViewingTestData, useSession, viewingTestData } from './session';
 
 const NAV = [
   { href: '/app/incidents', label: 'Incidents', icon: '!' },
+  { href: '/app/oncall', label: 'On call', icon: '☎' },
   { href: '/app/signals', label: 'Signals', icon: '◎' },
   { href: '/app/devices', label: 'Devices', icon: '◈' },
   { href: '/app/bookings', label: 'Bookings', icon: '▦' },

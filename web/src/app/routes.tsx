@@ -12,12 +12,19 @@ import { OrgsView } from './views/orgs';
 import { SettingsView } from './views/settings';
 import { SignalsView } from './views/signals';
 import { AdminView } from './views/admin';
+import { ScheduleEditor } from './views/oncall/editor';
+import { OnCallView } from './views/oncall/list';
+import { ScheduleView } from './views/oncall/schedule';
 
 export function Routes({ loc }: { loc: Loc }) {
   const p = loc.path;
   let m: Record<string, string> | null;
   if (p === '/app/incidents') return <IncidentsView loc={loc} />;
   if ((m = match('/app/incidents/:id', p))) return <IncidentDetailView key={m.id} id={Number(m.id)} />;
+  if (p === '/app/oncall') return <OnCallView />;
+  if ((m = match('/app/oncall/:org/new', p))) return <ScheduleEditor key={`${m.org}-new`} orgSlug={m.org!} scheduleRef={null} />;
+  if ((m = match('/app/oncall/:org/:schedule/edit', p))) return <ScheduleEditor key={`${m.org}-${m.schedule}-edit`} orgSlug={m.org!} scheduleRef={m.schedule!} />;
+  if ((m = match('/app/oncall/:org/:schedule', p))) return <ScheduleView key={`${m.org}-${m.schedule}`} orgSlug={m.org!} scheduleRef={m.schedule!} />;
   if (p === '/app/signals') return <SignalsView />;
   if (p === '/app/devices') return <DevicesView />;
   if (p === '/app/bookings') return <BookingsView loc={loc} />;

@@ -50,3 +50,11 @@ export interface LiveEvent<T = unknown> {
   payload: T;
   org_ids?: number[];
 }
+
+export type Schedule = api.Schedule;
+export type Layer = api.Schedule['layers'][number];
+export type Restriction = Layer['restrictions'][number];
+export type Shift = api.Shift;
+export type ScheduleTimeline = api.ScheduleTimeline;
+export type OrgOnCall = api.OrgOnCall;
+export type Override = api.Override;

@@ -8,6 +8,7 @@ import './field.css';
 import { Beacon, fixOf, type BeaconState } from './beacon';
 import { deviceId } from './device';
 import { MyIncidentsPanel, type Act } from './incidents';
+import { OnCallPanel } from './oncall';
 import { AlertPanel, BeaconPanel, Outbox, PhotoPanel, ReportPanel } from './panels';
 import { queue, type QueueState } from './queue';
 import type { Fix, Me, Org, SignalBody, SignalType } from './types';
@@ -242,6 +243,7 @@ function Terminal({ session }: { session: Session }) {
             {flash.text}
           </p>
         )}
+        {!session.offline && <OnCallPanel />}
         <MyIncidentsPanel userId={session.me.id} act={act} linkNote={(incident, note) => send('note', note, undefined, incident)}
           linkPhoto={(incident, photo, caption) => send('capture', caption, photo, incident)}
           fix={fix}

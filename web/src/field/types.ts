@@ -23,3 +23,6 @@ export interface Fix {
 }
 
 export type MyIncident = api.Incident;
+
+/** One of the person's on-call shifts (GET /v1/auth/me/shifts). */
+export type MyShift = api.MyShiftList['shifts'][number];

@@ -1,0 +1,85 @@
+// Rows -> the resolver's History: every version of the layers, the overrides as they were in
+// force (from their start, which is never before their creation, until their end or deletion),
+// and when each user was a member of the org. Loaded for many schedules in a fixed number of
+// queries (one per table), whatever their count.
+import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import type { DB } from '../../db/schema.js';
+import { membershipSpans } from '../orgs/members.repository.js';
+import type { History, Interval, LayerSpec, Version } from './resolver.js';
+import { overridesOf, versionsOf, type ScheduleRow, type VersionRow } from './schedules.repository.js';
+
+const FOREVER = 8.64e15;
+
+export function parseLayers(json: string): LayerSpec[] {
+  return JSON.parse(json) as LayerSpec[];
+}
+
+/**
+ * Versions are never changed once written, so each one's parsed layers are kept by its row id and
+ * shared by every question about it (the resolver also keeps what it compiled per layer object).
+ * Callers must not change them.
+ */
+const parsed = new LRUCache<number, LayerSpec[]>({ max: 5_000 });
+function layersOf(v: VersionRow): LayerSpec[] {
+  let layers = parsed.get(v.id);
+  if (!layers) parsed.set(v.id, (layers = parseLayers(v.layers)));
+  return layers;
+}
+
+function versionsFor(s: ScheduleRow, rows: readonly VersionRow[]): Version[] {
+  const out: Version[] = rows.map((v) => ({ from: Date.parse(v.effective_from), timeZone: v.time_zone, layers: layersOf(v) }));
+  if (s.deleted_at) out.push({ from: Date.parse(s.deleted_at), timeZone: s.time_zone, layers: [], ended: true });
+  return out;
+}
+
+/** Each org's members over time: user -> sorted [joined, left) spans. */
+async function membershipByOrg(db: Kysely<DB>, orgIds: readonly number[]): Promise<Map<number, Map<number, Interval[]>>> {
+  const byOrg = new Map<number, Map<number, Interval[]>>();
+  for (const m of await membershipSpans(db, orgIds)) {
+    let org = byOrg.get(m.org_id);
+    if (!org) byOrg.set(m.org_id, (org = new Map<number, Interval[]>()));
+    let list = org.get(m.user_id);
+    if (!list) org.set(m.user_id, (list = []));
+    list.push({ start: Date.parse(m.joined_at), end: m.left_at === null ? FOREVER : Date.parse(m.left_at) });
+  }
+  return byOrg;
+}
+
+/** The history of each schedule, with the overrides that count somewhere in [from, to). */
+export async function loadHistories(db: Kysely<DB>, schedules: readonly ScheduleRow[], from: number, to: number): Promise<Map<number, History>> {
+  const ids = schedules.map((s) => s.id);
+  const [versions, overrides, members] = await Promise.all([
+    versionsOf(db, ids),
+    overridesOf(db, ids, new Date(from).toISOString(), new Date(to).toISOString()),
+    membershipByOrg(db, [...new Set(schedules.map((s) => s.org_id))]),
+  ]);
+  const versionsBy = groupBy(versions, (v) => v.schedule_id);
+  const overridesBy = groupBy(overrides, (o) => o.schedule_id);
+  const out = new Map<number, History>();
+  for (const s of schedules) {
+    out.set(s.id, {
+      versions: versionsFor(s, versionsBy.get(s.id) ?? []),
+      overrides: (overridesBy.get(s.id) ?? []).map((o) => ({
+        id: o.id,
+        userId: o.user_id,
+        start: Date.parse(o.start_time),
+        end: o.deleted_at && o.deleted_at < o.end_time ? Date.parse(o.deleted_at) : Date.parse(o.end_time),
+        order: o.id,
+      })),
+      membership: members.get(s.org_id) ?? new Map<number, Interval[]>(),
+    });
+  }
+  return out;
+}
+
+function groupBy<T>(rows: readonly T[], key: (r: T) => number): Map<number, T[]> {
+  const out = new Map<number, T[]>();
+  for (const r of rows) {
+    const k = key(r);
+    const list = out.get(k);
+    if (list) list.push(r);
+    else out.set(k, [r]);
+  }
+  return out;
+}

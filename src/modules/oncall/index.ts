@@ -1,0 +1,50 @@
+// The public surface of on-call schedules: other modules (paging, reports, the user's calendar
+// feed, the job scheduler) import only this file. Every answer comes from the whole history, so a
+// question about an earlier instant is answered as things were then (layers, overrides, members).
+import type { AppContext } from '../../context.js';
+import { DAY } from '../../lib/clock.js';
+import { loadHistories } from './history.js';
+import { around } from './queries.js';
+import { resolve, type Shift } from './resolver.js';
+import * as repo from './schedules.repository.js';
+
+export type { Shift, Source } from './resolver.js';
+export { oncallRoutes } from './oncall.routes.js';
+export { userShiftEvents, FEED_BACK, FEED_AHEAD } from './feeds.js';
+export { sendHandoffNotices } from './handoffs.js';
+export { syncShiftCalendars } from './calendar-writes.js';
+
+/** A schedule of an org by id, deleted ones included (their history stays answerable). */
+async function scheduleOf(ctx: AppContext, orgId: number, scheduleId: number) {
+  const s = await repo.findScheduleById(ctx.db, scheduleId);
+  return s && s.org_id === orgId ? s : undefined;
+}
+
+/**
+ * Who was (or is, or will be) on call in schedule `scheduleId` of org `orgId` at instant `at` (ms),
+ * with the bounds of their shift; undefined in a gap or for an unknown schedule.
+ */
+export async function whoIsOnCall(ctx: AppContext, orgId: number, scheduleId: number, at: number): Promise<Shift | undefined> {
+  const s = await scheduleOf(ctx, orgId, scheduleId);
+  if (!s) return undefined;
+  const h = (await loadHistories(ctx.db, [s], at - 93 * DAY, at + 93 * DAY)).get(s.id)!;
+  return around(h, at).current;
+}
+
+/** The final shifts of a schedule over [from, to) (ms), in time order, and the gaps. */
+export async function finalShifts(ctx: AppContext, orgId: number, scheduleId: number, from: number, to: number): Promise<{ shifts: Shift[]; gaps: { start: number; end: number }[] }> {
+  const s = await scheduleOf(ctx, orgId, scheduleId);
+  if (!s) return { shifts: [], gaps: [] };
+  return resolve((await loadHistories(ctx.db, [s], from, to)).get(s.id)!, from, to);
+}
+
+/** Hours on call per user over [from, to) across every schedule of the org, deleted ones included, for reports. */
+export async function hoursOnCall(ctx: AppContext, orgId: number, from: number, to: number): Promise<Map<number, number>> {
+  const schedules = await repo.allSchedulesOf(ctx.db, orgId);
+  const histories = await loadHistories(ctx.db, schedules, from, to);
+  const hours = new Map<number, number>();
+  for (const s of schedules) {
+    for (const shift of resolve(histories.get(s.id)!, from, to).shifts) hours.set(shift.userId, (hours.get(shift.userId) ?? 0) + (shift.end - shift.start) / 3_600_000);
+  }
+  return hours;
+}
