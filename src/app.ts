@@ -21,6 +21,7 @@ import { publicPageExists } from './modules/scheduling/public-page-exists.js';
 import { bookingsRoutes } from './modules/scheduling/bookings.routes.js';
 import { eventTypesRoutes } from './modules/scheduling/event-types.routes.js';
 import { signalsRoutes } from './modules/signals/signals.routes.js';
+import { streamAccessCheck } from './modules/streams/access-check.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { teamsRoutes } from './modules/orgs/teams.routes.js';
 import { healthRoutes } from './modules/system/health.routes.js';
@@ -102,6 +103,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     done();
   });
 
+  // Open streams are checked again periodically and after a gap in the access notices (modules/streams).
+  ctx.events.hub.checkAccessWith(streamAccessCheck(ctx));
   // Open streams never finish on their own: end them first so close() can wait for the rest.
   app.addHook('preClose', (done) => {
     ctx.events.hub.disconnectAll();

@@ -77,6 +77,8 @@ export interface Config {
   calendarMaxBytes: number;
   /** Concurrent live streams one user may hold (every key and session together; across instances with Redis); 0 = no cap. */
   streamLimitPerUser: number;
+  /** Every open stream's credential and orgs are checked again within this period (a lost access notice costs at most that); 0 = never. */
+  streamRecheckMs: number;
   /** Inbound email (docs/integrations.md): the SMTP listener's port (unset: no listener) and host, the domain of integration and reply addresses, STARTTLS certificate files, size and rate limits. */
   inbound: { port: number | undefined; host: string; domain: string | undefined; tlsKey: string | undefined; tlsCert: string | undefined; maxBytes: number; perMinute: number };
   /** Shortcut for inbound.domain: set when Muster gives out email addresses. */
@@ -285,6 +287,7 @@ export function loadConfig(env: Env = process.env): Config {
     calendarTimeoutMs: int('CALENDAR_TIMEOUT_MS', 10_000, 100, 120_000),
     calendarMaxBytes: int('CALENDAR_MAX_BYTES', 5 * 1_048_576, 1_024, 100 * 1_048_576),
     streamLimitPerUser: int('STREAM_LIMIT_PER_USER', 30, 0, 100_000),
+    streamRecheckMs: int('STREAM_RECHECK_MS', 30_000, 0, 3_600_000),
     inbound,
     inboundEmailDomain: inbound.domain,
     credentialCache: { ttlMs: int('CREDENTIAL_CACHE_TTL_MS', 5_000, 0, 60_000), maxEntries: int('CREDENTIAL_CACHE_SIZE', 10_000, 1, 1_000_000) },

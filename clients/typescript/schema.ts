@@ -2543,6 +2543,10 @@ export interface components {
             payload: components["schemas"]["Reply"];
             /** @enum {string} */
             type: "incident.reply";
+        } | {
+            payload: components["schemas"]["TimelineEvent"];
+            /** @enum {string} */
+            type: "incident.timeline";
         };
         /**
          * Integration
@@ -3766,9 +3770,11 @@ export interface operations {
     listAuditEntries: {
         parameters: {
             query: {
-                limit: number;
+                /** @description Default: 50. */
+                limit?: number;
                 org_id: number;
-                page: number;
+                /** @description Default: 1. */
+                page?: number;
             };
             header?: never;
             path?: never;
@@ -4555,12 +4561,14 @@ export interface operations {
     };
     listBookings: {
         parameters: {
-            query: {
+            query?: {
                 event_type_id?: number;
                 /** @description start_time at or after: a date-time, or a day (YYYY-MM-DD, from its start, UTC) */
                 from?: string;
-                limit: number;
-                page: number;
+                /** @description Default: 50. */
+                limit?: number;
+                /** @description Default: 1. */
+                page?: number;
                 status?: "confirmed" | "pending" | "cancelled" | "declined";
                 /** @description start_time before: a date-time, or a day (YYYY-MM-DD, up to its end, UTC) */
                 to?: string;
@@ -5285,9 +5293,11 @@ export interface operations {
     };
     listDeliveries: {
         parameters: {
-            query: {
-                limit: number;
-                page: number;
+            query?: {
+                /** @description Default: 50. */
+                limit?: number;
+                /** @description Default: 1. */
+                page?: number;
             };
             header?: never;
             path?: never;
@@ -5685,12 +5695,14 @@ export interface operations {
     };
     listIncidents: {
         parameters: {
-            query: {
+            query?: {
                 /** @description `me`, `none` (unassigned) or a user id */
                 assignee_id?: string;
-                limit: number;
+                /** @description Default: 50. */
+                limit?: number;
                 org_id?: number;
-                page: number;
+                /** @description Default: 1. */
+                page?: number;
                 /** @description SLA: urgent 1 h, high 4 h, normal 24 h, low 48 h */
                 priority?: "low" | "normal" | "high" | "urgent";
                 /** @description search: case-insensitive substring of the title, description or reference; `#12` also matches the id */
@@ -6041,8 +6053,9 @@ export interface operations {
     };
     listIncidentResponders: {
         parameters: {
-            query: {
-                limit: number;
+            query?: {
+                /** @description Default: 20. */
+                limit?: number;
                 /** @description only responders within this many metres of the incident */
                 within_m?: number;
             };
@@ -8236,10 +8249,12 @@ export interface operations {
     };
     listSignals: {
         parameters: {
-            query: {
-                limit: number;
+            query?: {
+                /** @description Default: 50. */
+                limit?: number;
                 org_id?: number;
-                page: number;
+                /** @description Default: 1. */
+                page?: number;
                 /** @description beacons are never stored: `beacon` lists nothing */
                 type?: "beacon" | "capture" | "note" | "checkin" | "alert";
             };
@@ -8486,12 +8501,14 @@ export interface operations {
     };
     listTickets: {
         parameters: {
-            query: {
+            query?: {
                 /** @description `me`, `none` (unassigned) or a user id */
                 assignee_id?: string;
-                limit: number;
+                /** @description Default: 50. */
+                limit?: number;
                 org_id?: number;
-                page: number;
+                /** @description Default: 1. */
+                page?: number;
                 /** @description SLA: urgent 1 h, high 4 h, normal 24 h, low 48 h */
                 priority?: "low" | "normal" | "high" | "urgent";
                 /** @description search: case-insensitive substring of the title, description or reference; `#12` also matches the id */
@@ -8842,8 +8859,9 @@ export interface operations {
     };
     listTicketResponders: {
         parameters: {
-            query: {
-                limit: number;
+            query?: {
+                /** @description Default: 20. */
+                limit?: number;
                 /** @description only responders within this many metres of the incident */
                 within_m?: number;
             };
@@ -9185,9 +9203,11 @@ export interface operations {
     };
     listUsers: {
         parameters: {
-            query: {
-                limit: number;
-                page: number;
+            query?: {
+                /** @description Default: 50. */
+                limit?: number;
+                /** @description Default: 1. */
+                page?: number;
             };
             header?: never;
             path?: never;

@@ -4,7 +4,7 @@ import { flag } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
-import { invalidField } from '../../lib/errors.js';
+import { forbidden, invalidField } from '../../lib/errors.js';
 import { recorded, type EffectRecorder } from '../../lib/idempotency.js';
 import { fetchWindow, pageOf } from '../../lib/paging.js';
 import { queueDelivery } from '../deliveries/outbox.js';
@@ -12,7 +12,7 @@ import { recordTimeline, type TimelineIncident } from '../dispatch/timeline.js';
 import { findIncident } from '../incidents/incidents.repository.js';
 import { openIncident } from '../incidents/incidents.service.js';
 import { actorScope, targetOrg, targetOrgWrite } from '../orgs/access.js';
-import { listMembers } from '../orgs/members.repository.js';
+import { isMemberLocked, listMembers } from '../orgs/members.repository.js';
 import { cachedUser } from '../users/user-cache.js';
 import { CHANNEL, audit, deviceKeyOf } from './beacons.service.js';
 import { beaconStore } from './beacon-store.js';
@@ -186,6 +186,8 @@ function recordBeacon(ctx: AppContext, actor: Actor, b: BeaconInput, userName: s
       ...(guard ? { check: () => guard.check() } : {}),
       onTurnOn: async (tx) => {
         if (guard) await guard.inTx(tx);
+        // The org access read before this may predate a removal: a removed member's device stays off.
+        if (!(await isMemberLocked(tx.db, ctx.database.dialect === 'postgres', orgId, actor.userId))) throw forbidden();
         await audit(ctx, tx, { org_id: orgId, user_id: actor.userId, device_id: deviceId }, actor.mode, 'beacon_on', { lat: b.lat, lng: b.lng });
         ctx.events.publish(tx, beaconEvent);
       },
