@@ -47,14 +47,16 @@ export function mailDns(): MailDns {
 
 export interface SendOptions {
   /** The SMTP envelope, when it differs from the headers (forwarding with SRS, a bounce's `MAIL FROM:<>`). */
-  envelope?: { from: string; to: string | string[] };
+  envelope?: { from: string; to: string[] };
   /** Signs the message (DKIM-Signature header) with this key. */
   dkim?: DkimKey;
+  /** The client's own address (another loopback address plays another host: 127.0.0.2 a relay). */
+  localAddress?: string;
 }
 
 /** Sends one message to the listener on `port` with nodemailer; resolves with its answer or rejects with the SMTP refusal. */
 export async function sendTo(port: number, mail: nodemailer.SendMailOptions, o: SendOptions = {}) {
-  const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, name: 'client.example.net' });
+  const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, name: 'client.example.net', ...(o.localAddress ? { localAddress: o.localAddress } : {}) });
   try {
     return await transport.sendMail({ ...mail, ...(o.envelope ? { envelope: o.envelope } : {}), ...(o.dkim ? { dkim: o.dkim } : {}) });
   } finally {

@@ -39,7 +39,7 @@ export function relayList(config: Config): BlockList {
 }
 
 /** One Authentication-Results header (RFC 8601): its authserv-id and each `method=result` with its properties. */
-function parseAuthResults(value: string): { authservId: string; results: { method: string; result: string; props: Map<string, string> }[] } {
+function parseAuthResults(value: string): { authservId: string; results: ResInfo[] } {
   let text = value;
   // Comments may nest; drop the innermost first.
   for (let i = 0; i < 5 && /\([^()]*\)/.test(text); i += 1) text = text.replace(/\([^()]*\)/g, ' ');
@@ -54,12 +54,38 @@ function parseAuthResults(value: string): { authservId: string; results: { metho
   return { authservId: head.trim().split(/\s+/)[0]!.toLowerCase(), results };
 }
 
+type ResInfo = { method: string; result: string; props: Map<string, string> };
+
 /**
- * DMARC passed for this From: domain in someone else's results (a relay's header, a forwarder's ARC
- * set). `header.from` may name the organizational domain (mailauth writes it so).
+ * Someone else's results (a relay's header, a forwarder's ARC set) authenticate this From: by the
+ * rule Muster applies itself: dmarc=pass for its domain, or where the domain has no DMARC record
+ * (dmarc=none or absent), a passing DKIM signature or SPF check aligned with it (relaxed).
+ * `header.from` may name the organizational domain (mailauth writes it so), which then sets the
+ * alignment.
  */
-function dmarcPassIn(results: { method: string; result: string; props: Map<string, string> }[], fromDomain: string): boolean {
-  return results.some((r) => r.method === 'dmarc' && r.result === 'pass' && within(fromDomain, r.props.get('header.from') ?? '\0'));
+function passIn(results: readonly ResInfo[], fromDomain: string): boolean {
+  const dmarc = results.find((r) => r.method === 'dmarc');
+  const named = dmarc?.props.get('header.from');
+  const org = named && within(fromDomain, named) ? named : fromDomain;
+  if (dmarc && named && !within(fromDomain, named)) return false;
+  if (dmarc?.result === 'pass') return true;
+  if (dmarc && dmarc.result !== 'none') return false;
+  const aligned = (domain: string | undefined) => domain !== undefined && within(domain.replace(/^.*@/, ''), org);
+  return results.some((r) => r.result === 'pass' && ((r.method === 'dkim' && aligned(r.props.get('header.d') ?? r.props.get('header.i'))) || (r.method === 'spf' && aligned(r.props.get('smtp.mailfrom')))));
+}
+
+/** mailauth's parsed ARC-Authentication-Results, in the shape of parseAuthResults. */
+function arcResults(aar: Record<string, unknown>): ResInfo[] {
+  type Entry = { result?: string; header?: Record<string, string | undefined>; smtp?: Record<string, string | undefined> };
+  const entry = (method: string, e: Entry | undefined, props: [string, string | undefined][]): ResInfo[] =>
+    e?.result ? [{ method, result: e.result.toLowerCase(), props: new Map(props.filter((p): p is [string, string] => p[1] !== undefined).map(([k, v]) => [k, v.toLowerCase()])) }] : [];
+  const dmarc = aar.dmarc as Entry | undefined;
+  const spf = aar.spf as Entry | undefined;
+  return [
+    ...entry('dmarc', dmarc, [['header.from', dmarc?.header?.from]]),
+    ...entry('spf', spf, [['smtp.mailfrom', spf?.smtp?.mailfrom]]),
+    ...((aar.dkim as Entry[] | undefined) ?? []).flatMap((d) => entry('dkim', d, [['header.d', d.header?.d], ['header.i', d.header?.i]])),
+  ];
 }
 
 /** Muster's own check: DMARC, or where the domain publishes no DMARC record, the same alignment rule (relaxed). */
@@ -104,14 +130,13 @@ export async function authenticateFrom(config: Config, relays: BlockList, raw: B
 
   if (isIP(ip) && relays.check(ip, isIP(ip) === 6 ? 'ipv6' : 'ipv4')) {
     const header = authResults.map(parseAuthResults).find((h) => config.inbound.relayAuthservIds.includes(h.authservId));
-    if (header && dmarcPassIn(header.results, fromDomain)) return { authenticated: true, summary: `dmarc=pass header.from=${fromDomain} by trusted relay ${header.authservId} (${ip})`, temporary: false };
+    if (header && passIn(header.results, fromDomain)) return { authenticated: true, summary: `${fromDomain} authenticated by trusted relay ${header.authservId} (${ip})`, temporary: false };
   }
   const arc = r.arc;
   const sealer = arc && arc.status.result === 'pass' && arc.signature ? arc.signature.signingDomain.toLowerCase() : undefined;
   if (arc && sealer && config.inbound.trustedForwarders.some((f) => within(sealer, f))) {
-    const aar = (arc.authenticationResults ?? {}) as { dmarc?: { result?: string; header?: { from?: string } } };
-    if (aar.dmarc?.result === 'pass' && within(fromDomain, aar.dmarc.header?.from?.toLowerCase() ?? '\0')) {
-      return { authenticated: true, summary: `dmarc=pass header.from=${fromDomain} by trusted forwarder ${sealer} (ARC i=${String(arc.i)})`, temporary: false };
+    if (passIn(arcResults(arc.authenticationResults ?? {}), fromDomain)) {
+      return { authenticated: true, summary: `${fromDomain} authenticated by trusted forwarder ${sealer} (ARC i=${String(arc.i)})`, temporary: false };
     }
   }
   const temporary = [r.dmarc ? r.dmarc.status.result : '', r.spf ? r.spf.status.result : '', ...r.dkim.results.map((s) => s.status.result)].some((x) => x === 'temperror' || x === 'temperr');
