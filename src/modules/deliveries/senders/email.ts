@@ -69,8 +69,9 @@ export function emailSender(ctx: AppContext): Sender {
     } catch (err) {
       const code = (err as { responseCode?: number }).responseCode ?? null;
       // A 5xx SMTP reply for the recipient is permanent (no such mailbox), and so is an address
-      // nodemailer cannot send to at all (EENVELOPE: "No recipients defined"); anything else is retried.
-      const envelope = (err as { code?: string }).code === 'EENVELOPE';
+      // nodemailer cannot send to at all (EENVELOPE without a server reply: "No recipients
+      // defined"); anything else is retried (a 4xx refusal of every recipient is EENVELOPE too).
+      const envelope = (err as { code?: string }).code === 'EENVELOPE' && code === null;
       throw new DeliveryError(err instanceof Error ? err.message : String(err), code, envelope || (code !== null && code >= 550 && code < 560));
     }
   };
