@@ -812,7 +812,7 @@ export interface paths {
             cookie?: never;
         };
         /** Mail the inbound listener accepted (org admins): failed ones with their error, automatic mail kept as ignored */
-        get: operations["getInboundEmails"];
+        get: operations["listInboundEmails"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5288,7 +5288,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    getInboundEmails: {
+    listInboundEmails: {
         parameters: {
             query: {
                 integration_id?: number;
