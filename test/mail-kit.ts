@@ -11,6 +11,8 @@ export interface MailDns {
   txt(name: string, value: string): void;
   /** Publishes a DKIM key for `domain` (selector `sel`) and answers the signing options for nodemailer. */
   dkim(domain: string, selector?: string): DkimKey;
+  /** Makes every lookup under `domain` fail for a passing reason (SERVFAIL), as a DNS outage does. */
+  fail(domain: string): void;
   /** How many lookups were answered (a test can see authentication ran). */
   lookups(): number;
 }
@@ -24,9 +26,12 @@ export interface DkimKey {
 /** A resolver answering only what the test published; anything else does not exist (ENOTFOUND), at once. */
 export function mailDns(): MailDns {
   const records = new Map<string, string[]>();
+  const failing = new Set<string>();
   let n = 0;
   const resolver: DNSResolver = (name: string, rrtype: string) => {
     n += 1;
+    const lower = name.toLowerCase();
+    if ([...failing].some((d) => lower === d || lower.endsWith(`.${d}`))) return Promise.reject(Object.assign(new Error(`query ESERVFAIL ${name}`), { code: 'ESERVFAIL', hostname: name }));
     const found = rrtype === 'TXT' ? records.get(name.toLowerCase()) : undefined;
     if (!found) return Promise.reject(Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND', hostname: name }));
     return Promise.resolve(found.map((v) => [v]));
@@ -41,6 +46,7 @@ export function mailDns(): MailDns {
       txt(`${selector}._domainkey.${domain}`, `v=DKIM1; k=rsa; p=${spki}`);
       return { domainName: domain, keySelector: selector, privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
     },
+    fail: (domain) => failing.add(domain.toLowerCase()),
     lookups: () => n,
   };
 }

@@ -130,6 +130,15 @@ describe('mail authentication', () => {
     for (const ref of ['<as-1@example.com>', '<as-2@spf.example.org>']) assert.equal((await w.tickets(live(), `?source_ref=${encodeURIComponent(`email:${ref}`)}`)).length, 1, ref);
   });
 
+  test('a DNS outage where authentication decides answers 451 (the sender tries again), not a refusal or an unverified reply', async () => {
+    const flaky = dns.dkim('flaky.example.org');
+    dns.fail('flaky.example.org');
+    const strict = await w.integration(undefined, { allowed_senders: ['flaky.example.org'] });
+    assert.equal(await refusalCode(smtp.port, { from: 'ops@flaky.example.org', to: strict.email_address!, subject: 'x', text: 'x' }, { dkim: flaky }), 451);
+    // A sender the list refuses anyway is refused for good.
+    assert.equal(await refusalCode(smtp.port, { from: 'ops@elsewhere.example.net', to: strict.email_address!, subject: 'x', text: 'x' }), 550);
+  });
+
   test('a trusted forwarder vouches with its ARC seal for mail whose own authentication forwarding broke', async () => {
     const strict = await w.integration(undefined, { allowed_senders: ['plain.example.org'] });
     const to = strict.email_address!;
