@@ -10,7 +10,7 @@ import { startSmtp, type Mail, type SmtpPeer } from '../../../test/peers.js';
 import { connectSse, listen, type SseClient } from '../../../test/sse-client.js';
 import { createSenders, processDue, type Senders } from '../deliveries/worker.js';
 import { IncidentStreamEvent, SignalStreamEvent } from '../streams/stream-events.schemas.js';
-import { processPending } from './inbound.service.js';
+import { processInbound, processPending } from './inbound.service.js';
 import { startInboundSmtp, type InboundListener } from './smtp-listener.js';
 
 // Issue 32 ("Mail") and issue 31 F7, with what real clients send: a forwarder's SRS envelope,
@@ -226,6 +226,25 @@ describe('mail from real clients', () => {
     assert.equal(ticket.description, 'beforeafter');
     const [row] = await t.ctx.db.selectFrom('inbound_emails').select(['status', 'error']).where('message_id', '=', '<nul-1@example.org>').execute();
     assert.deepEqual(row, { status: 'processed', error: null });
+  });
+
+  test('two processors of one stored message (two instances) open one incident, one capture and one acknowledgement', async () => {
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#00a' } }).png().toBuffer();
+    await send({ from: 'rae@example.org', to: i.email_address!, subject: 'Two at once', text: 'x', messageId: '<race-0@example.org>', attachments: [{ filename: 'r.png', content: png, contentType: 'image/png' }] });
+    await smtp.drain();
+    // The same message stored again, pending (as after a crash), then taken by two processors at once.
+    const row = await t.ctx.db.selectFrom('inbound_emails').selectAll().where('message_id', '=', '<race-0@example.org>').executeTakeFirstOrThrow();
+    const { id: _id, ...copy } = row;
+    const id = (await t.ctx.db.insertInto('inbound_emails').values({ ...copy, message_id: '<race-1@example.org>', status: 'pending', incident_id: null, processed_at: null, answer_to: 'rae-copy@example.org' }).returning('id').executeTakeFirstOrThrow()).id;
+    await Promise.all([processInbound(t.ctx, id), processInbound(t.ctx, id)]);
+    const ticket = await ticketOf('<race-1@example.org>');
+    assert.ok(ticket);
+    assert.equal((await w.tickets(live(), `?source_ref=${encodeURIComponent('email:<race-1@example.org>')}`)).length, 1);
+    const captures = (await w.call(live(), 'GET', '/v1/signals?type=capture')).json<{ signals: { ticket_id: number }[] }>().signals.filter((c) => c.ticket_id === ticket.Id);
+    assert.equal(captures.length, 1);
+    assert.equal((await outboxTo('rae-copy@example.org')).length, 1);
+    const done = await t.ctx.db.selectFrom('inbound_emails').select(['status', 'incident_id']).where('id', '=', id).executeTakeFirstOrThrow();
+    assert.deepEqual(done, { status: 'processed', incident_id: ticket.Id });
   });
 
   test('a message that cannot be processed stays listed for the org admins with its error (never dropped silently)', async () => {
