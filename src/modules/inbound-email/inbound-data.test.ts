@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import nodemailer from 'nodemailer';
+import type nodemailer from 'nodemailer';
 import { DAY } from '../../lib/clock.js';
 import { buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { buildWorld, type CreatedIntegration, type World } from '../../../test/integrations-world.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Ajv } from 'ajv';
-import nodemailer from 'nodemailer';
+import type nodemailer from 'nodemailer';
 import sharp from 'sharp';
 import { buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { buildWorld, type CreatedIntegration, type World } from '../../../test/integrations-world.js';
