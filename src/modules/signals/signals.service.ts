@@ -245,37 +245,9 @@ async function recordSignal(ctx: AppContext, tx: Tx, s: Signal & { Id: number },
  * it: `user_id` 0 and `user_name` '' as GET /v1/signals shows such a signal.
  */
 export async function attachCapture(ctx: AppContext, tx: Tx, incident: TimelineIncident, c: { imageUrl: string; note: string | null; meta: Record<string, unknown> }): Promise<number> {
-  const now = iso(ctx.clock.now());
-  const id = await insertSignal(tx.db, {
-    org_id: incident.org_id,
-    livemode: incident.livemode,
-    user_id: null,
-    type: 'capture',
-    lat: null,
-    lng: null,
-    accuracy: null,
-    note: c.note,
-    image_url: c.imageUrl,
-    ticket_id: incident.id,
-    meta: JSON.stringify(c.meta),
-    created_at: now,
-  });
-  const stored: Signal & { Id: number } = {
-    Id: id,
-    type: 'capture',
-    user_id: 0,
-    user_name: '',
-    org_id: incident.org_id,
-    livemode: incident.livemode === 1,
-    lat: null,
-    lng: null,
-    accuracy: null,
-    note: c.note,
-    image_url: c.imageUrl,
-    ticket_id: incident.id,
-    meta: c.meta,
-    created_at: now,
-  };
+  const common = { type: 'capture' as const, org_id: incident.org_id, lat: null, lng: null, accuracy: null, note: c.note, image_url: c.imageUrl, ticket_id: incident.id, created_at: iso(ctx.clock.now()) };
+  const id = await insertSignal(tx.db, { ...common, livemode: incident.livemode, user_id: null, meta: JSON.stringify(c.meta) });
+  const stored: Signal & { Id: number } = { ...common, Id: id, user_id: 0, user_name: '', livemode: incident.livemode === 1, meta: c.meta };
   ctx.events.publish(tx, { channel: CHANNEL, orgId: incident.org_id, mode: incident.livemode === 1 ? 'live' : 'test', type: 'signal.capture', payload: stored });
   await recordSignal(ctx, tx, stored, incident, null);
   return id;
