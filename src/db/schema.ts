@@ -425,6 +425,8 @@ export interface InboundEmailsTable {
   authenticated: Generated<Flag>;
   /** One line: how From: was or was not authenticated. */
   auth: string | null;
+  /** Bytes of the message as received (0 once retention emptied `raw`). */
+  size: Generated<number>;
   /** Set when retention emptied `raw`. */
   raw_removed_at: string | null;
 }

@@ -7,7 +7,8 @@ import type { MigrationDialect } from '../migrate.js';
 // - What the message says about its sender, read from its headers at DATA time: `sender` (From:),
 //   `answer_to` (Reply-To:, else From:), `subject`, and whether From: was authenticated
 //   (`authenticated`, with `auth`, a one-line summary of why or why not).
-// - `raw_removed_at`: when retention emptied `raw` (the row stays while its incident does).
+// - `size` (bytes as received, so a listing never reads `raw`) and `raw_removed_at`: when
+//   retention emptied `raw` (the row stays while its incident does).
 // - Status `ignored` (automatic mail kept for the record, never answered) needs no DDL: it is text.
 const COLUMNS = [
   'id',
@@ -34,6 +35,7 @@ const newColumns = <T extends string, C extends string>(t: CreateTableBuilder<T,
     .addColumn('subject', 'text')
     .addColumn('authenticated', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('auth', 'text')
+    .addColumn('size', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('raw_removed_at', 'text');
 
 export async function up(db: Kysely<unknown>, d: MigrationDialect): Promise<void> {
@@ -54,8 +56,10 @@ export async function up(db: Kysely<unknown>, d: MigrationDialect): Promise<void
       .addColumn('subject', 'text')
       .addColumn('authenticated', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('auth', 'text')
+      .addColumn('size', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('raw_removed_at', 'text')
       .execute();
+    await sql`update inbound_emails set size = length(raw) * 3 / 4`.execute(db);
   } else {
     // SQLite cannot change a foreign key in place: the table is rebuilt (nothing refers to it).
     await newColumns(
@@ -78,7 +82,7 @@ export async function up(db: Kysely<unknown>, d: MigrationDialect): Promise<void
         .addColumn('processed_at', 'text'),
     ).execute();
     const list = sql.raw(COLUMNS.join(', '));
-    await sql`insert into inbound_emails_new (${list}) select ${list} from inbound_emails`.execute(db);
+    await sql`insert into inbound_emails_new (${list}, size) select ${list}, length(raw) * 3 / 4 from inbound_emails`.execute(db);
     await db.schema.dropTable('inbound_emails').execute();
     await db.schema.alterTable('inbound_emails_new').renameTo('inbound_emails').execute();
     await db.schema.createIndex('inbound_emails_status_idx').on('inbound_emails').columns(['status', 'id']).execute();

@@ -26,8 +26,7 @@ const toInboundEmail = (r: Listed): InboundEmail => ({
   message_id: r.message_id,
   authenticated: r.authenticated === 1,
   auth: r.auth,
-  // The message is kept as base64: four characters for three bytes, padded.
-  size: Math.floor((Number(r.raw_length) * 3) / 4),
+  size: r.size,
   raw_removed_at: r.raw_removed_at,
   received_at: r.created_at,
   processed_at: r.processed_at,

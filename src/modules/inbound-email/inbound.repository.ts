@@ -1,8 +1,8 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB, InboundEmailStatus, InboundEmailsTable } from '../../db/schema.js';
 import { scoped, type Scope } from '../../db/scope.js';
 
-export type InboundRow = Omit<InboundEmailsTable, 'id' | 'attempts' | 'authenticated'> & { id: number; attempts: number; authenticated: 0 | 1 };
+export type InboundRow = Omit<InboundEmailsTable, 'id' | 'attempts' | 'authenticated' | 'size'> & { id: number; attempts: number; authenticated: 0 | 1; size: number };
 export type NewInbound = Omit<InboundRow, 'id' | 'attempts' | 'incident_id' | 'processed_at' | 'raw_removed_at'>;
 
 export async function insertInbound(db: Kysely<DB>, row: NewInbound): Promise<number> {
@@ -126,7 +126,7 @@ export async function listInbound(db: Kysely<DB>, scope: Scope, f: InboundFilter
       'message_id',
       'authenticated',
       'auth',
-      sql<number>`length(raw)`.as('raw_length'),
+      'size',
       'raw_removed_at',
       'created_at',
       'processed_at',

@@ -117,6 +117,7 @@ export async function startInboundSmtp(ctx: AppContext, options: InboundOptions 
           rcpt_to: clean(d.rcpt),
           message_id: head.messageId ?? null,
           raw: raw.toString('base64'),
+          size: raw.length,
           status: ignored ? 'ignored' : 'pending',
           error: ignored ?? null,
           sender: head.sender ?? null,

@@ -155,6 +155,6 @@ export async function deleteInboundEmails(db: Kysely<DB>, ids: readonly number[]
 /** Empties the message of received emails whose record stays (its sender, subject and Message-ID remain). */
 export async function removeInboundRaw(db: Kysely<DB>, ids: readonly number[], now: string): Promise<number> {
   if (ids.length === 0) return 0;
-  const r = await db.updateTable('inbound_emails').set({ raw: '', raw_removed_at: now }).where('id', 'in', ids).where('raw_removed_at', 'is', null).executeTakeFirst();
+  const r = await db.updateTable('inbound_emails').set({ raw: '', size: 0, raw_removed_at: now }).where('id', 'in', ids).where('raw_removed_at', 'is', null).executeTakeFirst();
   return Number(r.numUpdatedRows);
 }
