@@ -38,6 +38,9 @@ const newColumns = <T extends string, C extends string>(t: CreateTableBuilder<T,
     .addColumn('size', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('raw_removed_at', 'text');
 
+/** Bytes of a base64 text: three for every four characters, less the padding. */
+const decodedLength = sql.raw(`length(raw) * 3 / 4 - (case when raw like '%==' then 2 when raw like '%=' then 1 else 0 end)`);
+
 export async function up(db: Kysely<unknown>, d: MigrationDialect): Promise<void> {
   if (d.name === 'postgres') {
     for (const column of ['incident_id', 'reply_to_incident_id']) {
@@ -59,7 +62,7 @@ export async function up(db: Kysely<unknown>, d: MigrationDialect): Promise<void
       .addColumn('size', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('raw_removed_at', 'text')
       .execute();
-    await sql`update inbound_emails set size = length(raw) * 3 / 4`.execute(db);
+    await sql`update inbound_emails set size = ${decodedLength}`.execute(db);
   } else {
     // SQLite cannot change a foreign key in place: the table is rebuilt (nothing refers to it).
     await newColumns(
@@ -82,7 +85,7 @@ export async function up(db: Kysely<unknown>, d: MigrationDialect): Promise<void
         .addColumn('processed_at', 'text'),
     ).execute();
     const list = sql.raw(COLUMNS.join(', '));
-    await sql`insert into inbound_emails_new (${list}, size) select ${list}, length(raw) * 3 / 4 from inbound_emails`.execute(db);
+    await sql`insert into inbound_emails_new (${list}, size) select ${list}, ${decodedLength} from inbound_emails`.execute(db);
     await db.schema.dropTable('inbound_emails').execute();
     await db.schema.alterTable('inbound_emails_new').renameTo('inbound_emails').execute();
     await db.schema.createIndex('inbound_emails_status_idx').on('inbound_emails').columns(['status', 'id']).execute();
