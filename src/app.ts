@@ -11,6 +11,7 @@ import { dispatchRoutes } from './modules/dispatch/dispatch.routes.js';
 import { incidentsRoutes } from './modules/incidents/incidents.routes.js';
 import { ingestRoutes } from './modules/integrations/ingest.routes.js';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
+import { inboundEmailRoutes } from './modules/inbound-email/inbound.routes.js';
 import { orgsRoutes } from './modules/orgs/orgs.routes.js';
 import { invitesRoutes } from './modules/orgs/invites.routes.js';
 import { pagesAssetsRoutes } from './modules/pages-assets/pages-assets.routes.js';
@@ -155,6 +156,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(trackersRoutes, { ctx });
   // Incident sources: the integrations API and the endpoints monitoring tools post to.
   await app.register(integrationsRoutes, { ctx });
+  await app.register(inboundEmailRoutes, { ctx });
   await app.register(ingestRoutes, { ctx });
   // Operations (issue #22): retention settings, a person's export and deletion.
   await app.register(retentionRoutes, { ctx });

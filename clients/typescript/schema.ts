@@ -838,6 +838,23 @@ export interface paths {
         patch: operations["updateEventType"];
         trace?: never;
     };
+    "/v1/inbound-emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Mail the inbound listener accepted (org admins): failed ones with their error, automatic mail kept as ignored */
+        get: operations["listInboundEmails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/incidents": {
         parameters: {
             query?: never;
@@ -2446,6 +2463,44 @@ export interface components {
             event_types: components["schemas"]["EventType"][];
         };
         /**
+         * InboundEmail
+         * @description A message the inbound SMTP listener accepted, without its content
+         */
+        InboundEmail: {
+            attempts: number;
+            auth: string | null;
+            /** @description From: was authenticated (SECURITY.md, mail authentication) */
+            authenticated: boolean;
+            /** @description the SMTP MAIL FROM (empty for a bounce); not who sent it */
+            envelope_from: string;
+            error: string | null;
+            from: string | null;
+            id: number;
+            incident_id: number | null;
+            integration_id: number | null;
+            livemode: boolean;
+            message_id: string | null;
+            org_id: number;
+            processed_at: string | null;
+            raw_removed_at: string | null;
+            received_at: string;
+            reply_to: string | null;
+            /** @description bytes of the message as received (0 once retention removed it) */
+            size: number;
+            /** @enum {string} */
+            status: "pending" | "processed" | "failed" | "ignored";
+            subject: string | null;
+            /** @description the address it was delivered to */
+            to: string;
+        };
+        /** InboundEmailList */
+        InboundEmailList: {
+            has_more: boolean;
+            inbound_emails: components["schemas"]["InboundEmail"][];
+            limit: number;
+            page: number;
+        };
+        /**
          * Incident
          * @description An incident (also called a ticket)
          * @example {
@@ -3305,6 +3360,8 @@ export type DispatchSettings = components['schemas']['DispatchSettings'];
 export type Error = components['schemas']['Error'];
 export type EventType = components['schemas']['EventType'];
 export type EventTypeList = components['schemas']['EventTypeList'];
+export type InboundEmail = components['schemas']['InboundEmail'];
+export type InboundEmailList = components['schemas']['InboundEmailList'];
 export type Incident = components['schemas']['Incident'];
 export type IncidentList = components['schemas']['IncidentList'];
 export type IncidentStreamEvent = components['schemas']['IncidentStreamEvent'];
@@ -4090,6 +4147,10 @@ export interface operations {
                         }[];
                         exported_at: string;
                         format: string;
+                        /** @description emails Muster received from your (proven) address, each as received (`raw_base64`, null once retention removed it) */
+                        inbound_emails: {
+                            [key: string]: unknown;
+                        }[];
                         incidents: {
                             [key: string]: unknown;
                         }[];
@@ -5693,6 +5754,38 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    listInboundEmails: {
+        parameters: {
+            query: {
+                integration_id?: number;
+                limit: number;
+                org_id?: number;
+                page: number;
+                /** @description failed: could not be processed (see `error`); ignored: automatic mail, kept and never answered */
+                status?: "pending" | "processed" | "failed" | "ignored";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundEmailList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     listIncidents: {
         parameters: {
             query?: {
@@ -6959,6 +7052,7 @@ export interface operations {
                     retention?: {
                         audit_days?: number | null;
                         closed_incidents_days?: number | null;
+                        inbound_emails_days?: number | null;
                         signals_days?: number | null;
                         uploads_days?: number | null;
                     };
@@ -7293,12 +7387,14 @@ export interface operations {
                         instance_default: {
                             audit_days: number | null;
                             closed_incidents_days: number | null;
+                            inbound_emails_days: number | null;
                             signals_days: number | null;
                             uploads_days: number | null;
                         };
                         retention: {
                             audit_days: number | null;
                             closed_incidents_days: number | null;
+                            inbound_emails_days: number | null;
                             signals_days: number | null;
                             uploads_days: number | null;
                         };
