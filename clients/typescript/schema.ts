@@ -5756,11 +5756,13 @@ export interface operations {
     };
     listInboundEmails: {
         parameters: {
-            query: {
+            query?: {
                 integration_id?: number;
-                limit: number;
+                /** @description Default: 50. */
+                limit?: number;
                 org_id?: number;
-                page: number;
+                /** @description Default: 1. */
+                page?: number;
                 /** @description failed: could not be processed (see `error`); ignored: automatic mail, kept and never answered */
                 status?: "pending" | "processed" | "failed" | "ignored";
             };
