@@ -11,6 +11,7 @@ import { dispatchRoutes } from './modules/dispatch/dispatch.routes.js';
 import { incidentsRoutes } from './modules/incidents/incidents.routes.js';
 import { ingestRoutes } from './modules/integrations/ingest.routes.js';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
+import { inboundEmailRoutes } from './modules/inbound-email/inbound.routes.js';
 import { orgsRoutes } from './modules/orgs/orgs.routes.js';
 import { invitesRoutes } from './modules/orgs/invites.routes.js';
 import { pagesAssetsRoutes } from './modules/pages-assets/pages-assets.routes.js';
@@ -21,6 +22,7 @@ import { publicPageExists } from './modules/scheduling/public-page-exists.js';
 import { bookingsRoutes } from './modules/scheduling/bookings.routes.js';
 import { eventTypesRoutes } from './modules/scheduling/event-types.routes.js';
 import { signalsRoutes } from './modules/signals/signals.routes.js';
+import { streamAccessCheck } from './modules/streams/access-check.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { teamsRoutes } from './modules/orgs/teams.routes.js';
 import { healthRoutes } from './modules/system/health.routes.js';
@@ -108,6 +110,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     done();
   });
 
+  // Open streams are checked again periodically and after a gap in the access notices (modules/streams).
+  ctx.events.hub.checkAccessWith(streamAccessCheck(ctx));
   // Open streams never finish on their own: end them first so close() can wait for the rest.
   app.addHook('preClose', (done) => {
     ctx.events.hub.disconnectAll();
@@ -158,6 +162,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(trackersRoutes, { ctx });
   // Incident sources: the integrations API and the endpoints monitoring tools post to.
   await app.register(integrationsRoutes, { ctx });
+  await app.register(inboundEmailRoutes, { ctx });
   await app.register(ingestRoutes, { ctx });
   // Operations (issue #22): retention settings, a person's export and deletion.
   await app.register(retentionRoutes, { ctx });

@@ -81,5 +81,12 @@ describe('config', () => {
     assert.throws(() => loadConfig({ INBOUND_SMTP_PORT: '2525' }), (err: unknown) => err instanceof ConfigError && /INBOUND_SMTP_PORT needs INBOUND_EMAIL_DOMAIN/.test(err.message));
     assert.throws(() => loadConfig({ INBOUND_EMAIL_DOMAIN: 'in.example.com', INBOUND_SMTP_TLS_KEY: '/k.pem' }), (err: unknown) => err instanceof ConfigError && /go together/.test(err.message));
     assert.throws(() => loadConfig({ INBOUND_EMAIL_DOMAIN: 'not a domain' }), ConfigError);
+    // Mail authentication: relays (addresses, ranges) with the authserv-id they write, forwarders (ARC signing domains).
+    const trust = loadConfig({ INBOUND_TRUSTED_RELAYS: '10.0.0.0/8, 2001:db8::1', INBOUND_TRUSTED_AUTHSERV_IDS: 'MX.Example.com', INBOUND_TRUSTED_FORWARDERS: 'google.com' });
+    assert.deepEqual([trust.inbound.trustedRelays, trust.inbound.relayAuthservIds, trust.inbound.trustedForwarders], [['10.0.0.0/8', '2001:db8::1'], ['mx.example.com'], ['google.com']]);
+    assert.throws(() => loadConfig({ INBOUND_TRUSTED_RELAYS: '10.0.0.1' }), (err: unknown) => err instanceof ConfigError && /INBOUND_TRUSTED_AUTHSERV_IDS go together/.test(err.message));
+    assert.throws(() => loadConfig({ INBOUND_TRUSTED_RELAYS: 'mx.example.com', INBOUND_TRUSTED_AUTHSERV_IDS: 'mx' }), (err: unknown) => err instanceof ConfigError && /IP addresses or CIDR/.test(err.message));
+    assert.throws(() => loadConfig({ INBOUND_TRUSTED_RELAYS: '10.0.0.0/33', INBOUND_TRUSTED_AUTHSERV_IDS: 'mx' }), ConfigError);
+    assert.throws(() => loadConfig({ INBOUND_TRUSTED_FORWARDERS: 'not a domain' }), ConfigError);
   });
 });

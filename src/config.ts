@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isIP } from 'node:net';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -84,8 +85,22 @@ export interface Config {
   calendarExpandMemoryMb: number;
   /** Concurrent live streams one user may hold (every key and session together; across instances with Redis); 0 = no cap. */
   streamLimitPerUser: number;
+  /** Every open stream's credential and orgs are checked again within this period (a lost access notice costs at most that); 0 = never. */
+  streamRecheckMs: number;
   /** Inbound email (docs/integrations.md): the SMTP listener's port (unset: no listener) and host, the domain of integration and reply addresses, STARTTLS certificate files, size and rate limits. */
-  inbound: { port: number | undefined; host: string; domain: string | undefined; tlsKey: string | undefined; tlsCert: string | undefined; maxBytes: number; perMinute: number };
+  inbound: {
+    port: number | undefined;
+    host: string;
+    domain: string | undefined;
+    tlsKey: string | undefined;
+    tlsCert: string | undefined;
+    maxBytes: number;
+    perMinute: number;
+    /** Mail authentication (SECURITY.md): relays whose Authentication-Results Muster takes (IPs or CIDRs, with their authserv-ids), and forwarders whose ARC seal it takes (signing domains). */
+    trustedRelays: string[];
+    relayAuthservIds: string[];
+    trustedForwarders: string[];
+  };
   /** Shortcut for inbound.domain: set when Muster gives out email addresses. */
   inboundEmailDomain: string | undefined;
   /**
@@ -105,7 +120,7 @@ export interface OpsConfig {
   backupIntervalMs: number;
   backupKeep: number;
   /** Instance default retention in days per kind (null: keep forever); each org may override. */
-  retention: { signals_days: number | null; audit_days: number | null; uploads_days: number | null; closed_incidents_days: number | null };
+  retention: { signals_days: number | null; audit_days: number | null; uploads_days: number | null; closed_incidents_days: number | null; inbound_emails_days: number | null };
   retentionSweepIntervalMs: number;
   /** Rows deleted per transaction by the retention sweeper. */
   retentionBatch: number;
@@ -238,6 +253,7 @@ export function loadConfig(env: Env = process.env): Config {
     tlsCert,
     maxBytes: int('INBOUND_MAX_BYTES', 10 * 1_048_576, 1024, 100 * 1_048_576),
     perMinute: int('INBOUND_RATE_LIMIT', 60, 0, 1_000_000),
+    ...mailTrust(value, problems),
   };
 
   const config: Config = {
@@ -294,6 +310,7 @@ export function loadConfig(env: Env = process.env): Config {
     calendarExpandTimeoutMs: int('CALENDAR_EXPAND_TIMEOUT_MS', 10_000, 100, 300_000),
     calendarExpandMemoryMb: int('CALENDAR_EXPAND_MEMORY_MB', 128, 16, 4_096),
     streamLimitPerUser: int('STREAM_LIMIT_PER_USER', 30, 0, 100_000),
+    streamRecheckMs: int('STREAM_RECHECK_MS', 30_000, 0, 3_600_000),
     inbound,
     inboundEmailDomain: inbound.domain,
     credentialCache: { ttlMs: int('CREDENTIAL_CACHE_TTL_MS', 5_000, 0, 60_000), maxEntries: int('CREDENTIAL_CACHE_SIZE', 10_000, 1, 1_000_000) },
@@ -302,6 +319,28 @@ export function loadConfig(env: Env = process.env): Config {
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+const list = (raw: string | undefined) => (raw ?? '').split(',').map((v) => v.trim().toLowerCase()).filter((v) => v !== '');
+
+/** INBOUND_TRUSTED_RELAYS (IPs or CIDRs) with INBOUND_TRUSTED_AUTHSERV_IDS, and INBOUND_TRUSTED_FORWARDERS (ARC signing domains). */
+function mailTrust(value: (name: string) => string | undefined, problems: string[]) {
+  const trustedRelays = list(value('INBOUND_TRUSTED_RELAYS'));
+  for (const r of trustedRelays) {
+    const [ip, bits, extra] = r.split('/');
+    const family = isIP(ip ?? '');
+    const width = family === 4 ? 32 : 128;
+    if (family === 0 || extra !== undefined || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= width))) {
+      problems.push(`INBOUND_TRUSTED_RELAYS must list IP addresses or CIDR ranges (got "${r}")`);
+    }
+  }
+  const relayAuthservIds = list(value('INBOUND_TRUSTED_AUTHSERV_IDS'));
+  if ((trustedRelays.length === 0) !== (relayAuthservIds.length === 0)) {
+    problems.push('INBOUND_TRUSTED_RELAYS and INBOUND_TRUSTED_AUTHSERV_IDS go together: the relays, and the name their Authentication-Results header carries');
+  }
+  const trustedForwarders = list(value('INBOUND_TRUSTED_FORWARDERS'));
+  for (const f of trustedForwarders) if (!/^[a-z0-9.-]+\.[a-z]{2,}$/.test(f)) problems.push(`INBOUND_TRUSTED_FORWARDERS must list domain names (got "${f}")`);
+  return { trustedRelays, relayAuthservIds, trustedForwarders };
 }
 
 /** OPS settings (issue #22): METRICS_TOKEN, BACKUP_*, RETENTION_*. */
@@ -330,6 +369,7 @@ function opsConfig(
       audit_days: days('RETENTION_AUDIT_DAYS'),
       uploads_days: days('RETENTION_UPLOADS_DAYS'),
       closed_incidents_days: days('RETENTION_CLOSED_INCIDENTS_DAYS'),
+      inbound_emails_days: days('RETENTION_INBOUND_EMAILS_DAYS'),
     },
     retentionSweepIntervalMs: int('RETENTION_SWEEP_INTERVAL_MS', 3_600_000, 1_000, 86_400_000),
     retentionBatch: int('RETENTION_BATCH', 500, 1, 100_000),

@@ -118,6 +118,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     // Local ids are epoch milliseconds * 1000: anything below now was given out before this process.
     ...(redis ? {} : { resumeFloor: Date.now() * 1000 }),
     credentialClock: () => clock.nowMs(),
+    recheckMs: config.streamRecheckMs,
+    onCheckError: (err) => log.warn({ err: err instanceof Error ? err.message : String(err) }, 'checking open streams’ access failed; the next check tries again'),
   });
   const limit = config.streamLimitPerUser;
   const streamSlots = redis ? redisStreamSlots(redis, log, { prefix: config.redisPrefix, limit }) : memoryStreamSlots(limit);

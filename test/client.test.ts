@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createMusterClient, streamEvents, type IncidentStreamEvent, type MusterClient } from '../clients/typescript/index.js';
+import { createMusterClient, streamEvents, type components, type IncidentStreamEvent, type MusterClient } from '../clients/typescript/index.js';
 import { buildTestApp, type TestApp } from './helpers.js';
 import { listen, within } from './sse-client.js';
 
@@ -64,10 +64,29 @@ describe('TypeScript client', () => {
       // Narrowed by `type`: the payload is an Incident.
       assert.equal(event.payload.Id, created.data.Id);
       assert.equal(event.payload.title, 'Streamed through the client');
+      // The creation's timeline entry follows; the description names `incident.timeline`, so a
+      // generated client has its type (narrowed: the payload is a TimelineEvent).
+      const timeline = (await within(events.next(), 5000, 'the incident.timeline event')).value;
+      assert.ok(timeline && timeline.type === 'incident.timeline', `got ${JSON.stringify(timeline)}`);
+      const entry: components['schemas']['TimelineEvent'] = timeline.payload;
+      assert.equal(entry.type, 'created');
+      assert.equal(entry.incident_id, created.data.Id);
     } finally {
       controller.abort();
       await events.return(undefined).catch(() => undefined);
     }
+  });
+
+  test('lists without limit or page: both are optional, their defaults applied', async () => {
+    // `GET('/v1/bookings')` with no query at all has to compile: openapi-fetch refused it while the
+    // description marked `limit` and `page` required (issue #32).
+    const bookings = await muster.GET('/v1/bookings');
+    assert.equal(bookings.response.status, 200);
+    assert.deepEqual([bookings.data?.limit, bookings.data?.page], [50, 1]);
+    const tickets = await muster.GET('/v1/tickets', { params: { query: { status: 'open' } } });
+    assert.deepEqual([tickets.data?.limit, tickets.data?.page], [50, 1]);
+    const signals = await muster.GET('/v1/signals', { params: { query: { limit: 5 } } });
+    assert.deepEqual([signals.data?.limit, signals.data?.page], [5, 1]);
   });
 
   test('books a slot', async () => {

@@ -71,8 +71,9 @@ describe('GET /v1/incidents/stream', () => {
     const first = client.frames.find((f) => f.data !== undefined)!;
     assert.equal(client.frames.indexOf(first), 0, 'nothing comes before the connected event');
     assert.deepEqual(first.data, { type: 'connected', org_ids: sorted });
-    assert.equal(first.id, undefined, 'the connected event has no id (it cannot be resumed from)');
-    assert.doesNotMatch(first.raw, /^id:/m);
+    // Its id is the stream's position (issue #32): a client that drops before any event resumes from it.
+    assert.ok(first.id !== undefined && first.id > 0, 'the connected event carries the stream’s position');
+    assert.match(first.raw, /^id: \d+$/m);
 
     const keyed = await stream({ 'x-api-key': (await createKey(t.app, user.cookie, 'test')).key });
     assert.deepEqual((await keyed.waitFor((f) => f.data !== undefined)).data, { type: 'connected', org_ids: sorted });
@@ -222,7 +223,8 @@ describe('GET /v1/incidents/stream', () => {
       ['incident.created', x3.Id],
       ['incident.created', x4.Id],
     ]);
-    const ids = second.frames.filter((f) => f.id !== undefined).map((f) => f.id!);
+    assert.equal(second.frames[0]!.id, lastId, 'a resumed stream’s connected frame carries the id it resumes from');
+    const ids = second.frames.filter((f) => f.id !== undefined && eventOf(f)?.type !== 'connected').map((f) => f.id!);
     assert.ok(ids.every((id) => id > lastId));
     assert.deepEqual([...ids].sort((a, b) => a - b), ids);
 

@@ -105,7 +105,7 @@ describe('GET /v1/signals/stream', () => {
     assert.equal(client.res.headers['cache-control'], 'no-cache, no-transform');
     const first = client.frames[0]!;
     assert.deepEqual(first.data, { type: 'connected', org_ids: [...orgIds].sort((a, b) => a - b) });
-    assert.equal(first.id, undefined);
+    assert.ok(first.id !== undefined && first.id > 0, 'the connected event carries the stream’s position (issue #32)');
 
     const keyed = await stream({ 'x-api-key': (await createKey(t.app, crew.cookie, 'test')).key });
     assert.deepEqual(keyed.frames[0]!.data, { type: 'connected', org_ids: [...orgIds].sort((a, b) => a - b) });
@@ -322,7 +322,8 @@ describe('GET /v1/signals/stream', () => {
       ['signal.checkin', 'after reconnecting'],
     ];
     assert.deepEqual(summary(second), expected);
-    const ids = second.frames.filter((f) => f.id !== undefined).map((f) => f.id!);
+    assert.equal(second.frames[0]!.id, lastId, 'the connected frame carries the id the stream resumed from');
+    const ids = second.frames.filter((f) => f.id !== undefined && eventOf(f)?.type !== 'connected').map((f) => f.id!);
     assert.equal(ids.length, 4);
     assert.ok(ids.every((id) => id > lastId));
     assert.deepEqual([...ids].sort((a, b) => a - b), ids);

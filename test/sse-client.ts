@@ -146,6 +146,16 @@ export function connectSse(port: number, path: string, headers: Record<string, s
   });
 }
 
+/** Opens a stream that must be accepted: asserts 200, waits for its `connected` event, and keeps the client in `kept` (to close after). */
+export async function openAccepted(port: number, path: string, headers: Record<string, string>, kept: { add(c: SseClient): unknown } | SseClient[]): Promise<SseClient> {
+  const client = await connectSse(port, path, headers);
+  if (Array.isArray(kept)) kept.push(client);
+  else kept.add(client);
+  assert.equal(client.status, 200, `${path}: ${client.status}`);
+  await client.waitForEvent('connected');
+  return client;
+}
+
 export function portOf(t: TestApp): number {
   const address = t.app.server.address();
   assert.ok(address && typeof address === 'object', 'the app listens on a TCP port');

@@ -838,6 +838,23 @@ export interface paths {
         patch: operations["updateEventType"];
         trace?: never;
     };
+    "/v1/inbound-emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Mail the inbound listener accepted (org admins): failed ones with their error, automatic mail kept as ignored */
+        get: operations["listInboundEmails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/incidents": {
         parameters: {
             query?: never;
@@ -2450,6 +2467,44 @@ export interface components {
             event_types: components["schemas"]["EventType"][];
         };
         /**
+         * InboundEmail
+         * @description A message the inbound SMTP listener accepted, without its content
+         */
+        InboundEmail: {
+            attempts: number;
+            auth: string | null;
+            /** @description From: was authenticated (SECURITY.md, mail authentication) */
+            authenticated: boolean;
+            /** @description the SMTP MAIL FROM (empty for a bounce); not who sent it */
+            envelope_from: string;
+            error: string | null;
+            from: string | null;
+            id: number;
+            incident_id: number | null;
+            integration_id: number | null;
+            livemode: boolean;
+            message_id: string | null;
+            org_id: number;
+            processed_at: string | null;
+            raw_removed_at: string | null;
+            received_at: string;
+            reply_to: string | null;
+            /** @description bytes of the message as received (0 once retention removed it) */
+            size: number;
+            /** @enum {string} */
+            status: "pending" | "processed" | "failed" | "ignored";
+            subject: string | null;
+            /** @description the address it was delivered to */
+            to: string;
+        };
+        /** InboundEmailList */
+        InboundEmailList: {
+            has_more: boolean;
+            inbound_emails: components["schemas"]["InboundEmail"][];
+            limit: number;
+            page: number;
+        };
+        /**
          * Incident
          * @description An incident (also called a ticket)
          * @example {
@@ -2547,6 +2602,10 @@ export interface components {
             payload: components["schemas"]["Reply"];
             /** @enum {string} */
             type: "incident.reply";
+        } | {
+            payload: components["schemas"]["TimelineEvent"];
+            /** @enum {string} */
+            type: "incident.timeline";
         };
         /**
          * Integration
@@ -3307,6 +3366,8 @@ export type DispatchSettings = components['schemas']['DispatchSettings'];
 export type Error = components['schemas']['Error'];
 export type EventType = components['schemas']['EventType'];
 export type EventTypeList = components['schemas']['EventTypeList'];
+export type InboundEmail = components['schemas']['InboundEmail'];
+export type InboundEmailList = components['schemas']['InboundEmailList'];
 export type Incident = components['schemas']['Incident'];
 export type IncidentList = components['schemas']['IncidentList'];
 export type IncidentStreamEvent = components['schemas']['IncidentStreamEvent'];
@@ -3772,9 +3833,11 @@ export interface operations {
     listAuditEntries: {
         parameters: {
             query: {
-                limit: number;
+                /** @description Default: 50. */
+                limit?: number;
                 org_id: number;
-                page: number;
+                /** @description Default: 1. */
+                page?: number;
             };
             header?: never;
             path?: never;
@@ -4090,6 +4153,10 @@ export interface operations {
                         }[];
                         exported_at: string;
                         format: string;
+                        /** @description emails Muster received from your (proven) address, each as received (`raw_base64`, null once retention removed it) */
+                        inbound_emails: {
+                            [key: string]: unknown;
+                        }[];
                         incidents: {
                             [key: string]: unknown;
                         }[];
@@ -4561,12 +4628,14 @@ export interface operations {
     };
     listBookings: {
         parameters: {
-            query: {
+            query?: {
                 event_type_id?: number;
                 /** @description start_time at or after: a date-time, or a day (YYYY-MM-DD, from its start, UTC) */
                 from?: string;
-                limit: number;
-                page: number;
+                /** @description Default: 50. */
+                limit?: number;
+                /** @description Default: 1. */
+                page?: number;
                 status?: "confirmed" | "pending" | "cancelled" | "declined";
                 /** @description start_time before: a date-time, or a day (YYYY-MM-DD, up to its end, UTC) */
                 to?: string;
@@ -5296,9 +5365,11 @@ export interface operations {
     };
     listDeliveries: {
         parameters: {
-            query: {
-                limit: number;
-                page: number;
+            query?: {
+                /** @description Default: 50. */
+                limit?: number;
+                /** @description Default: 1. */
+                page?: number;
             };
             header?: never;
             path?: never;
@@ -5694,14 +5765,50 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    listInboundEmails: {
+        parameters: {
+            query?: {
+                integration_id?: number;
+                /** @description Default: 50. */
+                limit?: number;
+                org_id?: number;
+                /** @description Default: 1. */
+                page?: number;
+                /** @description failed: could not be processed (see `error`); ignored: automatic mail, kept and never answered */
+                status?: "pending" | "processed" | "failed" | "ignored";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundEmailList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     listIncidents: {
         parameters: {
-            query: {
+            query?: {
                 /** @description `me`, `none` (unassigned) or a user id */
                 assignee_id?: string;
-                limit: number;
+                /** @description Default: 50. */
+                limit?: number;
                 org_id?: number;
-                page: number;
+                /** @description Default: 1. */
+                page?: number;
                 /** @description SLA: urgent 1 h, high 4 h, normal 24 h, low 48 h */
                 priority?: "low" | "normal" | "high" | "urgent";
                 /** @description search: case-insensitive substring of the title, description or reference; `#12` also matches the id */
@@ -6052,8 +6159,9 @@ export interface operations {
     };
     listIncidentResponders: {
         parameters: {
-            query: {
-                limit: number;
+            query?: {
+                /** @description Default: 20. */
+                limit?: number;
                 /** @description only responders within this many metres of the incident */
                 within_m?: number;
             };
@@ -6957,6 +7065,7 @@ export interface operations {
                     retention?: {
                         audit_days?: number | null;
                         closed_incidents_days?: number | null;
+                        inbound_emails_days?: number | null;
                         signals_days?: number | null;
                         uploads_days?: number | null;
                     };
@@ -7291,12 +7400,14 @@ export interface operations {
                         instance_default: {
                             audit_days: number | null;
                             closed_incidents_days: number | null;
+                            inbound_emails_days: number | null;
                             signals_days: number | null;
                             uploads_days: number | null;
                         };
                         retention: {
                             audit_days: number | null;
                             closed_incidents_days: number | null;
+                            inbound_emails_days: number | null;
                             signals_days: number | null;
                             uploads_days: number | null;
                         };
@@ -8247,10 +8358,12 @@ export interface operations {
     };
     listSignals: {
         parameters: {
-            query: {
-                limit: number;
+            query?: {
+                /** @description Default: 50. */
+                limit?: number;
                 org_id?: number;
-                page: number;
+                /** @description Default: 1. */
+                page?: number;
                 /** @description beacons are never stored: `beacon` lists nothing */
                 type?: "beacon" | "capture" | "note" | "checkin" | "alert";
             };
@@ -8497,12 +8610,14 @@ export interface operations {
     };
     listTickets: {
         parameters: {
-            query: {
+            query?: {
                 /** @description `me`, `none` (unassigned) or a user id */
                 assignee_id?: string;
-                limit: number;
+                /** @description Default: 50. */
+                limit?: number;
                 org_id?: number;
-                page: number;
+                /** @description Default: 1. */
+                page?: number;
                 /** @description SLA: urgent 1 h, high 4 h, normal 24 h, low 48 h */
                 priority?: "low" | "normal" | "high" | "urgent";
                 /** @description search: case-insensitive substring of the title, description or reference; `#12` also matches the id */
@@ -8853,8 +8968,9 @@ export interface operations {
     };
     listTicketResponders: {
         parameters: {
-            query: {
-                limit: number;
+            query?: {
+                /** @description Default: 20. */
+                limit?: number;
                 /** @description only responders within this many metres of the incident */
                 within_m?: number;
             };
@@ -9196,9 +9312,11 @@ export interface operations {
     };
     listUsers: {
         parameters: {
-            query: {
-                limit: number;
-                page: number;
+            query?: {
+                /** @description Default: 50. */
+                limit?: number;
+                /** @description Default: 1. */
+                page?: number;
             };
             header?: never;
             path?: never;

@@ -19,12 +19,15 @@ after(async () => {
 
 test(`a migration numbered below one already run is still applied on ${testDialect}`, async () => {
   const late = ['0010-web-console', '0015-retention'];
-  const earlier = Object.fromEntries(Object.entries(migrations).filter(([name]) => !late.includes(name)));
+  // The release that had 0016 but neither 0010 nor 0015 (later migrations may build on those two).
+  const earlier = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0017' && !late.includes(name)));
   assert.ok(Object.keys(earlier).includes('0016-integrations'));
   await migrateToLatest(database, earlier);
 
   const { results } = await migrateToLatest(database);
-  assert.deepEqual(results?.map((r) => [r.migrationName, r.status]), late.map((name) => [name, 'Success']));
+  const applied = results?.map((r) => [r.migrationName, r.status]) ?? [];
+  assert.deepEqual(applied.slice(0, late.length), late.map((name) => [name, 'Success']));
+  assert.deepEqual(applied.slice(late.length), Object.keys(migrations).filter((name) => name > '0017').sort().map((name) => [name, 'Success']));
   // 0010 added event_types.location: the column is there.
   await sql`select location from event_types limit 1`.execute(database.db);
 });

@@ -400,7 +400,8 @@ export interface IntegrationsTable {
   revoked_at: string | null;
 }
 
-export type InboundEmailStatus = 'pending' | 'processed' | 'failed';
+/** `ignored`: automatic mail (RFC 3834) or a recipient refused beside an accepted one, kept with why, never answered. */
+export type InboundEmailStatus = 'pending' | 'processed' | 'failed' | 'ignored';
 
 export interface InboundEmailsTable {
   id: Generated<number>;
@@ -419,6 +420,19 @@ export interface InboundEmailsTable {
   incident_id: number | null;
   created_at: string;
   processed_at: string | null;
+  /** The From: address (lower case); null on rows received before 0023. */
+  sender: string | null;
+  /** Where an answer goes: Reply-To:, else From: (lower case). */
+  answer_to: string | null;
+  subject: string | null;
+  /** 1 when From: was authenticated (DMARC alignment through DKIM or SPF, or a trusted relay or forwarder). */
+  authenticated: Generated<Flag>;
+  /** One line: how From: was or was not authenticated. */
+  auth: string | null;
+  /** Bytes of the message as received (0 once retention emptied `raw`). */
+  size: Generated<number>;
+  /** Set when retention emptied `raw`. */
+  raw_removed_at: string | null;
 }
 
 export interface DB {
@@ -539,6 +553,7 @@ export interface RetentionSettingsTable {
   audit_days: number | null;
   uploads_days: number | null;
   closed_incidents_days: number | null;
+  inbound_emails_days: number | null;
   updated_at: string;
 }
 

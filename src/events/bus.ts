@@ -65,6 +65,13 @@ export interface EventBus {
    * cache) serve nothing while it is undefined and drop what they hold when it changes.
    */
   accessEpoch?(): number | undefined;
+  /**
+   * Calls `listener` each time this instance hears the other instances' notices again after a gap
+   * (the Redis subscriber subscribed anew): notices published during the gap never arrive, so
+   * whatever was decided by them must be checked again (the hub checks every open stream). Absent:
+   * one instance, no gaps.
+   */
+  onHearingResumed?(listener: () => void): () => void;
   close(): Promise<void>;
 }
 

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { afterEach, describe, test } from 'node:test';
+import { afterEach, describe, mock, test } from 'node:test';
 import type { AccessNotice } from './access.js';
 import { noticeCovers, parseNotice } from './access.js';
 import { createLocalBus, type EventBus } from './bus.js';
+import type { AccessCheck, CheckedStream } from './access-recheck.js';
 import { Hub, RESYNC, frame, type Audience, type HubOptions, type Sink, type StreamAccess } from './hub.js';
 
 // Streams end with the access that opened them: notices on the bus close the streams they cover.
@@ -129,6 +130,102 @@ describe('Hub and access notices', () => {
     const stale = new FakeSink();
     hub.subscribe(audience([A]), stale, 5);
     assert.deepEqual(stale.chunks, [frame(1_500, RESYNC)], 'the resync carries the newest id, so the next resume starts there');
+  });
+});
+
+// Issue #31 F4: a notice can be lost (Redis away between instances). Streams are checked again on a
+// period, a slice at a time, and all of them, held, when the bus hears notices again after a gap.
+describe('Hub: checking open streams’ access again', () => {
+  let bus: EventBus;
+  let hub: Hub;
+  let resume: (() => void) | undefined;
+  afterEach(async () => {
+    mock.timers.reset();
+    hub.close();
+    await bus.close();
+  });
+
+  /** A local bus that can say "hearing resumed", as the Redis bus does when its subscriber resubscribes. */
+  function makeHub(options: Partial<HubOptions> = {}): Hub {
+    const local = createLocalBus();
+    bus = Object.assign(local, {
+      onHearingResumed: (listener: () => void) => {
+        resume = listener;
+        return () => (resume = undefined);
+      },
+    });
+    hub = new Hub(bus, { ...OPTIONS, ...options });
+    return hub;
+  }
+  /** An AccessCheck that refuses the listed keys and records each batch it was asked about. */
+  function refusing(keyIds: number[], calls: CheckedStream[][] = []): AccessCheck {
+    return (streams) => {
+      calls.push([...streams]);
+      return Promise.resolve(streams.map((s) => !keyIds.includes(s.access.keyId ?? -1)));
+    };
+  }
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  const publish = (id: number) => bus.publish({ id, channel: 'incidents', orgId: A, mode: 'live', type: 'incident.created', payload: { id } });
+
+  test('each period checks every stream once, a slice per second, and closes those whose access ended', async () => {
+    mock.timers.enable({ apis: ['setInterval'] });
+    makeHub({ recheckMs: 3_000 });
+    const calls: CheckedStream[][] = [];
+    hub.checkAccessWith(refusing([4], calls));
+    const sinks = Array.from({ length: 9 }, (_, i) => {
+      const sink = new FakeSink();
+      hub.subscribe(audience([A]), sink, undefined, { userId: 1, keyId: i + 1 });
+      return sink;
+    });
+    hub.subscribe(audience([A]), new FakeSink()); // opened without access: nothing to check
+    for (let second = 0; second < 3; second++) {
+      mock.timers.tick(1_000);
+      await settle();
+    }
+    assert.deepEqual(calls.map((c) => c.length), [3, 3, 3], 'spread: a third of the streams each second');
+    assert.deepEqual(calls.flat().map((c) => c.access.keyId).sort((a, b) => a! - b!), [1, 2, 3, 4, 5, 6, 7, 8, 9], 'each once per period');
+    assert.deepEqual(sinks.map((s) => s.destroyed), sinks.map((_, i) => i === 3), 'only the revoked key’s stream closed');
+    assert.equal(hub.stats().revoked, 1);
+    mock.timers.tick(1_000);
+    await settle();
+    assert.equal(calls.length, 4, 'and round again');
+  });
+
+  test('after a gap in the notices every stream is held until its check: a revoked one gets nothing, the others get what they missed', async () => {
+    makeHub();
+    let answer!: (verdicts: boolean[]) => void;
+    hub.checkAccessWith((streams) => new Promise((resolve) => (answer = (v) => resolve(v.slice(0, streams.length)))));
+    const revoked = new FakeSink();
+    const kept = new FakeSink();
+    hub.subscribe(audience([A]), revoked, undefined, { userId: 1, keyId: 1 });
+    hub.subscribe(audience([A]), kept, undefined, { userId: 2, sessionId: 's' });
+    publish(100);
+    assert.equal(kept.chunks.length, 1);
+    resume!();
+    publish(101);
+    publish(102);
+    assert.equal(revoked.chunks.length, 1, 'held: nothing after the gap until checked');
+    assert.equal(kept.chunks.length, 1);
+    answer([false, true]);
+    await settle();
+    assert.equal(revoked.destroyed, true);
+    assert.equal(revoked.chunks.length, 1, 'the revoked stream never saw 101 or 102');
+    assert.deepEqual(kept.chunks.map((c) => /^id: (\d+)/.exec(c)?.[1]), ['100', '101', '102'], 'the kept one gets them, in order, once');
+    publish(103);
+    assert.equal(kept.chunks.length, 4, 'then live again');
+  });
+
+  test('a check that fails releases the held streams (the next one tries again) and is reported', async () => {
+    const errors: unknown[] = [];
+    makeHub({ onCheckError: (err) => errors.push(err) });
+    hub.checkAccessWith(() => Promise.reject(new Error('database away')));
+    const sink = new FakeSink();
+    hub.subscribe(audience([A]), sink, undefined, { userId: 1, keyId: 1 });
+    await hub.recheckAll(true);
+    publish(200);
+    assert.equal(sink.destroyed, false);
+    assert.equal(sink.chunks.length, 1);
+    assert.match(String(errors[0]), /database away/);
   });
 });
 

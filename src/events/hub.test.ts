@@ -521,3 +521,36 @@ describe('createIdSource', () => {
     assert.ok(next() > id);
   });
 });
+
+// Issue #32: the `connected` frame carries the stream's position, so a client that drops before any
+// event resumes from it: every event dispatched later has a greater id, none before it does.
+describe('Hub.position', () => {
+  let hub: Hub | undefined;
+  afterEach(() => hub?.close());
+
+  test('one instance: below the next id given out (even in the same millisecond), never below resumeFloor', () => {
+    let now = 1_700_000_000_000;
+    const ids = createIdSource(() => now);
+    hub = new Hub(createLocalBus(ids), { ...OPTIONS, resumeFloor: now * 1000 }, () => now);
+    assert.ok(hub.position() >= now * 1000 - 1);
+    ids();
+    ids();
+    const position = hub.position();
+    assert.ok(position < ids(), 'an event given an id in the same millisecond comes after it');
+    now += 1;
+    assert.ok(hub.position() < ids());
+    const sink = new FakeSink();
+    hub.subscribe(audience([A]), sink, position);
+    assert.deepEqual(sink.frames, [], 'a resume from the position is not a resync');
+  });
+
+  test('with a shared store: a margin behind this clock, so a shared clock a little behind ours skips nothing', () => {
+    const now = 1_700_000_000_000;
+    const bus: EventBus = Object.assign(createLocalBus(), { replay: () => Promise.resolve({ events: [], complete: true }) });
+    hub = new Hub(bus, OPTIONS, () => now);
+    const position = hub.position();
+    assert.ok(position < (now - 500) * 1000, 'an event stamped half a second behind this clock is still after it');
+    bus.publish({ id: now * 1000 + 5, channel: 'incidents', orgId: A, mode: 'live', type: 'x', payload: {} });
+    assert.equal(hub.position(), now * 1000 + 5, 'once an event is seen, its id');
+  });
+});

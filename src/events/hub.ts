@@ -1,5 +1,6 @@
 import type { Mode } from '../db/schema.js';
 import { noticeCovers, type AccessNotice, type StreamHolder } from './access.js';
+import { AccessRechecker, type AccessCheck } from './access-recheck.js';
 import type { EventBus, LiveEvent } from './bus.js';
 
 /** Where a stream writes: a socket-like sink (ServerResponse in production). */
@@ -38,7 +39,22 @@ export interface HubOptions {
   resumeFloor?: number;
   /** The clock credentials expire by (the app's clock); the hub's own clock by default. */
   credentialClock?: () => number;
+  /**
+   * Every open stream's access is checked again (checkAccessWith) within this period, a slice of the
+   * streams each second, so a notice lost in transit costs at most this long. Absent or 0: never.
+   */
+  recheckMs?: number;
+  /** A check of access that failed (the database away): the streams stay as they are until the next. */
+  onCheckError?: (err: unknown) => void;
 }
+
+/**
+ * With a shared store, event ids come from Redis' clock (microseconds): a stream's position is set
+ * this far behind this instance's clock when no newer event was seen, so a resume from it never
+ * skips an event of a Redis clock a little behind ours (at worst it replays one from just before
+ * the stream opened).
+ */
+const SHARED_CLOCK_MARGIN_US = 1_000_000;
 
 /** Who holds a stream and until when its credential is valid (epoch ms; none for a key). */
 export interface StreamAccess extends StreamHolder {
@@ -56,6 +72,14 @@ interface Subscriber extends Audience {
   access?: StreamAccess | undefined;
   /** Waiting for its replay from the shared store: live events reach it through that replay instead. */
   replaying: boolean;
+  /** Its slice of the periodic check of access (-1: none, a stream opened without access). */
+  slot: number;
+  /**
+   * Non-zero while its access is being checked after a gap in the notices (recheckAll with hold):
+   * it receives nothing until the check says it may; the events after `heldFrom` follow then.
+   */
+  holdGen: number;
+  heldFrom: number;
 }
 
 interface Frame {
@@ -119,6 +143,10 @@ export class Hub {
   private readonly watchers = new Set<AccessNotice[]>();
   private readonly unsubscribeBus: () => void;
   private readonly unsubscribeAccess: () => void;
+  private readonly unsubscribeResume: (() => void) | undefined;
+  /** Checks open streams' access again: on a period, and after a gap in the notices (recheckAll). */
+  private readonly rechecker: AccessRechecker<Subscriber>;
+  private holdGen = 0;
   /** The newest event id dispatched here: a resync frame carries it, so the next resume starts there. */
   private lastId = 0;
   private revoked = 0;
@@ -135,6 +163,42 @@ export class Hub {
     this.unsubscribeAccess = bus.subscribeAccess((notice) => this.endAccess(notice));
     this.heartbeat = setInterval(() => this.beat(), options.heartbeatMs);
     this.heartbeat.unref();
+    // Notices published while this instance was not hearing them are lost: check every stream again.
+    this.unsubscribeResume = bus.onHearingResumed?.(() => void this.recheckAll(true));
+    const hooks = {
+      alive: (s: Subscriber) => this.subscribers.has(s),
+      mark: (s: Subscriber) => s.holdGen,
+      settle: (s: Subscriber, ok: boolean, gen: number) => {
+        if (!ok) this.revoke(s);
+        // A held stream is released by the check that held it last (a later gap holds it again).
+        else if (gen !== 0 && s.holdGen === gen) this.release(s);
+      },
+    };
+    this.rechecker = new AccessRechecker(hooks, options.recheckMs ?? 0, options.onCheckError);
+  }
+
+  /** How streams' access is checked again (modules/streams): periodically, and after a gap in the notices. */
+  checkAccessWith(check: AccessCheck): void {
+    this.rechecker.use(check);
+  }
+
+  /**
+   * Checks the access of every open stream now and closes those whose access ended. With `hold`
+   * (after a gap in the notices, when any stream may have missed the one that ends it), the streams
+   * receive nothing until their own check passes; then what they were held from follows.
+   */
+  async recheckAll(hold = false): Promise<void> {
+    const list: Subscriber[] = [];
+    const gen = hold ? ++this.holdGen : 0;
+    for (const s of this.subscribers) {
+      if (!s.access) continue;
+      if (hold) {
+        if (s.holdGen === 0) s.heldFrom = this.lastId;
+        s.holdGen = gen;
+      }
+      list.push(s);
+    }
+    await this.rechecker.checkAll(list);
   }
 
   /**
@@ -144,7 +208,7 @@ export class Hub {
    * Returns the function that removes it.
    */
   subscribe(audience: Audience, sink: Sink, lastEventId?: number, access?: StreamAccess): () => void {
-    const subscriber: Subscriber = { channel: audience.channel, orgIds: audience.orgIds, mode: audience.mode, sink, access, replaying: false };
+    const subscriber: Subscriber = { channel: audience.channel, orgIds: audience.orgIds, mode: audience.mode, sink, access, replaying: false, slot: -1, holdGen: 0, heldFrom: 0 };
     if (lastEventId !== undefined && this.bus.replay) {
       subscriber.replaying = true;
       void this.replayShared(subscriber, lastEventId, this.lastId);
@@ -181,6 +245,18 @@ export class Hub {
     };
   }
 
+  /**
+   * Where a stream opening now starts: an id at or above every event dispatched here so far and
+   * below every event yet to come, so a client resuming from it (the `connected` frame's `id:`)
+   * gets exactly what was published after it opened, even when no event came before it dropped.
+   */
+  position(): number {
+    const nowUs = this.now() * 1000;
+    if (this.bus.replay) return Math.max(this.lastId, nowUs - SHARED_CLOCK_MARGIN_US);
+    // Local ids are never below the clock in microseconds (createIdSource), nor below resumeFloor.
+    return Math.max(this.lastId, nowUs - 1, this.options.resumeFloor ?? 0);
+  }
+
   stats(): HubStats {
     let replayEntries = 0;
     for (const b of this.replay.values()) replayEntries += b.frames.length - b.start;
@@ -199,12 +275,15 @@ export class Hub {
     for (const s of this.subscribers) s.sink.destroy();
     this.subscribers.clear();
     this.routes.clear();
+    this.rechecker.clear();
   }
 
   close(): void {
     clearInterval(this.heartbeat);
+    this.rechecker.close();
     this.unsubscribeBus();
     this.unsubscribeAccess();
+    this.unsubscribeResume?.();
     this.disconnectAll();
   }
 
@@ -232,6 +311,7 @@ export class Hub {
 
   private add(s: Subscriber): void {
     this.subscribers.add(s);
+    this.rechecker.add(s);
     for (const orgId of s.orgIds) {
       const key = routeKey(s.channel, s.mode, orgId);
       let route = this.routes.get(key);
@@ -243,6 +323,7 @@ export class Hub {
   /** Takes a subscriber off the hub; false when it was already off. */
   private remove(s: Subscriber): boolean {
     if (!this.subscribers.delete(s)) return false;
+    this.rechecker.remove(s);
     for (const orgId of s.orgIds) {
       const key = routeKey(s.channel, s.mode, orgId);
       const route = this.routes.get(key);
@@ -276,11 +357,29 @@ export class Hub {
       this.send(s, frame(markId > 0 ? markId : undefined, RESYNC));
       for (const f of this.localSince(s, markId).frames) texts.set(f.event.id, textOf(f));
     }
+    // Held for a check of access (recheckAll): only what came before the hold; the rest follows its release.
+    const upTo = s.holdGen === 0 ? Infinity : s.heldFrom;
     for (const id of [...texts.keys()].sort((a, b) => a - b)) {
+      if (id > upTo) break;
       if (!this.subscribers.has(s)) return; // dropped as a slow client
       this.send(s, texts.get(id)!);
     }
     s.replaying = false;
+  }
+
+  /** A held stream whose access held: it gets what was dispatched while it waited, then live events. */
+  private release(s: Subscriber): void {
+    s.holdGen = 0;
+    if (s.replaying) return; // its replay, still under way, sends all of it
+    const kept = this.localSince(s, s.heldFrom);
+    if (!kept.complete) {
+      this.send(s, this.resyncFrame());
+      return;
+    }
+    for (const f of kept.frames) {
+      if (!this.subscribers.has(s)) return;
+      this.send(s, textOf(f));
+    }
   }
 
   private reaches(s: Audience, e: LiveEvent): boolean {
@@ -294,7 +393,7 @@ export class Hub {
     if (!route) return;
     let text: string | undefined;
     for (const s of route) {
-      if (!s.replaying) this.send(s, (text ??= textOf(kept)));
+      if (!s.replaying && s.holdGen === 0) this.send(s, (text ??= textOf(kept)));
     }
   }
 

@@ -98,12 +98,14 @@ export function createRedisBus(redis: Redis, log: FastifyBaseLogger, options: Re
   /** accessEpoch(): counts the subscriptions that took; undefined while the subscriber is not subscribed. */
   let epoch = 0;
   let hearing = false;
+  const resumed = new Set<() => void>();
   const subscribe = () => {
     sub
       .subscribe(keys.topic, keys.accessTopic)
       .then(() => {
         epoch += 1;
         hearing = true;
+        for (const listener of resumed) listener();
       })
       .catch((err: unknown) => log.warn({ err: err instanceof Error ? err.message : String(err) }, 'redis subscribe failed; retried on the next connection'));
   };
@@ -127,7 +129,7 @@ export function createRedisBus(redis: Redis, log: FastifyBaseLogger, options: Re
       // This instance first and without waiting on Redis; the others through one PUBLISH.
       for (const listener of accessListeners) listener(notice);
       redis.publish(keys.accessTopic, `${instanceId}\n${JSON.stringify(notice)}`).catch((err: unknown) => {
-        log.error({ err: err instanceof Error ? err.message : String(err), notice }, 'redis publish of an access notice failed: streams it covers on other instances stay open until they reconnect');
+        log.error({ err: err instanceof Error ? err.message : String(err), notice }, 'redis publish of an access notice failed: streams it covers on other instances stay open until their next check of access (STREAM_RECHECK_MS, or when their subscriber resubscribes)');
       });
     },
     subscribeAccess: (listener) => {
@@ -135,6 +137,10 @@ export function createRedisBus(redis: Redis, log: FastifyBaseLogger, options: Re
       return () => accessListeners.delete(listener);
     },
     accessEpoch: () => (hearing && sub.status === 'ready' ? epoch : undefined),
+    onHearingResumed: (listener) => {
+      resumed.add(listener);
+      return () => resumed.delete(listener);
+    },
     replay: async ({ channel, orgIds, mode }, afterId) => {
       const oldest = (now() - options.replayMs) * 1000;
       // Ids are microseconds of Redis' clock: an id from before the window may have missed events.
@@ -174,6 +180,7 @@ export function createRedisBus(redis: Redis, log: FastifyBaseLogger, options: Re
     close: () => {
       listeners.clear();
       accessListeners.clear();
+      resumed.clear();
       sub.disconnect();
       return Promise.resolve();
     },

@@ -33,9 +33,13 @@ export function openStream(request: FastifyRequest, reply: FastifyReply, hub: Hu
     connection: 'keep-alive',
     'x-request-id': request.id,
   });
-  res.write(`retry: ${RETRY_MS}\n${frame(undefined, { type: 'connected', org_ids: [...audience.orgIds].sort((a, b) => a - b) })}`);
+  // The first frame carries the stream's position (issue #32): a client that drops before any event
+  // resumes from it without loss. A resuming stream starts where its Last-Event-ID says.
+  const lastEventId = lastEventIdOf(request);
+  const connected = { type: 'connected', org_ids: [...audience.orgIds].sort((a, b) => a - b) };
+  res.write(`retry: ${RETRY_MS}\n${frame(lastEventId ?? hub.position(), connected)}`);
   compactSentHead(res);
-  const unsubscribe = hub.subscribe(audience, res, lastEventIdOf(request), access);
+  const unsubscribe = hub.subscribe(audience, res, lastEventId, access);
   res.on('close', () => {
     unsubscribe();
     onClose?.();

@@ -17,7 +17,8 @@ import { operationIdOf } from './operation-ids.js';
  * - every operation lists the error statuses it can answer (named responses, below), derived from
  *   what the operation takes: a credential (401, 403 for writes), path parameters (404), input
  *   (422), a body (400, 413, 415), rate limits (429); routes add the rest (409...) in their schema;
- * - security is stated per operation: public routes `security: []`, the rest the three schemes.
+ * - security is stated per operation: public routes `security: []`, the rest the three schemes;
+ * - query parameters with a default (`limit`, `page`) are optional, their default described.
  */
 export default fp(
   async (app: FastifyInstance, { ctx }: { ctx: AppContext }) => {
@@ -78,7 +79,7 @@ type Json = Record<string, unknown>;
 interface Operation extends Json {
   operationId?: string;
   security?: unknown[];
-  parameters?: { in: string }[];
+  parameters?: ({ in: string } & Json)[];
   requestBody?: unknown;
   responses?: Record<string, unknown>;
 }
@@ -192,6 +193,19 @@ function restoreExamples(response: unknown): void {
   }
 }
 
+/**
+ * A query parameter with a default (`limit`, `page`) may be left out: the validator fills the default in.
+ * @fastify/swagger marks every property the query schema lists as required (TypeBox lists one that has a
+ * default but is not Optional), which made generated clients demand `limit` on every list call.
+ */
+function optionalWithDefault(p: Json): void {
+  const schema = p.schema;
+  if (p.in !== 'query' || !isObject(schema) || schema.default === undefined || p.required !== true) return;
+  p.required = false;
+  const said = `Default: ${JSON.stringify(schema.default)}.`;
+  p.description = typeof p.description === 'string' && p.description !== '' ? `${p.description} ${said}` : said;
+}
+
 /** The document's finishing pass (see the top of this file). Pure: works on a copy. */
 export function finishDocument(input: OpenApiDocument): OpenApiDocument {
   const doc = structuredClone(input);
@@ -210,6 +224,7 @@ export function finishDocument(input: OpenApiDocument): OpenApiDocument {
       const isPublic = Array.isArray(op.security) && op.security.length === 0;
       if (!isPublic) op.security = CREDENTIALS;
       const params = op.parameters ?? [];
+      for (const p of params) optionalWithDefault(p);
       const statuses = new Set(['4XX', '5XX']);
       if (!isPublic) statuses.add('401');
       if (!isPublic && method !== 'get') statuses.add('403');

@@ -158,6 +158,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /v1/trackers/gpslogger': 'trackGpsLogger',
   'POST /v1/integrations': 'createIntegration',
   'GET /v1/integrations': 'listIntegrations',
+  'GET /v1/inbound-emails': 'listInboundEmails',
   'PATCH /v1/integrations/{id}': 'updateIntegration',
   'DELETE /v1/integrations/{id}': 'deleteIntegration',
   'POST /v1/integrations/{key}/events': 'ingestPagerDutyEvent',

@@ -115,3 +115,18 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** The environment of two instances sharing a PostgreSQL schema and a test's own Redis; `extra` on top. */
+export function clusterEnv(databaseUrl: string, schema: string, redis: { url: string; prefix: string }, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    DATABASE_SCHEMA: schema,
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: redis.prefix,
+    PUBLIC_URL: 'http://muster.test',
+    RATE_LIMIT_API: '1000000',
+    RATE_LIMIT_AUTH: '1000000',
+    RATE_LIMIT_PUBLIC: '1000000',
+    ...extra,
+  };
+}

@@ -39,13 +39,13 @@ describe('retention settings', () => {
     const first = await get(member);
     assert.equal(first.statusCode, 200, first.body);
     assert.deepEqual(first.json(), {
-      retention: { signals_days: null, audit_days: 400, uploads_days: null, closed_incidents_days: null },
-      instance_default: { signals_days: null, audit_days: 400, uploads_days: null, closed_incidents_days: null },
+      retention: { signals_days: null, audit_days: 400, uploads_days: null, closed_incidents_days: null, inbound_emails_days: null },
+      instance_default: { signals_days: null, audit_days: 400, uploads_days: null, closed_incidents_days: null, inbound_emails_days: null },
     });
     assert.equal((await patch(owner, { signals_days: 30, uploads_days: 7 })).statusCode, 200);
     assert.equal((await patch(owner, { audit_days: null })).statusCode, 200);
     const now = (await get(admin)).json<{ retention: unknown }>();
-    assert.deepEqual(now.retention, { signals_days: 30, audit_days: null, uploads_days: 7, closed_incidents_days: null });
+    assert.deepEqual(now.retention, { signals_days: 30, audit_days: null, uploads_days: 7, closed_incidents_days: null, inbound_emails_days: null });
   });
 
   test('admins and members are refused (403); outsiders see nothing (404)', async () => {
@@ -158,7 +158,7 @@ describe('retention sweeper', () => {
     counts = await sweepRetention(t.ctx);
     assert.ok(counts.signals >= 1);
     assert.ok(!(await signalIds(t.app, oh)).includes(othersNote));
-    assert.deepEqual(await sweepRetention(t.ctx), { signals: 0, uploads: 0, audit: 0, closed_incidents: 0 });
+    assert.deepEqual(await sweepRetention(t.ctx), { signals: 0, uploads: 0, audit: 0, closed_incidents: 0, inbound_emails: 0 });
   });
 
   test('null keeps forever, overriding the instance default', async () => {

@@ -340,6 +340,8 @@ const ROWS: Record<string, Row> = {
   // Integrations (incident sources): org admins manage them; tools post with the key.
   'POST /v1/integrations': { expect: { owner: 201, admin: 201, member: 403, outsider: 403, otherMode: 201, anonymous: 401 }, req: (w) => ({ url: '/v1/integrations', payload: { name: neutral, org_id: w.orgA.id } }) },
   'GET /v1/integrations': { expect: anyUser(200), req: () => ({ url: '/v1/integrations' }) },
+  // Mail received for the orgs one administers (a member's list is empty; naming org A takes adminship).
+  'GET /v1/inbound-emails': { expect: { owner: 200, admin: 200, member: 403, outsider: 403, otherMode: 200, anonymous: 401 }, req: (w) => ({ url: `/v1/inbound-emails?org_id=${w.orgA.id}` }) },
   'PATCH /v1/integrations/{id}': {
     expect: orgRecord(200, 200, 403),
     req: async (w) => {

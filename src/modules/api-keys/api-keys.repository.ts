@@ -21,6 +21,13 @@ export async function findActiveKey(db: Kysely<DB>, keyHash: string) {
     .executeTakeFirst();
 }
 
+/** Of these key ids, the ones not revoked (open streams' check of access, modules/streams). */
+export async function unrevokedKeyIds(db: Kysely<DB>, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('api_keys').select('id').where('id', 'in', [...ids]).where('revoked_at', 'is', null).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
 export async function listActiveKeys(db: Kysely<DB>, userId: number, modes: readonly Mode[]): Promise<ApiKeyRow[]> {
   return db
     .selectFrom('api_keys')

@@ -13,6 +13,13 @@ export async function findLiveSession(db: Kysely<DB>, idHash: string, nowIso: st
   return db.selectFrom('sessions').select(['user_id', 'expires_at']).where('id', '=', idHash).where('expires_at', '>', nowIso).executeTakeFirst();
 }
 
+/** Of these session ids (hashes), the ones still live (open streams' check of access, modules/streams). */
+export async function liveSessionIds(db: Kysely<DB>, idHashes: readonly string[], nowIso: string): Promise<Set<string>> {
+  if (idHashes.length === 0) return new Set();
+  const rows = await db.selectFrom('sessions').select('id').where('id', 'in', [...idHashes]).where('expires_at', '>', nowIso).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
 /** The user of a live (unexpired) session, by the hash of its cookie. */
 export async function findSessionUser(db: Kysely<DB>, idHash: string, nowIso: string): Promise<number | undefined> {
   return (await findLiveSession(db, idHash, nowIso))?.user_id;

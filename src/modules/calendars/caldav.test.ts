@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import ICAL from 'ical.js';
 import { BERLIN_VTIMEZONE, vcalendar, vevent } from '../../../test/calendar-fixtures.js';
 import { createKey, signUp, type TestUser } from '../../../test/factories.js';
 import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
@@ -100,7 +101,11 @@ describe('CalDAV against Radicale: discovery, busy time, writes, updates and del
   });
 
   test('a booking is PUT with the invitation UID, moved on reschedule, deleted on cancel; never a self-conflict', async () => {
-    const booked = await t.app.inject({ method: 'POST', url: `/v1/book/${host.slug}/visit`, payload: { attendee_name: 'Ben', attendee_email: 'ben@example.com', start_time: '2026-03-17T15:00:00.000Z' } });
+    const booked = await t.app.inject({
+      method: 'POST',
+      url: `/v1/book/${host.slug}/visit`,
+      payload: { attendee_name: 'Ben Lovelace', attendee_email: 'ben@example.com', start_time: '2026-03-17T15:00:00.000Z', notes: 'Gate code 4711; ring twice' },
+    });
     assert.equal(booked.statusCode, 201, booked.body);
     const id = body<{ id: string }>(booked).id;
     await processDue(t.ctx, senders);
@@ -109,6 +114,19 @@ describe('CalDAV against Radicale: discovery, busy time, writes, updates and del
     assert.match(first.body, new RegExp(`UID:${id}@muster`));
     assert.match(first.body, /DTSTART:20260317T150000Z/);
     assert.doesNotMatch(first.body, /METHOD:/);
+    // What Radicale stores, read back as a calendar client would: titled from the host's side, and
+    // the DESCRIPTION names who booked, their address and notes, and the booking's management page.
+    const event = new ICAL.Component(ICAL.parse(first.body) as unknown[]).getFirstSubcomponent('vevent')!;
+    assert.equal(event.getFirstPropertyValue('summary'), 'Visit with Ben Lovelace');
+    const description = String(event.getFirstPropertyValue('description'));
+    assert.match(description, /Ben Lovelace <ben@example\.com>/);
+    assert.match(description, /Notes: Gate code 4711; ring twice/);
+    const manage = /(http:\/\/muster\.test\/bookings\/manage\/\S+)/.exec(description)?.[1];
+    assert.ok(manage, description);
+    assert.equal(event.getFirstPropertyValue('url'), manage);
+    const page = await t.app.inject({ url: `/v1/bookings/manage/${manage.split('/').pop()}` });
+    assert.equal(page.statusCode, 200, 'the link in the description manages this booking');
+    assert.equal(body<{ id: string }>(page).id, id);
     const delivery = (await listDeliveries(t.app, key)).find((d) => d.kind === 'calendar');
     assert.equal(delivery?.status, 'sent');
     assert.equal(delivery?.recipient, `${url('muster')}${id}.ics`);

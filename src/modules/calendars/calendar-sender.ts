@@ -3,13 +3,14 @@ import { calendarObjectIcs } from '../deliveries/ics.js';
 import type { OutboxRow } from '../deliveries/outbox.repository.js';
 import type { Sender } from '../deliveries/senders/types.js';
 import { findBooking } from '../scheduling/bookings.repository.js';
+import { linksOf } from '../scheduling/bookings.service.js';
 import { findEventType } from '../scheduling/event-types.repository.js';
 import { findUserById } from '../users/users.repository.js';
 import { findConnection } from './calendars.repository.js';
 import { deleteEvent, putEvent } from './dav.js';
 import { davOptions } from './sync.service.js';
 import { isObjectWrite, sendObject, type ObjectWrite } from './objects.js';
-import { invitationOf, writeError, type CalendarWrite } from './writes.js';
+import { hostEventOf, writeError, type CalendarWrite } from './writes.js';
 
 /**
  * Writes a booking's event to the host's CalDAV calendar (the delivery's recipient URL): PUT while
@@ -32,8 +33,8 @@ export function calendarSender(ctx: AppContext): Sender {
       if (gone) return { outcome: 'sent', statusCode: await deleteEvent(row.recipient, o) };
       const et = b.event_type_id === null ? undefined : await findEventType(ctx.db, b.event_type_id);
       const host = await findUserById(ctx.db, b.host_id);
-      const { method: _method, ...inv } = invitationOf(b, et, host, false);
-      return { outcome: 'sent', statusCode: await putEvent(row.recipient, calendarObjectIcs(inv), o) };
+      const manageUrl = linksOf(ctx, b.id).cancel_url.split('?')[0]!;
+      return { outcome: 'sent', statusCode: await putEvent(row.recipient, calendarObjectIcs(hostEventOf(b, et, host, manageUrl)), o) };
     } catch (err) {
       throw writeError(ctx, err);
     }

@@ -46,6 +46,25 @@ export function invitationOf(
   };
 }
 
+/**
+ * The event written to the host's own calendar: the invitation seen from the host's side. Its title
+ * names the attendee ("Site visit with Ben"), not the host whose calendar it is, and its DESCRIPTION
+ * carries what the booking emails do: who booked (name and address), their notes and the booking's
+ * management page (`manageUrl`, also its URL).
+ */
+export function hostEventOf(
+  b: BookingRow,
+  et: Parameters<typeof invitationOf>[1],
+  host: Parameters<typeof invitationOf>[2],
+  manageUrl: string,
+): Omit<Invitation, 'method'> {
+  const { method: _method, ...inv } = invitationOf(b, et, host, false);
+  const lines = [`Attendee: ${b.attendee_name} <${b.attendee_email}>`];
+  if (b.notes) lines.push(`Notes: ${b.notes}`);
+  lines.push(`Reschedule or cancel: ${manageUrl}`);
+  return Object.assign(inv, { summary: `${et?.name ?? 'Booking'} with ${b.attendee_name}`, description: lines.join('\n'), url: manageUrl });
+}
+
 /** Where a booking's event lives in a calendar collection. */
 export const eventUrl = (calendarUrl: string, bookingId: string) => new URL(`${encodeURIComponent(bookingId)}.ics`, calendarUrl.endsWith('/') ? calendarUrl : `${calendarUrl}/`).toString();
 

@@ -19,6 +19,7 @@ import {
   type Mail,
   type SmtpPeer,
 } from '../../../test/peers.js';
+import { queueEmail } from './email.js';
 import { createSenders, processDue, type Senders } from './worker.js';
 
 const MAIL_FROM = 'Muster <m@example.com>';
@@ -99,7 +100,9 @@ describe('email deliveries through a real SMTP server', () => {
     assert.equal(mail.header('from'), MAIL_FROM);
     assert.equal(mail.envelope.from, 'm@example.com');
     assert.equal(mail.header('to'), attendee.attendee_email);
-    assert.match(mail.header('message-id') ?? '', /^<outbox-\d+@muster>$/);
+    // Globally unique under the instance's own domain (MAIL_FROM's), not `<outbox-1@muster>` (issue 32); automatic mail says so.
+    assert.match(mail.header('message-id') ?? '', /^<[0-9a-f-]{36}@example\.com>$/);
+    assert.equal(mail.header('auto-submitted'), 'auto-generated');
     for (const url of [b.cancel_url, b.reschedule_url]) {
       assert.ok(mail.text.includes(url), `the text has ${url}`);
       assert.ok(mail.html.includes(`href="${url}"`), `the HTML links ${url}`);
@@ -286,6 +289,22 @@ describe('email deliveries through a real SMTP server', () => {
     } finally {
       smtp.rejectRcpt = () => undefined;
     }
+  });
+
+  test('an email with no recipient (a bounce\'s empty return path) fails at once, not on retry', async () => {
+    // Queued as the acknowledgement of a bounce was before automatic mail was ignored (issue 32).
+    await t.ctx.transaction(async (tx) => {
+      for (const to of ['', '<>']) await queueEmail(t.ctx, tx, { to, subject: 'We received your report', text: 'x', topic: 'incident.email_received' });
+    });
+    await deliver();
+    const rows = await t.ctx.db.selectFrom('outbox').select(['recipient', 'status', 'attempts']).where('topic', '=', 'incident.email_received').orderBy('id').execute();
+    assert.deepEqual(rows, [
+      { recipient: '', status: 'failed', attempts: 1 },
+      { recipient: '<>', status: 'failed', attempts: 1 },
+    ]);
+    t.clock.advance(86_400_000);
+    await deliver();
+    assert.deepEqual((await t.ctx.db.selectFrom('outbox').select('attempts').where('topic', '=', 'incident.email_received').execute()).map((r) => r.attempts), [1, 1]);
   });
 
   test('every message the server got has a distinct Message-ID and the configured sender', () => {

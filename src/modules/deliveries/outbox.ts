@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import type { Mode, OutboxKind, OutboxStatus } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
@@ -36,9 +37,16 @@ export async function queueDeliveries(ctx: AppContext, tx: Tx, ds: readonly Deli
   if (rows.some((r) => r.status === 'pending')) tx.onCommit(() => ctx.outbox.wake());
 }
 
+/**
+ * A webhook's `webhook-id` (Standard Webhooks), fixed here so every retry carries the same one and
+ * no two messages of any installation share one (receivers drop ids they have seen; issue 32).
+ */
+const webhookId = () => `msg_${randomUUID().replace(/-/g, '')}`;
+
 function newDelivery(d: Delivery): NewDelivery {
   const status: OutboxStatus = d.skip ? 'skipped' : d.mode === 'test' && d.kind !== 'webhook' ? 'suppressed' : 'pending';
-  return { kind: d.kind, topic: d.topic, orgId: d.orgId ?? null, userId: d.userId ?? null, mode: d.mode, recipient: d.recipient, payload: d.payload, status, note: d.skip ?? null };
+  const payload = d.kind === 'webhook' && typeof d.payload === 'object' && d.payload !== null ? Object.assign({ webhook_id: webhookId() }, d.payload) : d.payload;
+  return { kind: d.kind, topic: d.topic, orgId: d.orgId ?? null, userId: d.userId ?? null, mode: d.mode, recipient: d.recipient, payload, status, note: d.skip ?? null };
 }
 
 /**

@@ -131,7 +131,8 @@ describe('webhooks to local receivers (MUSTER_ALLOW_PRIVATE_WEBHOOKS=1)', () => 
       assert.deepEqual(Object.keys(payload).sort(), ['created_at', 'data', 'type']);
       assert.equal(r.method, 'POST');
       assert.match(String(r.headers['content-type']), /^application\/json/);
-      assert.match(String(r.headers['webhook-id']), /^msg_\d+$/);
+      // Globally unique, not the row id (another installation's msg_1 is not this one's).
+      assert.match(String(r.headers['webhook-id']), /^msg_[0-9a-f]{32}$/);
       assert.match(String(r.headers['webhook-signature']), /^v1,[A-Za-z0-9+/=]+$/);
       assert.ok(Math.abs(Number(r.headers['webhook-timestamp']) * 1000 - Date.now()) < 5 * MINUTE);
       assert.ok(!Number.isNaN(Date.parse(payload.created_at)));

@@ -165,9 +165,11 @@ describe('a worker that dies mid-send', () => {
     t.clock.advance(3 * 86_400_000);
     assert.equal(await drain(t, senders), 0);
 
-    const hookIds = claimed.filter((r) => r.kind === 'webhook').map((r) => `msg_${r.id}`).sort();
+    // Ids are fixed when a delivery is queued (globally unique, issue 32): read them from the rows.
+    const idOf = (r: (typeof claimed)[number], key: 'webhook_id' | 'message_id') => (JSON.parse(r.payload) as Record<string, string>)[key]!;
+    const hookIds = claimed.filter((r) => r.kind === 'webhook').map((r) => idOf(r, 'webhook_id')).sort();
     assert.deepEqual(receiver.requests.map((r) => String(r.headers['webhook-id'])).sort(), hookIds, 'each webhook once, with its own id');
-    const mailIds = claimed.filter((r) => r.kind === 'email').map((r) => `<outbox-${r.id}@muster>`).sort();
+    const mailIds = claimed.filter((r) => r.kind === 'email').map((r) => idOf(r, 'message_id')).sort();
     assert.deepEqual(smtp.messages.map((m) => m.header('message-id')).sort(), mailIds, 'each email once');
     const rows = await t.ctx.db.selectFrom('outbox').select(['status', 'attempts']).where('id', 'in', claimed.map((r) => r.id)).execute();
     assert.ok(rows.every((r) => r.status === 'sent' && r.attempts === 2), 'the dead attempt counts');

@@ -7,7 +7,7 @@ export const TOKEN_PLACEHOLDER = '{token}';
  * GPSLogger replaces each `%NAME` placeholder of its custom URL before sending (its
  * CustomUrlManager.getFormattedTextblock); these are the ones Muster reads.
  */
-const GPSLOGGER_QUERY = 'lat=%LAT&lon=%LON&time=%TIME&acc=%ACC&alt=%ALT&spd=%SPD&dir=%DIR&batt=%BATT&aid=%AID';
+const GPSLOGGER_QUERY = 'lat=%LAT&lon=%LON&time=%TIME&acc=%ACC&alt=%ALT&spd=%SPD&dir=%DIR&batt=%BATT&aid=%AID&hdop=%HDOP&ischarging=%ISCHARGING';
 
 /** The address each app is given. The token is URL-safe base64, so it needs no escaping. */
 export function deviceUrls(baseUrl: string, token: string) {

@@ -29,7 +29,8 @@ export async function findDevice(db: Kysely<DB>, scope: Scope, id: number): Prom
 
 /**
  * Unrevoked devices of the scope that `userId` owns, or every one of `allOf` (orgs the caller
- * administers), with their beacon state joined on its key (mode, owner, device_id).
+ * administers), with their beacon state joined on its key (mode, owner, device_id); only devices
+ * whose owner is still a member of the device's org.
  */
 export async function listDevices(db: Kysely<DB>, scope: Scope, userId: number, allOf: readonly number[]): Promise<ListedDevice[]> {
   return db
@@ -42,6 +43,8 @@ export async function listDevices(db: Kysely<DB>, scope: Scope, userId: number, 
     .select(['users.name as user_name', 'b.lat', 'b.lng', 'b.accuracy', 'b.position_at', 'b.active'])
     .where('devices.revoked_at', 'is', null)
     .$call(scoped(scope, 'devices'))
+    // A device whose owner left its org (or was removed) is no longer the org's (issue #31 F12).
+    .where((eb) => eb.exists(eb.selectFrom('memberships as m').select('m.user_id').whereRef('m.org_id', '=', 'devices.org_id').whereRef('m.user_id', '=', 'devices.user_id')))
     .where((eb) => (allOf.length > 0 ? eb.or([eb('devices.user_id', '=', userId), eb('devices.org_id', 'in', [...allOf])]) : eb('devices.user_id', '=', userId)))
     .orderBy('devices.id', 'desc')
     .execute();

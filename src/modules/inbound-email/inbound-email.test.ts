@@ -4,6 +4,7 @@ import nodemailer from 'nodemailer';
 import sharp from 'sharp';
 import { buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { buildWorld, type CreatedIntegration, type World } from '../../../test/integrations-world.js';
+import { mailDns, type DkimKey } from '../../../test/mail-kit.js';
 import { startInboundSmtp, type InboundListener } from './smtp-listener.js';
 
 // Speaks SMTP to the real listener, with nodemailer as the sending client.
@@ -13,11 +14,15 @@ describe('inbound email', () => {
   let smtp: InboundListener;
   let i: CreatedIntegration;
   let png: Buffer;
+  // Members' mail is DKIM-signed by their domain (example.com): only authenticated mail speaks for a member.
+  const dns = mailDns();
+  let exampleCom: DkimKey;
   const live = () => ({ 'x-api-key': w.liveKey });
   before(async () => {
     t = await buildTestApp({ INBOUND_EMAIL_DOMAIN: 'in.muster.test', INBOUND_SMTP_PORT: '0', INBOUND_SMTP_HOST: '127.0.0.1', INBOUND_MAX_BYTES: '200000' });
     w = await buildWorld(t);
-    smtp = await startInboundSmtp(t.ctx);
+    exampleCom = dns.dkim('example.com');
+    smtp = await startInboundSmtp(t.ctx, { resolver: dns.resolver });
     i = await w.integration();
     png = await sharp({ create: { width: 16, height: 12, channels: 3, background: '#c00' } }).png().toBuffer();
   });
@@ -68,8 +73,8 @@ describe('inbound email', () => {
     const [ticket] = await w.tickets(live(), `?source_ref=${encodeURIComponent('email:<lift-1@example.org>')}`);
     const outbox = await t.ctx.db.selectFrom('outbox').select('payload').where('topic', '=', 'incident.email_received').where('recipient', '=', 'caller@example.org').orderBy('id', 'desc').executeTakeFirstOrThrow();
     const replyTo = (JSON.parse(outbox.payload) as { reply_to: string }).reply_to;
-    await send({ from: 'caller@example.org', to: replyTo, subject: `Re: [#${ticket!.Id}] Lift stuck`, inReplyTo: '<outbox-1@muster>', text: 'Someone is inside now.\n\nOn Mon, 23 Nov 2026 at 10:00, Muster <no-reply@localhost> wrote:\n> We received your report.\n' });
-    await send({ from: w.member.email, to: replyTo, subject: 'Re: Lift stuck', text: 'Technician on the way.\n\nSent from my phone' });
+    await send({ from: 'caller@example.org', to: replyTo, subject: `Re: [#${ticket!.Id}] Lift stuck`, text: 'Someone is inside now.\n\nOn Mon, 23 Nov 2026 at 10:00, Muster <no-reply@localhost> wrote:\n> We received your report.\n' });
+    await send({ from: w.member.email, to: replyTo, subject: 'Re: Lift stuck', text: 'Technician on the way.\n\nSent from my phone', dkim: exampleCom });
     await smtp.drain();
     assert.deepEqual((await replies(ticket!.Id)).map((r) => [r.body, r.public, r.author_id]), [
       ['Someone is inside now.', true, null],
@@ -122,7 +127,7 @@ describe('inbound email', () => {
     assert.equal(await refusal({ from: 'a@example.org', to: 'someone@other.test', subject: 'x', text: 'x' }), 550);
     const strict = await w.integration(undefined, { allowed_senders: ['example.com'] });
     assert.equal(await refusal({ from: 'a@evil.example.org', to: strict.email_address!, subject: 'x', text: 'x' }), 550);
-    await send({ from: 'ops@mail.example.com', to: strict.email_address!, subject: 'Allowed sender', text: 'ok' });
+    await send({ from: 'ops@mail.example.com', to: strict.email_address!, subject: 'Allowed sender', text: 'ok', dkim: exampleCom });
     const revoked = await w.integration();
     await w.call(live(), 'DELETE', `/v1/integrations/${revoked.id}`);
     assert.equal(await refusal({ from: 'a@example.org', to: revoked.email_address!, subject: 'x', text: 'x' }), 550);

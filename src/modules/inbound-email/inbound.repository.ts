@@ -1,13 +1,15 @@
 import type { Kysely } from 'kysely';
-import type { DB, InboundEmailsTable } from '../../db/schema.js';
+import type { DB, InboundEmailStatus, InboundEmailsTable } from '../../db/schema.js';
+import { scoped, type Scope } from '../../db/scope.js';
 
-export type InboundRow = Omit<InboundEmailsTable, 'id' | 'attempts'> & { id: number; attempts: number };
-export type NewInbound = Omit<InboundRow, 'id' | 'attempts' | 'status' | 'error' | 'incident_id' | 'processed_at'>;
+export type InboundRow = Omit<InboundEmailsTable, 'id' | 'attempts' | 'authenticated' | 'size'> & { id: number; attempts: number; authenticated: 0 | 1; size: number };
+export type NewInbound = Omit<InboundRow, 'id' | 'attempts' | 'incident_id' | 'processed_at' | 'raw_removed_at'>;
 
 export async function insertInbound(db: Kysely<DB>, row: NewInbound): Promise<number> {
+  const done = row.status === 'pending' ? null : row.created_at;
   const r = await db
     .insertInto('inbound_emails')
-    .values({ ...row, status: 'pending', error: null, incident_id: null, processed_at: null })
+    .values({ ...row, incident_id: null, processed_at: done, raw_removed_at: null })
     .returning('id')
     .executeTakeFirstOrThrow();
   return r.id;
@@ -39,22 +41,50 @@ export async function failInbound(db: Kysely<DB>, id: number, error: string, max
   const attempts = (row?.attempts ?? 0) + 1;
   await db
     .updateTable('inbound_emails')
-    .set({ attempts, error: error.slice(0, 1000), ...(attempts >= maxAttempts ? { status: 'failed' as const, processed_at: nowIso } : {}) })
+    .set({ attempts, error: error.replace(/\0/g, '').slice(0, 1000), ...(attempts >= maxAttempts ? { status: 'failed' as const, processed_at: nowIso } : {}) })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .execute();
 }
 
-/** Who reported an incident by email: the sender of the first message that opened or joined it. */
-export async function reporterOf(db: Kysely<DB>, incidentId: number): Promise<string | undefined> {
+/** Who reported an incident by email: the From: (and Reply-To:) of the first message that opened or joined it. */
+export async function reporterOf(db: Kysely<DB>, incidentId: number): Promise<{ sender: string; answerTo: string } | undefined> {
   const r = await db
     .selectFrom('inbound_emails')
-    .select('mail_from')
+    .select(['sender', 'answer_to', 'mail_from'])
     .where('incident_id', '=', incidentId)
     .where('integration_id', 'is not', null)
+    .where('status', '=', 'processed')
     .orderBy('id')
     .executeTakeFirst();
-  return r?.mail_from;
+  if (!r) return undefined;
+  // Rows received before migration 0023 know only the envelope.
+  const sender = r.sender ?? r.mail_from.toLowerCase();
+  return { sender, answerTo: r.answer_to ?? sender };
+}
+
+/**
+ * The Message-IDs an email to the reporter threads under: the reporter's first message and the
+ * latest message of the thread that Muster received (their report, a repeat, or a reply by email).
+ */
+export async function threadIds(db: Kysely<DB>, incidentId: number): Promise<{ first: string; latest: string } | undefined> {
+  const base = db
+    .selectFrom('inbound_emails')
+    .select('message_id')
+    .where('status', '=', 'processed')
+    .where('message_id', 'is not', null)
+    .where((eb) => eb.or([eb('incident_id', '=', incidentId), eb('reply_to_incident_id', '=', incidentId)]));
+  const first = await base.where('integration_id', 'is not', null).orderBy('id').limit(1).executeTakeFirst();
+  if (!first?.message_id) return undefined;
+  const latest = await base.orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return { first: first.message_id, latest: latest?.message_id ?? first.message_id };
+}
+
+/** In-Reply-To and References for an email to the reporter (issue 32): their first message and the latest of the thread. */
+export async function reporterThread(db: Kysely<DB>, incidentId: number): Promise<{ inReplyTo: string; references: string[] } | undefined> {
+  const ids = await threadIds(db, incidentId);
+  if (!ids) return undefined;
+  return { inReplyTo: ids.latest, references: ids.first === ids.latest ? [ids.first] : [ids.first, ids.latest] };
 }
 
 /** The member of an org with this email address (replies from members are internal). */
@@ -67,4 +97,42 @@ export async function memberByEmail(db: Kysely<DB>, orgId: number, email: string
     .where((eb) => eb(eb.fn('lower', ['users.email']), '=', email.toLowerCase()))
     .executeTakeFirst();
   return r?.id;
+}
+
+export interface InboundFilter {
+  integrationId?: number | undefined;
+  status?: InboundEmailStatus | undefined;
+}
+
+/** Received messages of the scope, newest first, without their raw text (one row more than the page, for has_more). */
+export async function listInbound(db: Kysely<DB>, scope: Scope, f: InboundFilter, limit: number, offset: number) {
+  let q = db
+    .selectFrom('inbound_emails')
+    .select([
+      'id',
+      'org_id',
+      'livemode',
+      'integration_id',
+      'reply_to_incident_id',
+      'incident_id',
+      'status',
+      'error',
+      'attempts',
+      'mail_from',
+      'rcpt_to',
+      'sender',
+      'answer_to',
+      'subject',
+      'message_id',
+      'authenticated',
+      'auth',
+      'size',
+      'raw_removed_at',
+      'created_at',
+      'processed_at',
+    ])
+    .$call(scoped(scope, 'inbound_emails'));
+  if (f.integrationId !== undefined) q = q.where('integration_id', '=', f.integrationId);
+  if (f.status !== undefined) q = q.where('status', '=', f.status);
+  return q.orderBy('id', 'desc').limit(limit).offset(offset).execute();
 }

@@ -4,17 +4,19 @@ import type { Tx } from '../../db/transaction.js';
 import { iso } from '../../lib/clock.js';
 import { queueEmail } from '../deliveries/email.js';
 import { recordTimeline } from '../dispatch/timeline.js';
-import { lockIncident, touchIncident } from '../incidents/incidents.repository.js';
+import { lockIncident, touchIncident, type IncidentRow } from '../incidents/incidents.repository.js';
 import { CHANNEL } from '../incidents/incidents.service.js';
-import { insertReply } from '../incidents/replies.repository.js';
+import { findReply, insertReply } from '../incidents/replies.repository.js';
+import { toReply } from '../incidents/replies.service.js';
 import { findIntegrationById, type IntegrationRow } from '../integrations/integrations.repository.js';
 import { trigger } from '../integrations/lifecycle.js';
-import { insertSignal } from '../signals/signals.repository.js';
+import { attachCapture } from '../signals/signals.service.js';
 import { storeUpload } from '../uploads/uploads.service.js';
 import { failInbound, finishInbound, findInbound, pendingIds, type InboundRow } from './inbound.repository.js';
 import { stripReply } from './mail-text.js';
+import { clean, readHead } from './message.js';
 import { replyAddress } from './reply-address.js';
-import { isRefusal, resolveRecipient } from './recipients.js';
+import { replierOf } from './recipients.js';
 
 const MAX_ATTEMPTS = 3;
 
@@ -24,7 +26,7 @@ class AlreadyDone extends Error {}
 /** The thread a message belongs to: the first of References, else In-Reply-To, else its own id. */
 function threadOf(mail: ParsedMail, row: InboundRow): string {
   const refs = mail.references === undefined ? [] : Array.isArray(mail.references) ? mail.references : [mail.references];
-  return `email:${(refs[0] ?? mail.inReplyTo ?? mail.messageId ?? `inbound-${row.id}`).slice(0, 240)}`;
+  return clean(`email:${(refs[0] ?? mail.inReplyTo ?? row.message_id ?? mail.messageId ?? `inbound-${row.id}`).slice(0, 240)}`);
 }
 
 /** Image attachments stored like uploads (re-encoded, metadata stripped); anything unreadable is skipped. */
@@ -33,7 +35,7 @@ async function storeImages(ctx: AppContext, mail: ParsedMail): Promise<{ url: st
   for (const a of mail.attachments) {
     if (!a.contentType.startsWith('image/')) continue;
     try {
-      stored.push({ url: (await storeUpload(ctx, a.content)).image_url, filename: a.filename ?? null });
+      stored.push({ url: (await storeUpload(ctx, a.content)).image_url, filename: a.filename ? clean(a.filename).slice(0, 500) : null });
     } catch (err) {
       ctx.log.info({ err, filename: a.filename }, 'inbound email: image attachment skipped');
     }
@@ -41,45 +43,81 @@ async function storeImages(ctx: AppContext, mail: ParsedMail): Promise<{ url: st
   return stored;
 }
 
+/**
+ * The headers read at DATA time; rows stored before migration 0023 read them now (their From: is
+ * then taken as unauthenticated: it was never checked).
+ */
+async function headOf(row: InboundRow, mail: ParsedMail): Promise<{ sender: string | null; answerTo: string | null; subject: string }> {
+  if (row.sender !== null || row.subject !== null) return { sender: row.sender, answerTo: row.answer_to, subject: row.subject ?? '' };
+  const head = await readHead(Buffer.from(row.raw, 'base64'), row.mail_from);
+  return { sender: head.sender ?? null, answerTo: head.answerTo ?? null, subject: head.subject ?? clean(mail.subject ?? '') };
+}
+
 async function openFromMail(ctx: AppContext, row: InboundRow, integration: IntegrationRow, mail: ParsedMail): Promise<number> {
   const images = await storeImages(ctx, mail);
-  const subject = mail.subject?.trim() || '(no subject)';
+  const head = await headOf(row, mail);
+  const subject = head.subject.trim() || '(no subject)';
+  const description = clean(mail.text ?? '').trim().slice(0, 20_000) || null;
   return ctx.transaction(async (tx) => {
     const placed = await trigger(
       ctx,
       integration,
-      { ref: threadOf(mail, row), title: subject, description: (mail.text ?? '').trim().slice(0, 20_000) || null, priority: 'normal', source: 'email', data: { from: row.mail_from, subject: subject.slice(0, 200) } },
+      { ref: threadOf(mail, row), title: subject, description, priority: 'normal', source: 'email', data: { from: head.sender ?? row.mail_from, authenticated: row.authenticated === 1, subject: subject.slice(0, 200) } },
       tx,
     );
     const incident = placed.incident;
     if (!(await finishInbound(tx.db, row.id, incident.id, iso(ctx.clock.now())))) throw new AlreadyDone();
-    for (const image of images) {
-      await insertSignal(tx.db, { org_id: incident.org_id, livemode: incident.livemode, user_id: null, type: 'capture', lat: null, lng: null, accuracy: null, note: image.filename, image_url: image.url, ticket_id: incident.id, meta: JSON.stringify({ source: 'email', inbound_email_id: row.id }), created_at: iso(ctx.clock.now()) });
-    }
-    if (placed.created) await acknowledgeReporter(ctx, tx, row, incident.id, subject);
+    for (const image of images) await attachCapture(ctx, tx, incident, { imageUrl: image.url, note: image.filename, meta: { source: 'email', inbound_email_id: row.id } });
+    if (placed.created && head.answerTo) await acknowledgeReporter(ctx, tx, row, head.answerTo, incident.id, subject);
     return incident.id;
   });
 }
 
-/** Tells the reporter their mail became an incident; replying to it adds to the incident. */
-async function acknowledgeReporter(ctx: AppContext, tx: Tx, row: InboundRow, incidentId: number, subject: string) {
+/**
+ * Tells the reporter their mail became an incident; replying to it adds to the incident. An
+ * automatic reply (RFC 3834: `Auto-Submitted: auto-replied`), threaded under their message.
+ */
+async function acknowledgeReporter(ctx: AppContext, tx: Tx, row: InboundRow, to: string, incidentId: number, subject: string) {
   const text = `We received your report and opened incident #${incidentId}.\n\nReply to this email to add to it.\n`;
-  await queueEmail(ctx, tx, { to: row.mail_from, replyTo: replyAddress(ctx, incidentId), subject: `[#${incidentId}] ${subject}`, text, topic: 'incident.email_received', orgId: row.org_id, mode: row.livemode === 1 ? 'live' : 'test' });
+  const thread = row.message_id ? { inReplyTo: row.message_id, references: [row.message_id] } : undefined;
+  await queueEmail(ctx, tx, {
+    to,
+    replyTo: replyAddress(ctx, incidentId),
+    subject: `[#${incidentId}] ${subject}`,
+    text,
+    topic: 'incident.email_received',
+    orgId: row.org_id,
+    mode: row.livemode === 1 ? 'live' : 'test',
+    autoSubmitted: 'auto-replied',
+    thread,
+  });
 }
 
 async function applyReply(ctx: AppContext, row: InboundRow, mail: ParsedMail): Promise<number> {
-  const target = await resolveRecipient(ctx, row.rcpt_to, row.mail_from);
-  if (isRefusal(target) || target.kind !== 'reply') throw new Error('the sender may no longer reply to this incident');
-  const body = stripReply(mail.text ?? '') || '(empty reply)';
+  const target = await lockIncident(ctx.db, false, row.reply_to_incident_id!);
+  if (!target) throw new Error('the incident was deleted');
+  const head = await headOf(row, mail);
+  const replier = await replierOf(ctx, target, head.sender ?? undefined, row.authenticated === 1);
+  if (!replier) throw new Error('the sender may no longer reply to this incident');
+  const body = stripReply(clean(mail.text ?? '')).slice(0, 20_000) || '(empty reply)';
   const now = iso(ctx.clock.now());
   return ctx.transaction(async (tx) => {
-    const incident = await lockIncident(tx.db, false, target.incident.id);
-    if (!incident || !(await finishInbound(tx.db, row.id, incident?.id ?? null, now))) throw new AlreadyDone();
-    const replyId = await insertReply(tx.db, { incidentId: incident.id, body, public: target.public, authorId: target.authorId, now });
+    const incident: IncidentRow | undefined = await lockIncident(tx.db, false, target.id);
+    if (!incident || !(await finishInbound(tx.db, row.id, incident.id, now))) throw new AlreadyDone();
+    const replyId = await insertReply(tx.db, { incidentId: incident.id, body, public: replier.public, authorId: replier.authorId, now });
     await touchIncident(tx.db, incident, now);
-    const payload = { id: replyId, incident_id: incident.id, body, public: target.public, author_id: target.authorId, created_at: now, via: 'email' };
+    // The same record the REST answer has (author_name included), and how it came.
+    const payload = Object.assign(toReply(await findReply(tx.db, replyId)), { via: 'email' });
     ctx.events.publish(tx, { channel: CHANNEL, orgId: incident.org_id, mode: incident.livemode === 1 ? 'live' : 'test', type: 'incident.reply', payload });
-    await recordTimeline(ctx, tx, incident, 'reply', target.authorId, { reply_id: replyId, public: target.public, body, via: 'email', from: row.mail_from });
+    await recordTimeline(ctx, tx, incident, 'reply', replier.authorId, {
+      reply_id: replyId,
+      public: replier.public,
+      body,
+      via: 'email',
+      from: head.sender ?? row.mail_from,
+      authenticated: row.authenticated === 1,
+      ...(replier.as === 'unverified' ? { unverified: true } : {}),
+    });
     return incident.id;
   });
 }

@@ -2,11 +2,11 @@ import type { AppContext } from '../../context.js';
 import { lockIncident, type IncidentRow } from '../incidents/incidents.repository.js';
 import { findByEmailToken, type IntegrationRow } from '../integrations/integrations.repository.js';
 import { memberByEmail, reporterOf } from './inbound.repository.js';
+import { domainOf } from './message.js';
 import { incidentOfReply } from './reply-address.js';
 
-export type Target =
-  | { kind: 'integration'; integration: IntegrationRow }
-  | { kind: 'reply'; incident: IncidentRow; authorId: number | null; public: boolean };
+/** An address of ours: an integration's, or an incident's reply address. */
+export type Target = { kind: 'integration'; integration: IntegrationRow } | { kind: 'reply'; incident: IncidentRow };
 
 /** An SMTP refusal: the reply code and its text (RFC 5321 and enhanced status codes, RFC 3463). */
 export interface Refusal {
@@ -14,38 +14,62 @@ export interface Refusal {
   message: string;
 }
 
-const unknown: Refusal = { code: 550, message: '5.1.1 No such recipient here' };
-
-function senderAllowed(integration: IntegrationRow, sender: string): boolean {
-  if (!integration.allowed_senders) return true;
-  const domain = sender.slice(sender.lastIndexOf('@') + 1).toLowerCase();
-  const allowed = JSON.parse(integration.allowed_senders) as string[];
-  return allowed.some((d) => domain === d || domain.endsWith(`.${d}`));
+/** Who an emailed reply is from, as far as the message proves it. */
+export interface Replier {
+  /** The member it is attributed to: only with an authenticated From:. */
+  authorId: number | null;
+  public: boolean;
+  /** Why: `reporter`, `member` (authenticated), or `unverified` (a member's address, From: not authenticated). */
+  as: 'reporter' | 'member' | 'unverified';
 }
 
+const unknown: Refusal = { code: 550, message: '5.1.1 No such recipient here' };
+export const strangerRefusal: Refusal = { code: 550, message: '5.7.1 Only the reporter and members of the organization may reply to this incident' };
+
 /**
- * Decides a recipient at RCPT time, so refusals happen in the SMTP dialogue (never a bounce
- * later): an integration's address (and its allowed senders), or a reply+<token> address (the
- * sender must be the reporter, whose reply is public, or a member of the org, internal).
+ * Decides an address at RCPT time, so unknown addresses and revoked integrations are refused in
+ * the SMTP dialogue (never a bounce later). Who the sender is comes from the message's From:, so
+ * that is decided once its headers are in (`senderAllowed`, `replierOf`).
  */
-export async function resolveRecipient(ctx: AppContext, address: string, sender: string): Promise<Target | Refusal> {
+export async function resolveRecipient(ctx: AppContext, address: string): Promise<Target | Refusal> {
   const at = address.lastIndexOf('@');
   const local = address.slice(0, at).toLowerCase();
   if (at <= 0 || address.slice(at + 1).toLowerCase() !== ctx.config.inboundEmailDomain) return unknown;
-  const from = sender.toLowerCase();
   if (local.startsWith('reply+')) {
     const id = incidentOfReply(ctx, local);
     const incident = id === undefined ? undefined : await lockIncident(ctx.db, false, id);
-    if (!incident) return unknown;
-    if (from && (await reporterOf(ctx.db, incident.id))?.toLowerCase() === from) return { kind: 'reply', incident, authorId: null, public: true };
-    const member = from ? await memberByEmail(ctx.db, incident.org_id, from) : undefined;
-    if (member !== undefined) return { kind: 'reply', incident, authorId: member, public: false };
-    return { code: 550, message: '5.7.1 Only the reporter and members of the organization may reply to this incident' };
+    return incident ? { kind: 'reply', incident } : unknown;
   }
   const integration = await findByEmailToken(ctx.db, local);
-  if (!integration) return unknown;
-  if (!senderAllowed(integration, from)) return { code: 550, message: '5.7.1 Sender not allowed for this address' };
-  return { kind: 'integration', integration };
+  return integration ? { kind: 'integration', integration } : unknown;
+}
+
+/**
+ * `allowed_senders` (issue 32): judged on the message's From:, never the envelope (forwarding
+ * rewrites that, SRS), and only when From: is authenticated: anyone can write any From:.
+ */
+export function senderAllowed(integration: IntegrationRow, sender: string | undefined, authenticated: boolean): Refusal | undefined {
+  if (!integration.allowed_senders) return undefined;
+  const allowed = JSON.parse(integration.allowed_senders) as string[];
+  const domain = sender ? domainOf(sender) : '';
+  if (!sender || !allowed.some((d) => domain === d || domain.endsWith(`.${d}`))) return { code: 550, message: '5.7.1 Sender not allowed for this address' };
+  if (!authenticated) return { code: 550, message: '5.7.1 Sender not authenticated (DKIM or SPF aligned with From:) for this address' };
+  return undefined;
+}
+
+/**
+ * Who replies to an incident by email (issues 31 F9 and 32): the reporter (their From:, or the
+ * Reply-To: their report named) writes a public reply; a member's address writes an internal
+ * reply as that member only when From: is authenticated, else an external, unverified reply that
+ * stays off the status page. Anyone else is refused (undefined).
+ */
+export async function replierOf(ctx: AppContext, incident: IncidentRow, sender: string | undefined, authenticated: boolean): Promise<Replier | undefined> {
+  if (!sender) return undefined;
+  const reporter = await reporterOf(ctx.db, incident.id);
+  if (reporter && (reporter.sender === sender || reporter.answerTo === sender)) return { authorId: null, public: true, as: 'reporter' };
+  const member = await memberByEmail(ctx.db, incident.org_id, sender);
+  if (member === undefined) return undefined;
+  return authenticated ? { authorId: member, public: false, as: 'member' } : { authorId: null, public: false, as: 'unverified' };
 }
 
 export const isRefusal = (t: Target | Refusal): t is Refusal => 'code' in t;

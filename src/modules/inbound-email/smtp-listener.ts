@@ -6,7 +6,9 @@ import { flag } from '../../db/schema.js';
 import { iso } from '../../lib/clock.js';
 import { insertInbound } from './inbound.repository.js';
 import { processPending } from './inbound.service.js';
-import { isRefusal, resolveRecipient, type Refusal } from './recipients.js';
+import { authenticateFrom, relayList, type DNSResolver, type FromAuth } from './mail-auth.js';
+import { clean, readHead, type MessageHead } from './message.js';
+import { isRefusal, replierOf, resolveRecipient, senderAllowed, strangerRefusal, type Refusal, type Target } from './recipients.js';
 
 export interface InboundListener {
   port: number;
@@ -24,16 +26,25 @@ async function readAll(stream: SMTPServerDataStream): Promise<Buffer | undefined
   return stream.sizeExceeded ? undefined : Buffer.concat(chunks);
 }
 
+export interface InboundOptions {
+  /** The DNS resolver mail authentication uses (tests answer from a table); default: the system's. */
+  resolver?: DNSResolver;
+}
+
+const temporary = (message: string): Refusal => ({ code: 451, message });
+
 /**
- * The inbound SMTP listener (INBOUND_SMTP_PORT): recipients are decided at RCPT time (550 for an
- * unknown address or a sender that is not allowed), oversize mail gets 552, a client over the rate
- * limit 421; an accepted message is stored (one row per recipient) before 250 is answered, then
- * processed into incidents and replies. STARTTLS is offered when a certificate is configured.
+ * The inbound SMTP listener (INBOUND_SMTP_PORT): addresses are decided at RCPT time (550 for an
+ * unknown one), senders at DATA time on the message's From: and its authentication (550 for a
+ * sender that is not allowed), oversize mail gets 552, a client over the rate limit 421; an
+ * accepted message is stored (one row per recipient) before 250 is answered, then processed into
+ * incidents and replies. STARTTLS is offered when a certificate is configured.
  */
-export async function startInboundSmtp(ctx: AppContext): Promise<InboundListener> {
+export async function startInboundSmtp(ctx: AppContext, options: InboundOptions = {}): Promise<InboundListener> {
   const cfg = ctx.config.inbound;
   const tls = cfg.tlsKey && cfg.tlsCert ? { key: fs.readFileSync(cfg.tlsKey), cert: fs.readFileSync(cfg.tlsCert) } : undefined;
   const perClient = new Map<string, { windowStart: number; n: number }>();
+  const relays = relayList(ctx.config);
   let work: Promise<unknown> = Promise.resolve();
 
   const server = new SMTPServer({
@@ -54,53 +65,88 @@ export async function startInboundSmtp(ctx: AppContext): Promise<InboundListener
       if (current.n > cfg.perMinute) return callback(smtpError({ code: 421, message: '4.7.0 Too many connections, try again later' }));
       callback();
     },
-    onRcptTo(address, session, callback) {
-      resolveRecipient(ctx, address.address, session.envelope.mailFrom ? session.envelope.mailFrom.address : '')
+    onRcptTo(address, _session, callback) {
+      resolveRecipient(ctx, address.address)
         .then((t) => callback(isRefusal(t) ? smtpError(t) : undefined))
         .catch((err: unknown) => {
           ctx.log.error({ err }, 'inbound email: recipient check failed');
-          callback(smtpError({ code: 451, message: '4.3.0 Temporary failure, try again later' }));
+          callback(smtpError(temporary('4.3.0 Temporary failure, try again later')));
         });
     },
     onData(stream, session, callback) {
       store(stream, session)
-        .then((stored) => {
-          if (!stored) return callback(smtpError({ code: 552, message: `5.3.4 Message exceeds the ${cfg.maxBytes} byte limit` }));
+        .then((refusal) => {
+          if (refusal) return callback(smtpError(refusal));
           kick();
           callback();
         })
         .catch((err: unknown) => {
           ctx.log.error({ err }, 'inbound email: storing failed');
-          callback(smtpError({ code: 451, message: '4.3.0 Temporary failure, try again later' }));
+          callback(smtpError(temporary('4.3.0 Temporary failure, try again later')));
         });
     },
   });
 
-  /** One row per accepted recipient, in one transaction, before the 250. */
-  async function store(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<boolean> {
+  /**
+   * Reads the message, decides each recipient on its From: (authenticated or not) and stores one
+   * row per accepted recipient in one transaction before the 250. Automatic mail is stored as
+   * `ignored` (kept, never answered). When every recipient refuses the message, so does the answer.
+   */
+  async function store(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<Refusal | undefined> {
     const raw = await readAll(stream);
-    if (!raw) return false;
-    const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-    const messageId = /^message-id:\s*(<[^>\r\n]{1,900}>)/im.exec(raw.subarray(0, 64 * 1024).toString('latin1'))?.[1] ?? null;
-    const targets = await Promise.all(session.envelope.rcptTo.map(async (r) => ({ rcpt: r.address, target: await resolveRecipient(ctx, r.address, from) })));
+    if (!raw) return { code: 552, message: `5.3.4 Message exceeds the ${cfg.maxBytes} byte limit` };
+    const envelopeFrom = session.envelope.mailFrom ? clean(session.envelope.mailFrom.address) : '';
+    const head = await readHead(raw, envelopeFrom);
+    const auth = await authenticateFrom(ctx.config, relays, raw, head.sender, { ip: session.remoteAddress, helo: session.hostNameAppearsAs, envelopeFrom }, head.authResults, options.resolver);
+    const decided = await Promise.all(session.envelope.rcptTo.map(async (r) => decide(r.address, head, auth)));
+    const accepted = decided.filter((d) => !d.refusal);
+    if (accepted.length === 0) return decided[0]?.refusal ?? { code: 554, message: '5.5.1 No valid recipients' };
+    const now = iso(ctx.clock.now());
     await ctx.transaction(async (tx) => {
-      for (const { rcpt, target } of targets) {
-        if (isRefusal(target)) continue;
-        const [org, live] = target.kind === 'integration' ? [target.integration.org_id, target.integration.livemode] : [target.incident.org_id, target.incident.livemode];
+      for (const d of decided) {
+        if (!d.target) continue;
+        const [org, live] = d.target.kind === 'integration' ? [d.target.integration.org_id, d.target.integration.livemode] : [d.target.incident.org_id, d.target.incident.livemode];
+        // Refused beside an accepted recipient: the message was taken, so it is kept with why.
+        const ignored = d.refusal?.message ?? head.automatic;
         await insertInbound(tx.db, {
           org_id: org,
           livemode: flag(live === 1),
-          integration_id: target.kind === 'integration' ? target.integration.id : null,
-          reply_to_incident_id: target.kind === 'reply' ? target.incident.id : null,
-          mail_from: from,
-          rcpt_to: rcpt,
-          message_id: messageId,
+          integration_id: d.target.kind === 'integration' ? d.target.integration.id : null,
+          reply_to_incident_id: d.target.kind === 'reply' ? d.target.incident.id : null,
+          mail_from: envelopeFrom,
+          rcpt_to: clean(d.rcpt),
+          message_id: head.messageId ?? null,
           raw: raw.toString('base64'),
-          created_at: iso(ctx.clock.now()),
+          size: raw.length,
+          status: ignored ? 'ignored' : 'pending',
+          error: ignored ?? null,
+          sender: head.sender ?? null,
+          answer_to: head.answerTo ?? null,
+          subject: head.subject ?? null,
+          authenticated: flag(auth.authenticated),
+          auth: auth.summary,
+          created_at: now,
         });
       }
     });
-    return true;
+    return undefined;
+  }
+
+  /** One recipient of the message: its target, and the refusal its sender gets there, if any. */
+  async function decide(rcpt: string, head: MessageHead, auth: FromAuth): Promise<{ rcpt: string; target?: Target; refusal?: Refusal }> {
+    const target = await resolveRecipient(ctx, rcpt);
+    if (isRefusal(target)) return { rcpt, refusal: target };
+    // A refusal that authentication would have lifted, while DNS failed for a passing reason: ask again later.
+    const retryable = auth.temporary && !auth.authenticated ? temporary('4.7.0 Could not authenticate the sender now, try again later') : undefined;
+    if (target.kind === 'integration') {
+      const refusal = senderAllowed(target.integration, head.sender, auth.authenticated);
+      if (refusal && retryable && senderAllowed(target.integration, head.sender, true) === undefined) return { rcpt, target, refusal: retryable };
+      return refusal ? { rcpt, target, refusal } : { rcpt, target };
+    }
+    const replier = await replierOf(ctx, target.incident, head.sender, auth.authenticated);
+    if (!replier) return { rcpt, target, refusal: strangerRefusal };
+    if (replier.as === 'unverified' && retryable) return { rcpt, target, refusal: retryable };
+    return { rcpt, target };
   }
 
   await new Promise<void>((resolve, reject) => {

@@ -7,6 +7,7 @@ import nodemailer from 'nodemailer';
 import { buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { selfSignedCert } from '../../../test/peers.js';
 import { buildWorld, type World } from '../../../test/integrations-world.js';
+import { mailDns } from '../../../test/mail-kit.js';
 import { startInboundSmtp, type InboundListener } from './smtp-listener.js';
 
 // The listener's transport: STARTTLS when a certificate is configured, the per-client rate limit.
@@ -29,7 +30,7 @@ describe('inbound SMTP transport', () => {
       INBOUND_RATE_LIMIT: '3',
     });
     w = await buildWorld(t);
-    smtp = await startInboundSmtp(t.ctx);
+    smtp = await startInboundSmtp(t.ctx, { resolver: mailDns().resolver });
     address = (await w.integration()).email_address!;
   });
   after(async () => {

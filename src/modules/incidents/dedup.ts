@@ -12,7 +12,9 @@ import type { Incident } from './incidents.schemas.js';
  * `source_ref` is a dedup key: while an incident of that org, mode and ref is open or in progress,
  * another trigger appends `alert_repeated` to its timeline instead of opening a second one. The
  * partial unique index of migration 0016 decides races (insert, and on conflict repeat), so 20
- * identical triggers at once open exactly one incident on either engine.
+ * identical triggers at once open exactly one incident on either engine. The open incident is
+ * looked up before the insert, so a repeat takes no incident number; on PostgreSQL a trigger that
+ * loses a race to open one still used up a sequence value (as a rolled-back creation does).
  */
 export interface Placed {
   incident: IncidentRow;
@@ -26,18 +28,29 @@ export interface Placed {
 /** Views answered for a repeat rather than a creation (POST /v1/tickets answers them with 200). */
 export const repeatedViews = new WeakSet<object>();
 
-const ATTEMPTS = 3;
+/**
+ * Rounds of look-up and insert before giving up. Each round after the first means the ref's open
+ * incident was resolved between this trigger's look-up and its insert, and another opened in its
+ * place, by other transactions (PostgreSQL). Triggers and resolves of one key racing across
+ * instances must never be refused (a PagerDuty-speaking tool does not retry a 4xx, issue #31 F6),
+ * so the loop goes on until the trigger lands; the bound only stops a runaway.
+ */
+const MAX_ROUNDS = 1_000;
 
 export async function insertOrRepeat(ctx: AppContext, tx: Tx, row: NewIncident, actorId: number | null, data: Record<string, unknown> = {}): Promise<Placed> {
   const ref = row.source_ref;
   if (ref === null) return { incident: await repo.insertIncident(tx.db, row), created: true, count: 1 };
   const lock = ctx.database.dialect === 'postgres';
-  for (let i = 0; i < ATTEMPTS; i += 1) {
+  const key = { org_id: row.org_id, livemode: row.livemode, source_ref: ref };
+  for (let round = 0; round < MAX_ROUNDS; round += 1) {
+    // Looked up first, so that a repeat never reaches the insert: an insert refused by ON CONFLICT
+    // has already taken the next id (a PostgreSQL sequence value, SQLite's AUTOINCREMENT counter),
+    // and incident numbers are what reporters see (issue #32). The index still decides races.
+    const open = await repo.findOpenByRef(tx.db, lock, key);
+    if (open) return { incident: open, created: false, count: await recordRepeat(ctx, tx, open, actorId, data) };
     const inserted = await repo.insertIncidentUnlessOpen(tx.db, row);
     if (inserted) return { incident: inserted, created: true, count: 1 };
-    const open = await repo.findOpenByRef(tx.db, lock, { org_id: row.org_id, livemode: row.livemode, source_ref: ref });
-    if (open) return { incident: open, created: false, count: await recordRepeat(ctx, tx, open, actorId, data) };
-    // The open one was resolved between the insert and the look-up: insert again.
+    // Another transaction opened one between the look-up and the insert: look again.
   }
   throw conflict('The incident of this source_ref changed while the trigger was handled; send it again');
 }

@@ -5,7 +5,7 @@ import { notFound } from '../../lib/errors.js';
 import type { IncidentStatus } from '../../db/schema.js';
 import { queueEmail } from '../deliveries/email.js';
 import { recordTimeline, timelineOf } from '../dispatch/timeline.js';
-import { reporterOf } from '../inbound-email/inbound.repository.js';
+import { reporterOf, reporterThread } from '../inbound-email/inbound.repository.js';
 import { replyAddress } from '../inbound-email/reply-address.js';
 import { orgAccess } from '../orgs/access.js';
 import { findByToken, touchIncident } from './incidents.repository.js';
@@ -13,7 +13,7 @@ import type { Reply, StatusPage } from './incidents.schemas.js';
 import { CHANNEL, findVisible } from './incidents.service.js';
 import { findReply, insertReply, listReplies as listRows, type ReplyRow } from './replies.repository.js';
 
-const toReply = (r: ReplyRow): Reply => ({
+export const toReply = (r: ReplyRow): Reply => ({
   id: r.id,
   incident_id: r.incident_id,
   body: r.body,
@@ -48,7 +48,18 @@ export async function addReply(ctx: AppContext, actor: Actor, incidentId: number
       if (reporter !== undefined) {
         const status = incident.livemode === 1 ? `\n\nFollow it here: ${ctx.config.publicUrl}/incidents/status/${incident.customer_token}` : '';
         const text = `${reply.author_name ?? 'The team'} replied to incident #${incident.id}:\n\n${reply.body}\n\nReply to this email to add to it.${status}\n`;
-        await queueEmail(ctx, tx, { to: reporter, replyTo: replyAddress(ctx, incident.id), subject: `[#${incident.id}] Re: ${incident.title}`, text, topic: 'incident.reply', orgId: incident.org_id, mode: actor.mode });
+        // A person wrote it (no Auto-Submitted), to the reporter's answer address, threaded under their mail (issue 32).
+        await queueEmail(ctx, tx, {
+          to: reporter.answerTo,
+          replyTo: replyAddress(ctx, incident.id),
+          subject: `[#${incident.id}] Re: ${incident.title}`,
+          text,
+          topic: 'incident.reply',
+          orgId: incident.org_id,
+          mode: actor.mode,
+          autoSubmitted: false,
+          thread: await reporterThread(tx.db, incident.id),
+        });
       }
     }
     return reply;

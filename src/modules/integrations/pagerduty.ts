@@ -102,6 +102,11 @@ export function pagerDutyErrors(err: FastifyError, request: FastifyRequest, repl
   if (err.validation) {
     [status, code] = [400, 'bad_request'];
     errors = toFieldErrors(err.validation, err.validationContext).map((d) => `'${d.field}' ${d.message}`);
+  } else if (err instanceof AppError && err.status === 409) {
+    // Not an answer the Events API documents, and tools do not retry a 4xx; they do retry a 429.
+    // (A trigger racing resolves of its key is retried in the server until it applies: dedup.ts.)
+    [status, code, errors] = [429, 'rate_limited', [err.message]];
+    reply.header('retry-after', '1');
   } else if (err instanceof AppError) {
     [status, code] = [err.status === 422 ? 400 : err.status, err.code];
     errors = err.extra.details?.map((d) => (d.field ? `'${d.field}' ${d.message}` : d.message)) ?? [err.message];

@@ -30,6 +30,16 @@ export async function findMember(db: Kysely<DB>, orgId: number, userId: number):
     .executeTakeFirst();
 }
 
+/**
+ * Whether the user is a member of the org, read inside a transaction that depends on it (a beacon
+ * turning a device on); on PostgreSQL the membership row is locked FOR SHARE until that transaction
+ * ends, so a removal committing meanwhile waits for it (and then switches the device off).
+ */
+export async function isMemberLocked(db: Kysely<DB>, lock: boolean, orgId: number, userId: number): Promise<boolean> {
+  const q = db.selectFrom('memberships').select('user_id').where('org_id', '=', orgId).where('user_id', '=', userId);
+  return (await (lock ? q.forShare() : q).executeTakeFirst()) !== undefined;
+}
+
 /** Owners of the org other than `userId`, oldest first. */
 export async function otherOwners(db: Kysely<DB>, orgId: number, userId: number): Promise<number[]> {
   const rows = await db
@@ -73,6 +83,19 @@ export async function removeMember(db: Kysely<DB>, orgId: number, userId: number
 export async function membershipsOfUser(db: Kysely<DB>, userId: number): Promise<{ orgIds: number[]; primaryOrgId: number | undefined }> {
   const rows = await db.selectFrom('memberships').select(['org_id', 'is_primary']).where('user_id', '=', userId).orderBy('org_id').execute();
   return { orgIds: rows.map((r) => r.org_id), primaryOrgId: rows.find((r) => r.is_primary === 1)?.org_id };
+}
+
+/** The orgs of each of these users (open streams' check of access, modules/streams); a user with none is absent. */
+export async function orgIdsOfUsers(db: Kysely<DB>, userIds: readonly number[]): Promise<Map<number, Set<number>>> {
+  const out = new Map<number, Set<number>>();
+  if (userIds.length === 0) return out;
+  const rows = await db.selectFrom('memberships').select(['user_id', 'org_id']).where('user_id', 'in', [...userIds]).execute();
+  for (const r of rows) {
+    let orgs = out.get(r.user_id);
+    if (!orgs) out.set(r.user_id, (orgs = new Set()));
+    orgs.add(r.org_id);
+  }
+  return out;
 }
 
 export interface MembershipSpan {

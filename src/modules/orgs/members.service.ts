@@ -8,6 +8,7 @@ import type { Role } from '../../db/schema.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { conflict, forbidden, notFound } from '../../lib/errors.js';
+import { switchOffMember } from '../signals/beacons.service.js';
 import { findUserByEmail } from '../users/users.repository.js';
 import { normalizeEmail } from '../users/users.service.js';
 import { atLeast, membershipBegan, orgAccess, type OrgAccess } from './access.js';
@@ -117,5 +118,7 @@ export async function removeMember(ctx: AppContext, actor: Actor, slug: string, 
     await handOverBilling(ctx, tx, access, userId, successor);
     ctx.events.endAccess({ userId, orgId: access.org.id }, tx); // the org's events stop reaching their streams
   });
+  // Off the org's map and device list at once, not after the silence timeout (issue #31 F12).
+  await switchOffMember(ctx, userId, access.org.id);
   return { user_id: userId, removed: true };
 }

@@ -8,7 +8,7 @@ import { flag, type DB, type Mode } from '../../db/schema.js';
  */
 export async function exportRows(db: Kysely<DB>, userId: number, email: string, emailProven: boolean, mode: Mode) {
   const livemode = flag(mode === 'live');
-  const [memberships, teams, apiKeys, sessions, devices, push, calendars, incidents, replies, signals, eventTypes, hosted, attending, audit] = await Promise.all([
+  const [memberships, teams, apiKeys, sessions, devices, push, calendars, incidents, replies, signals, eventTypes, hosted, attending, audit, inbound] = await Promise.all([
     db
       .selectFrom('memberships')
       .innerJoin('orgs', 'orgs.id', 'memberships.org_id')
@@ -100,8 +100,18 @@ export async function exportRows(db: Kysely<DB>, userId: number, email: string, 
       .where('livemode', '=', livemode)
       .orderBy('id')
       .execute(),
+    // Mail received from the person's address (its From:), as bookings: only once the address is proven.
+    emailProven
+      ? db
+          .selectFrom('inbound_emails')
+          .select(['id', 'org_id', 'livemode', 'rcpt_to', 'subject', 'message_id', 'status', 'incident_id', 'reply_to_incident_id', 'created_at', 'raw', 'raw_removed_at'])
+          .where('sender', '=', email.toLowerCase())
+          .where('livemode', '=', livemode)
+          .orderBy('id')
+          .execute()
+      : Promise.resolve([]),
   ]);
-  return { memberships, teams, apiKeys, sessions, devices, push, calendars, incidents, replies, signals, eventTypes, hosted, attending, audit };
+  return { memberships, teams, apiKeys, sessions, devices, push, calendars, incidents, replies, signals, eventTypes, hosted, attending, audit, inbound };
 }
 
 /** Every org the user is a member of. */

@@ -31,6 +31,7 @@ export const ExportResponse = Type.Object({
   event_types: Rows,
   bookings: Type.Object({ hosted: Rows, attended: Rows }),
   audit: Rows,
+  inbound_emails: Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'emails Muster received from your (proven) address, each as received (`raw_base64`, null once retention removed it)' }),
 });
 
 export const DeletedMe = Type.Object({ deleted: Type.Literal(true) });

@@ -28,7 +28,8 @@ const json = (text: string): unknown => {
 /**
  * Everything Muster holds about the caller, as one JSON document (GET /v1/auth/me/export). Secrets
  * never appear: no password hash, key or session secret, device token or calendar password.
- * Uploads are linked by their URLs (`uploads`).
+ * Uploads are linked by their URLs (`uploads`); emails received from the person's proven address
+ * are included as received (issue 31, F8).
  */
 export async function exportMe(ctx: AppContext, actor: Actor) {
   const user = await findUserById(ctx.db, actor.userId);
@@ -67,6 +68,15 @@ export async function exportMe(ctx: AppContext, actor: Actor) {
       attended: r.attending.map((b) => ({ ...b, ...live(b) })),
     },
     audit: r.audit.map((a) => ({ ...a, ...live(a), meta: json(a.meta) })),
+    inbound_emails: r.inbound.map(({ rcpt_to, reply_to_incident_id, incident_id, created_at, raw, raw_removed_at, ...m }) => ({
+      ...m,
+      ...live(m),
+      to: rcpt_to,
+      incident_id: incident_id ?? reply_to_incident_id,
+      received_at: created_at,
+      raw_base64: raw_removed_at === null ? raw : null,
+      raw_removed_at,
+    })),
   };
 }
 

@@ -3,8 +3,8 @@ import type { DB, IncidentStatus, Priority, RetentionSettingsTable } from '../..
 import { flag } from '../../db/schema.js';
 import { scoped, type Scope } from '../../db/scope.js';
 
-export type RetentionKind = 'signals_days' | 'audit_days' | 'uploads_days' | 'closed_incidents_days';
-export const RETENTION_KINDS: readonly RetentionKind[] = ['signals_days', 'audit_days', 'uploads_days', 'closed_incidents_days'];
+export type RetentionKind = 'signals_days' | 'audit_days' | 'uploads_days' | 'closed_incidents_days' | 'inbound_emails_days';
+export const RETENTION_KINDS: readonly RetentionKind[] = ['signals_days', 'audit_days', 'uploads_days', 'closed_incidents_days', 'inbound_emails_days'];
 export type StoredRetention = Pick<RetentionSettingsTable, RetentionKind>;
 
 export async function findRetention(db: Kysely<DB>, orgId: number): Promise<StoredRetention | undefined> {
@@ -15,7 +15,7 @@ export async function findRetention(db: Kysely<DB>, orgId: number): Promise<Stor
 export async function saveRetention(db: Kysely<DB>, orgId: number, values: Partial<StoredRetention>, now: string): Promise<void> {
   await db
     .insertInto('retention_settings')
-    .values({ org_id: orgId, signals_days: null, audit_days: null, uploads_days: null, closed_incidents_days: null, ...values, updated_at: now })
+    .values({ org_id: orgId, signals_days: null, audit_days: null, uploads_days: null, closed_incidents_days: null, inbound_emails_days: null, ...values, updated_at: now })
     .onConflict((oc) => oc.column('org_id').doUpdateSet({ ...values, updated_at: now }))
     .execute();
 }
@@ -126,4 +126,35 @@ export async function decrementCount(db: Kysely<DB>, row: { org_id: number; live
     .where('status', '=', row.status)
     .where('priority', '=', row.priority)
     .execute();
+}
+
+/**
+ * Received emails of the scope from before `before` that are not waiting to be processed: their
+ * ids, and whether the row is still needed once the message itself goes (a processed message tied
+ * to an incident names its reporter and its thread's Message-IDs). Oldest first.
+ */
+export async function oldInboundEmails(db: Kysely<DB>, scope: Scope, before: string, limit: number) {
+  return db
+    .selectFrom('inbound_emails')
+    .select(['id', 'status', 'incident_id', 'reply_to_incident_id'])
+    .$call(scoped(scope, 'inbound_emails'))
+    .where('created_at', '<', before)
+    .where('status', '<>', 'pending')
+    .where('raw_removed_at', 'is', null)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Deletes received emails whole (those that opened or answered nothing). */
+export async function deleteInboundEmails(db: Kysely<DB>, ids: readonly number[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  return Number((await db.deleteFrom('inbound_emails').where('id', 'in', ids).executeTakeFirst()).numDeletedRows);
+}
+
+/** Empties the message of received emails whose record stays (its sender, subject and Message-ID remain). */
+export async function removeInboundRaw(db: Kysely<DB>, ids: readonly number[], now: string): Promise<number> {
+  if (ids.length === 0) return 0;
+  const r = await db.updateTable('inbound_emails').set({ raw: '', size: 0, raw_removed_at: now }).where('id', 'in', ids).where('raw_removed_at', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows);
 }

@@ -11,13 +11,14 @@ export const RetentionPatch = Type.Object(
     audit_days: Days('audit log entries'),
     uploads_days: Days("captures' uploaded photos (the signal stays, without its image)"),
     closed_incidents_days: Days('resolved and closed incidents (with their replies and timeline)'),
+    inbound_emails_days: Days('received emails (the message itself; a record of one that opened nothing goes whole)'),
   },
   { additionalProperties: false, minProperties: 1 },
 );
 export type RetentionPatch = Static<typeof RetentionPatch>;
 
 const Kept = Nullable(Type.Integer());
-export const RetentionValues = Type.Object({ signals_days: Kept, audit_days: Kept, uploads_days: Kept, closed_incidents_days: Kept });
+export const RetentionValues = Type.Object({ signals_days: Kept, audit_days: Kept, uploads_days: Kept, closed_incidents_days: Kept, inbound_emails_days: Kept });
 
 export const RetentionResponse = Type.Object({
   retention: RetentionValues,

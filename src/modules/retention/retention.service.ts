@@ -42,19 +42,21 @@ export interface SweepCounts {
   uploads: number;
   audit: number;
   closed_incidents: number;
+  /** Received emails deleted, or emptied of the message itself. */
+  inbound_emails: number;
 }
 
 const MODES: Mode[] = ['live', 'test'];
 
 /**
  * Deletes what each org's retention no longer keeps: signals, upload files of captures (the
- * signal stays without its image), audit entries and resolved or closed incidents, each older
- * than its window. In batches of RETENTION_BATCH rows, one short transaction each, never one huge
+ * signal stays without its image), audit entries, resolved or closed incidents (their received
+ * emails go with them by cascade) and received emails, each older than its window. In batches of RETENTION_BATCH rows, one short transaction each, never one huge
  * one; files are removed after their rows' transaction commits. Safe to run on several instances
  * at once (the job also claims its tick): every delete is conditional, and a row counts once.
  */
 export async function sweepRetention(ctx: AppContext): Promise<SweepCounts> {
-  const counts: SweepCounts = { signals: 0, uploads: 0, audit: 0, closed_incidents: 0 };
+  const counts: SweepCounts = { signals: 0, uploads: 0, audit: 0, closed_incidents: 0, inbound_emails: 0 };
   const now = ctx.clock.now().getTime();
   const batch = ctx.config.ops.retentionBatch;
   for (let after = 0; ; ) {
@@ -70,6 +72,10 @@ export async function sweepRetention(ctx: AppContext): Promise<SweepCounts> {
         if (keep.uploads_days !== null) await sweepUploads(ctx, scope, cutoff(keep.uploads_days), batch, counts);
         if (keep.audit_days !== null) counts.audit += await sweepAudit(ctx, scope, cutoff(keep.audit_days), batch);
         if (keep.closed_incidents_days !== null) counts.closed_incidents += await sweepIncidents(ctx, scope, cutoff(keep.closed_incidents_days), batch);
+        // A received message holds its attachments as sent (photos with their metadata): it goes
+        // by the shorter of its own window and the uploads' (issue 31, F8).
+        const mailDays = [keep.inbound_emails_days, keep.uploads_days].filter((d): d is number => d !== null);
+        if (mailDays.length > 0) counts.inbound_emails += await sweepInboundEmails(ctx, scope, cutoff(Math.min(...mailDays)), batch);
       }
     }
   }
@@ -135,5 +141,23 @@ async function sweepIncidents(ctx: AppContext, scope: Scope, before: string, bat
       return n;
     });
     if (ids.length < batch) return total;
+  }
+}
+
+/**
+ * Received emails past their window: a message that opened or answered an incident keeps its
+ * record (reporter, subject, Message-ID: replies and threading need them) without the message
+ * itself; any other (ignored, failed) goes whole. Pending ones wait for their processing.
+ */
+async function sweepInboundEmails(ctx: AppContext, scope: Scope, before: string, batch: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const rows = await repo.oldInboundEmails(ctx.db, scope, before, batch);
+    if (rows.length === 0) return total;
+    const kept = rows.filter((r) => r.status === 'processed' && (r.incident_id ?? r.reply_to_incident_id) !== null).map((r) => r.id);
+    const gone = rows.filter((r) => !kept.includes(r.id)).map((r) => r.id);
+    const now = iso(ctx.clock.now());
+    total += await ctx.transaction(async (tx) => (await repo.deleteInboundEmails(tx.db, gone)) + (await repo.removeInboundRaw(tx.db, kept, now)));
+    if (rows.length < batch) return total;
   }
 }

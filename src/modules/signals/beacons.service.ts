@@ -18,7 +18,7 @@ const parseMeta = (meta: string) => JSON.parse(meta) as Record<string, unknown>;
  * Switches a device off (on request or after silence): writes `beacon_off` and broadcasts it,
  * once, whichever caller gets there first. False when it was not on.
  */
-export async function turnOff(ctx: AppContext, key: DeviceKey, reason: 'request' | 'silence', silentBefore?: string): Promise<boolean> {
+export async function turnOff(ctx: AppContext, key: DeviceKey, reason: 'request' | 'silence' | 'removed', silentBefore?: string): Promise<boolean> {
   const state = await beaconStore(ctx).switchOff(ctx.db, key, silentBefore, async (tx, s) => {
     await audit(ctx, tx, s, key.mode, 'beacon_off', { reason });
     ctx.events.publish(tx, {
@@ -79,6 +79,24 @@ export async function listBeacons(ctx: AppContext, actor: Actor) {
       last_seen_at: b.last_seen_at,
     })),
   };
+}
+
+/**
+ * Switches off every device a user has on in an org, in both modes (`beacon_off` with reason
+ * `removed`): they were removed from the org or left it. Their fixes are refused from then on; this
+ * takes them off the org's map and device list at once, as a device moved to another org is, not
+ * after the silence timeout (issue #31 F12). A beacon racing the removal cannot turn one on again
+ * afterwards: a turn-on checks the membership in its own transaction (signals.service.ts).
+ */
+export async function switchOffMember(ctx: AppContext, userId: number, orgId: number): Promise<number> {
+  const store = beaconStore(ctx);
+  let off = 0;
+  for (const mode of ['live', 'test'] as const) {
+    for (const s of await store.active(ctx.db, { orgIds: [orgId], mode })) {
+      if (s.user_id === userId && (await turnOff(ctx, { mode, userId, deviceKey: s.device_key }, 'removed'))) off += 1;
+    }
+  }
+  return off;
 }
 
 /** Switches off every device silent for longer than the timeout (the beacon sweeper). */

@@ -4,7 +4,7 @@ import { flag } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
-import { invalidField } from '../../lib/errors.js';
+import { forbidden, invalidField } from '../../lib/errors.js';
 import { recorded, type EffectRecorder } from '../../lib/idempotency.js';
 import { fetchWindow, pageOf } from '../../lib/paging.js';
 import { queueDelivery } from '../deliveries/outbox.js';
@@ -12,7 +12,7 @@ import { recordTimeline, type TimelineIncident } from '../dispatch/timeline.js';
 import { findIncident } from '../incidents/incidents.repository.js';
 import { openIncident } from '../incidents/incidents.service.js';
 import { actorScope, targetOrg, targetOrgWrite } from '../orgs/access.js';
-import { listMembers } from '../orgs/members.repository.js';
+import { isMemberLocked, listMembers } from '../orgs/members.repository.js';
 import { cachedUser } from '../users/user-cache.js';
 import { CHANNEL, audit, deviceKeyOf } from './beacons.service.js';
 import { beaconStore } from './beacon-store.js';
@@ -186,6 +186,8 @@ function recordBeacon(ctx: AppContext, actor: Actor, b: BeaconInput, userName: s
       ...(guard ? { check: () => guard.check() } : {}),
       onTurnOn: async (tx) => {
         if (guard) await guard.inTx(tx);
+        // The org access read before this may predate a removal: a removed member's device stays off.
+        if (!(await isMemberLocked(tx.db, ctx.database.dialect === 'postgres', orgId, actor.userId))) throw forbidden();
         await audit(ctx, tx, { org_id: orgId, user_id: actor.userId, device_id: deviceId }, actor.mode, 'beacon_on', { lat: b.lat, lng: b.lng });
         ctx.events.publish(tx, beaconEvent);
       },
@@ -226,8 +228,8 @@ function alertIncident(s: Signal) {
 }
 
 /** A stored signal linked to an incident is a `signal` event on its timeline, with its position and image. */
-async function recordSignal(ctx: AppContext, tx: Tx, s: Signal & { Id: number }, incident: TimelineIncident): Promise<void> {
-  await recordTimeline(ctx, tx, incident, 'signal', s.user_id, {
+async function recordSignal(ctx: AppContext, tx: Tx, s: Signal & { Id: number }, incident: TimelineIncident, actorId: number | null = s.user_id): Promise<void> {
+  await recordTimeline(ctx, tx, incident, 'signal', actorId, {
     signal_id: s.Id,
     signal_type: s.type,
     note: s.note,
@@ -236,6 +238,21 @@ async function recordSignal(ctx: AppContext, tx: Tx, s: Signal & { Id: number },
     accuracy: s.accuracy,
     image_url: s.image_url,
   });
+}
+
+/**
+ * A photo that reached an incident from outside the API (an image attached to a mail, issue 32):
+ * stored as a capture linked to the incident, broadcast as `signal.capture` and put on the
+ * incident's timeline, as POST /v1/signals does with a capture and `ticket_id`. No user is behind
+ * it: `user_id` 0 and `user_name` '' as GET /v1/signals shows such a signal.
+ */
+export async function attachCapture(ctx: AppContext, tx: Tx, incident: TimelineIncident, c: { imageUrl: string; note: string | null; meta: Record<string, unknown> }): Promise<number> {
+  const common = { type: 'capture' as const, org_id: incident.org_id, lat: null, lng: null, accuracy: null, note: c.note, image_url: c.imageUrl, ticket_id: incident.id, created_at: iso(ctx.clock.now()) };
+  const id = await insertSignal(tx.db, { ...common, livemode: incident.livemode, user_id: null, meta: JSON.stringify(c.meta) });
+  const stored: Signal & { Id: number } = { ...common, Id: id, user_id: 0, user_name: '', livemode: incident.livemode === 1, meta: c.meta };
+  ctx.events.publish(tx, { channel: CHANNEL, orgId: incident.org_id, mode: incident.livemode === 1 ? 'live' : 'test', type: 'signal.capture', payload: stored });
+  await recordSignal(ctx, tx, stored, incident, null);
+  return id;
 }
 
 export async function listSignals(ctx: AppContext, actor: Actor, q: ListSignalsQuery) {

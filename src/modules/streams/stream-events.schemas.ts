@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Nullable } from '../../lib/schemas.js';
+import { TimelineEvent } from '../dispatch/timeline.schemas.js';
 import { Incident, Reply } from '../incidents/incidents.schemas.js';
 import { Signal } from '../signals/signals.schemas.js';
 
@@ -28,6 +29,7 @@ export const IncidentStreamEvent = Type.Union(
     event('incident.updated', Incident, 'An incident changed (status, priority, assignee, acknowledgement...)'),
     event('incident.assigned', Incident, 'An incident got an assignee'),
     event('incident.reply', Reply, 'A reply was added'),
+    event('incident.timeline', TimelineEvent, 'An entry was added to an incident’s timeline (GET /v1/tickets/{id}/timeline)'),
   ],
   { title: 'IncidentStreamEvent', description: 'The JSON of one `data:` line of the incident stream' },
 );

@@ -79,6 +79,24 @@ describe('OsmAnd protocol (Traccar Client, OsmAnd)', () => {
     assert.equal((await beacon())?.lat, 59.3293);
   });
 
+  test('a form body with location=lat,lon (the OsmAnd protocol’s own field) is a fix, not Traccar Client’s JSON object', async () => {
+    for (const url of ['/v1/trackers/osmand', '/']) {
+      t.clock.advance(60_000);
+      const res = await t.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' },
+        payload: `id=${d.token}&location=60.1699,24.9384&timestamp=${now()}&hdop=1.2`,
+      });
+      assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
+      const b = await beacon();
+      assert.deepEqual([b?.lat, b?.lng, b?.meta.hdop, b?.meta.protocol], [60.1699, 24.9384, 1.2, 'osmand'], url);
+    }
+    // The same field in a JSON body is Traccar Client's `location`, which must be an object there.
+    const json = await t.app.inject({ method: 'POST', url: '/v1/trackers/osmand', payload: { device_id: d.token, location: '60.1,24.9' } });
+    assert.equal(json.statusCode, 400, json.body);
+  });
+
   test('an older fix arriving late never moves the marker back', async () => {
     t.clock.advance(60_000);
     assert.equal((await osmand(`id=${d.token}&lat=10&lon=10&timestamp=${now()}`)).statusCode, 200);

@@ -29,6 +29,12 @@ function parseForm(body: string): Params {
   return out;
 }
 
+/** Whether the request's body came as JSON (`application/json`, any parameters), not as a form. */
+function isJson(request: FastifyRequest): boolean {
+  const type = request.headers['content-type'];
+  return typeof type === 'string' && /^application\/json\s*(;|$)/i.test(type.trim());
+}
+
 /** Query and form (or flat JSON) parameters together; the query wins, as in Traccar's decoder. */
 function paramsOf(request: FastifyRequest): Params {
   const query = request.query as Params;
@@ -87,9 +93,13 @@ export const trackersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     else void json(req, body as string, done);
   });
 
-  /** OsmAnd parameters, or the Traccar Client JSON body: one fix or a buffered batch. */
+  /**
+   * OsmAnd parameters, or the Traccar Client JSON body: one fix or a buffered batch. The content
+   * type tells them apart: a form field `location` is OsmAnd's own `lat,lon`, only a JSON body's
+   * `location` is Traccar Client's object.
+   */
   const osmand = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (isTraccarJson(request.body)) {
+    if (isJson(request) && isTraccarJson(request.body)) {
       const { token, fixes } = traccarJson(request.body);
       await ingest(ctx, await asDevice(app, ctx, request, reply, token), 'traccar', fixes());
     } else {

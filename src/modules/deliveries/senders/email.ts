@@ -1,6 +1,8 @@
+import { createHmac } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { escapeHtml } from '../../../lib/html.js';
 import type { AppContext } from '../../../context.js';
+import { mailDomain } from '../email.js';
 import { invitationIcs, type Invitation } from '../ics.js';
 import type { OutboxRow } from '../outbox.repository.js';
 import { DeliveryError, type Sender } from './types.js';
@@ -10,6 +12,20 @@ interface EmailPayload {
   text: string;
   ics?: Invitation;
   reply_to?: string;
+  /** Set when queued (emails queued before it was: see legacyMessageId). */
+  message_id?: string;
+  auto_submitted?: string;
+  in_reply_to?: string;
+  references?: string[];
+}
+
+/**
+ * The Message-ID of an email queued before ids were fixed at queueing: the row id made unique to
+ * this installation by the instance secret, under its own domain, the same on every retry.
+ */
+function legacyMessageId(ctx: AppContext, rowId: number): string {
+  const tag = createHmac('sha256', ctx.secret).update(`message-id:${rowId}`).digest('hex').slice(0, 20);
+  return `<outbox-${rowId}.${tag}@${mailDomain(ctx.config)}>`;
 }
 
 
@@ -30,6 +46,8 @@ export function emailSender(ctx: AppContext): Sender {
   const transport = ctx.config.smtpUrl ? nodemailer.createTransport(ctx.config.smtpUrl) : undefined;
   return async (row: OutboxRow) => {
     const p = JSON.parse(row.payload) as EmailPayload;
+    // Nowhere to send it (a bounce's empty return path, before such mail was ignored): no retry can help.
+    if (!row.recipient.trim()) throw new DeliveryError('no recipient', null, true);
     if (!transport) {
       ctx.log.info({ to: row.recipient, subject: p.subject, topic: row.topic }, `email not sent (SMTP_URL is not set):\n${p.text}`);
       return { outcome: 'skipped', note: 'SMTP_URL is not set' };
@@ -41,15 +59,20 @@ export function emailSender(ctx: AppContext): Sender {
         subject: p.subject,
         text: p.text,
         html: toHtml(p.text),
-        messageId: `<outbox-${row.id}@muster>`,
+        messageId: p.message_id ?? legacyMessageId(ctx, row.id),
+        ...(p.auto_submitted ? { headers: { 'Auto-Submitted': p.auto_submitted } } : {}),
+        ...(p.in_reply_to ? { inReplyTo: p.in_reply_to, references: p.references ?? [p.in_reply_to] } : {}),
         ...(p.reply_to ? { replyTo: p.reply_to } : {}),
         ...(p.ics ? { icalEvent: { method: p.ics.method, filename: 'invite.ics', content: invitationIcs(p.ics) } } : {}),
       });
       return { outcome: 'sent' };
     } catch (err) {
       const code = (err as { responseCode?: number }).responseCode ?? null;
-      // A 5xx SMTP reply for the recipient is permanent (no such mailbox); anything else is retried.
-      throw new DeliveryError(err instanceof Error ? err.message : String(err), code, code !== null && code >= 550 && code < 560);
+      // A 5xx SMTP reply for the recipient is permanent (no such mailbox), and so is an address
+      // nodemailer cannot send to at all (EENVELOPE without a server reply: "No recipients
+      // defined"); anything else is retried (a 4xx refusal of every recipient is EENVELOPE too).
+      const envelope = (err as { code?: string }).code === 'EENVELOPE' && code === null;
+      throw new DeliveryError(err instanceof Error ? err.message : String(err), code, envelope || (code !== null && code >= 550 && code < 560));
     }
   };
 }

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { AppContext } from '../../../context.js';
 import { iso } from '../../../lib/clock.js';
@@ -10,11 +11,14 @@ import { DeliveryError, type Sender } from './types.js';
 interface WebhookPayload {
   event_type_id: number;
   body: unknown;
+  /** Set when queued (outbox.ts); older rows: see below. */
+  webhook_id?: string;
 }
 
 /**
  * Sends `booking.*` webhooks signed per Standard Webhooks with the event type's secret. The
- * `webhook-id` is the delivery's, identical on every retry, so receivers can drop duplicates.
+ * `webhook-id` is fixed when the delivery is queued (globally unique, issue 32), identical on every
+ * retry, so receivers can drop duplicates.
  * 2xx is delivered; 410 disables the URL on the event type; a refused address is permanent;
  * anything else (3xx included: redirects are not followed) is retried.
  */
@@ -23,7 +27,8 @@ export function webhookSender(ctx: AppContext): Sender {
     const p = JSON.parse(row.payload) as WebhookPayload;
     const et = await ctx.db.selectFrom('event_types').select(['webhook_secret']).where('id', '=', p.event_type_id).executeTakeFirst();
     if (!et?.webhook_secret) return { outcome: 'skipped', note: 'the event type or its webhook secret is gone' };
-    const id = `msg_${row.id}`;
+    // Rows queued before ids were fixed at queueing: the row id, made unique to this installation by the instance secret.
+    const id = p.webhook_id ?? `msg_${row.id}_${createHmac('sha256', ctx.secret).update(`webhook-id:${row.id}`).digest('hex').slice(0, 20)}`;
     const now = ctx.clock.now();
     const body = JSON.stringify(p.body);
     const signature = new Webhook(et.webhook_secret).sign(id, now, body);
