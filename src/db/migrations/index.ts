@@ -18,6 +18,7 @@ import * as m0017 from './0017-booking-language.js';
 import * as m0018 from './0018-list-sort-indexes.js';
 import * as m0019 from './0019-incident-list-versions.js';
 import * as m0020 from './0020-incident-write-indexes.js';
+import * as m0027 from './0027-incident-integration.js';
 
 /** Every migration, in order. Names never change once released. */
 export const migrations: Record<string, MigrationModule> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, MigrationModule> = {
   '0018-list-sort-indexes': m0018,
   '0019-incident-list-versions': m0019,
   '0020-incident-write-indexes': m0020,
+  '0027-incident-integration': m0027,
 };

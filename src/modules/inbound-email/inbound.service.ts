@@ -48,7 +48,7 @@ async function openFromMail(ctx: AppContext, row: InboundRow, integration: Integ
     const placed = await trigger(
       ctx,
       integration,
-      { ref: threadOf(mail, row), title: subject, description: (mail.text ?? '').trim().slice(0, 20_000) || null, priority: 'normal', source: 'email', data: { from: row.mail_from, subject: subject.slice(0, 200) } },
+      { ref: threadOf(mail, row), title: subject, description: (mail.text ?? '').trim().slice(0, 20_000) || null, priority: 'normal', source: 'email', tool: 'email', data: { from: row.mail_from, subject: subject.slice(0, 200) } },
       tx,
     );
     const incident = placed.incident;
