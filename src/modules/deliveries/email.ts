@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Mode } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
-import { queueDelivery } from './outbox.js';
+import { queueDelivery, type Delivery } from './outbox.js';
 
 export interface Email {
   to: string;
@@ -17,16 +17,20 @@ export interface Email {
   ics?: Record<string, unknown>;
 }
 
-/** Queues an email in the outbox within the caller's transaction; the delivery worker sends it. */
-export async function queueEmail(ctx: AppContext, tx: Tx, email: Email): Promise<void> {
-  const mode = email.mode ?? 'live';
-  await queueDelivery(ctx, tx, {
+/** An email as an outbox delivery, for callers that queue several deliveries in one statement (queueDeliveries). */
+export function emailDelivery(email: Email): Delivery {
+  return {
     kind: 'email',
     topic: email.topic,
     userId: email.userId ?? null,
     orgId: email.orgId ?? null,
-    mode,
+    mode: email.mode ?? 'live',
     recipient: email.to,
     payload: { subject: email.subject, text: email.text, ...(email.ics ? { ics: email.ics } : {}), ...(email.replyTo ? { reply_to: email.replyTo } : {}) },
-  });
+  };
+}
+
+/** Queues an email in the outbox within the caller's transaction; the delivery worker sends it. */
+export async function queueEmail(ctx: AppContext, tx: Tx, email: Email): Promise<void> {
+  await queueDelivery(ctx, tx, emailDelivery(email));
 }
