@@ -50,3 +50,12 @@ export interface LiveEvent<T = unknown> {
   payload: T;
   org_ids?: number[];
 }
+
+export type Integration = api.Integration;
+
+/** A new integration: its secret `key` and the URLs carrying it, shown once. */
+export type CreatedIntegration = api.CreatedIntegration;
+
+export type CreatedTeam = api.CreatedTeam;
+
+export type AlertReach = api.AlertReach;

@@ -92,6 +92,48 @@ function UserRow({ user, onSaved }: { user: AdminUser; onSaved: (u: AdminUser) =
   );
 }
 
+/** The plan new registrations get (GET/PATCH /v1/admin/settings; docs/configuration.md). */
+function DefaultPlan() {
+  const settings = useAsync(() => get<{ default_plan: string }>('/v1/admin/settings'), []);
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState('');
+  const save = async (plan: string) => {
+    setError(null);
+    setSaved('');
+    try {
+      const r = await patch<{ default_plan: string }>('/v1/admin/settings', { default_plan: plan });
+      settings.setData(() => r);
+      setSaved(`New accounts now start on ${PLANS.find((x) => x.value === r.default_plan)?.label ?? r.default_plan}.`);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <div class="card stack" data-testid="default-plan">
+      <h2>New registrations</h2>
+      <p class="muted">The plan every new account starts on. Existing accounts keep theirs; change them below.</p>
+      <ErrorAlert error={settings.error ?? error} />
+      {settings.data ? (
+        <div class="field narrow">
+          <label for="default-plan">Default plan</label>
+          <select id="default-plan" name="default_plan" data-testid="default-plan-select" value={settings.data.default_plan} onChange={(e) => void save(e.currentTarget.value)}>
+            {PLANS.map((p) => (
+              <option key={p.value} value={p.value}>
+                {p.label}
+              </option>
+            ))}
+          </select>
+        </div>
+      ) : null}
+      {saved ? (
+        <p class="saved-note" role="status" data-testid="default-plan-saved">
+          {saved}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 export function AdminView({ page }: { page: number }) {
   const { me } = useSession();
   const [p, setP] = useState(page);
@@ -110,6 +152,7 @@ export function AdminView({ page }: { page: number }) {
         title="Administration"
         sub="Every account on this Muster instance. Change a plan here; vouch for an address when its owner cannot receive the confirmation email (that also accepts their waiting invites)."
       />
+      <DefaultPlan />
       {users.loading && !users.data ? <Loading label="Loading users" /> : null}
       <ErrorAlert error={users.error} />
       {users.data ? (
