@@ -14,7 +14,7 @@ export function PhotoThumb({ url, caption, by, at }: Photo) {
   const dialog = useRef<HTMLDialogElement>(null);
   const what = caption ? `Photo: ${caption}` : `Photo${by ? ` by ${by}` : ''}`;
   return (
-    <span class="photo-thumb-wrap">
+    <div class="photo-thumb-wrap">
       <button type="button" class="photo-thumb" data-testid="photo-thumb" aria-haspopup="dialog" aria-label={`${what}. Enlarge`} onClick={() => dialog.current?.showModal()}>
         <img src={url} alt="" loading="lazy" />
       </button>
@@ -43,7 +43,7 @@ export function PhotoThumb({ url, caption, by, at }: Photo) {
           </button>
         </div>
       </dialog>
-    </span>
+    </div>
   );
 }
 
