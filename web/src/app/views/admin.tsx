@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import { get, patch } from '../../lib/api';
 import { formatDateTime } from '../../lib/format';
+import { PlanOptions, planLabel } from '../plans';
 import { useSession } from '../session';
 import { Empty, ErrorAlert, Loading, PageHeader, Pager, useAsync } from '../ui';
 
@@ -17,12 +18,6 @@ interface AdminUser {
   created_at: string;
 }
 
-const PLANS = [
-  { value: 'free', label: 'Free' },
-  { value: 'starter', label: 'Starter' },
-  { value: 'agency', label: 'Agency' },
-  { value: 'enterprise', label: 'Enterprise' },
-];
 const LIMIT = 50;
 
 function UserRow({ user, onSaved }: { user: AdminUser; onSaved: (u: AdminUser) => void }) {
@@ -65,11 +60,7 @@ function UserRow({ user, onSaved }: { user: AdminUser; onSaved: (u: AdminUser) =
         <div class="field">
           <label for={`plan-${user.id}`}>Plan</label>
           <select id={`plan-${user.id}`} data-testid="admin-plan" value={user.plan} disabled={busy} onChange={(e) => void save({ plan: e.currentTarget.value }, `Plan changed to ${e.currentTarget.value}.`)}>
-            {PLANS.map((p) => (
-              <option key={p.value} value={p.value}>
-                {p.label}
-              </option>
-            ))}
+            <PlanOptions />
           </select>
         </div>
         {user.email_verified ? (
@@ -103,7 +94,7 @@ function DefaultPlan() {
     try {
       const r = await patch<{ default_plan: string }>('/v1/admin/settings', { default_plan: plan });
       settings.setData(() => r);
-      setSaved(`New accounts now start on ${PLANS.find((x) => x.value === r.default_plan)?.label ?? r.default_plan}.`);
+      setSaved(`New accounts now start on ${planLabel(r.default_plan)}.`);
     } catch (err) {
       setError(err);
     }
@@ -117,11 +108,7 @@ function DefaultPlan() {
         <div class="field narrow">
           <label for="default-plan">Default plan</label>
           <select id="default-plan" name="default_plan" data-testid="default-plan-select" value={settings.data.default_plan} onChange={(e) => void save(e.currentTarget.value)}>
-            {PLANS.map((p) => (
-              <option key={p.value} value={p.value}>
-                {p.label}
-              </option>
-            ))}
+            <PlanOptions />
           </select>
         </div>
       ) : null}

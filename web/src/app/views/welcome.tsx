@@ -3,16 +3,11 @@
 // set its own plan (plans limit what an account creates; on your own instance you choose).
 import { useState } from 'preact/hooks';
 import { patch } from '../../lib/api';
+import { PlanOptions } from '../plans';
 import { useSession } from '../session';
 import type { Me } from '../types';
 import { ErrorAlert, PageHeader } from '../ui';
 
-const PLANS = [
-  { value: 'free', label: 'Free: 3 event types, no shared organizations' },
-  { value: 'starter', label: 'Starter: 10 event types' },
-  { value: 'agency', label: 'Agency: 1 organization, 5 teams of 25' },
-  { value: 'enterprise', label: 'Enterprise: no limits' },
-];
 
 function OwnPlan() {
   const { me } = useSession();
@@ -51,11 +46,7 @@ function OwnPlan() {
         <div class="field grow">
           <label for="welcome-plan-select">Your plan</label>
           <select id="welcome-plan-select" data-testid="welcome-plan-select" value={plan} onChange={(e) => setPlan(e.currentTarget.value)}>
-            {PLANS.map((p) => (
-              <option key={p.value} value={p.value}>
-                {p.label}
-              </option>
-            ))}
+            <PlanOptions limits />
           </select>
         </div>
         <button type="submit" class="align-end" disabled={busy || plan === current} data-testid="welcome-plan-save">
