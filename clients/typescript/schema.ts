@@ -99,14 +99,14 @@ export interface paths {
             cookie?: never;
         };
         /** The instance's settings: the default plan of new registrations (instance admins) */
-        get: operations["getAdminSettings"];
+        get: operations["getInstanceSettings"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
         /** Change the default plan of new registrations (instance admins) */
-        patch: operations["patchAdminSettings"];
+        patch: operations["updateInstanceSettings"];
         trace?: never;
     };
     "/v1/api-keys": {
@@ -1409,7 +1409,7 @@ export interface paths {
             cookie?: never;
         };
         /** Who an alert to the org would reach now: members, by push, by email */
-        get: operations["getSignalsAlertReach"];
+        get: operations["getAlertReach"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3221,7 +3221,7 @@ export interface operations {
             };
         };
     };
-    getAdminSettings: {
+    getInstanceSettings: {
         parameters: {
             query?: never;
             header?: never;
@@ -3245,7 +3245,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    patchAdminSettings: {
+    updateInstanceSettings: {
         parameters: {
             query?: never;
             header?: never;
@@ -7524,7 +7524,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    getSignalsAlertReach: {
+    getAlertReach: {
         parameters: {
             query?: {
                 /** @description default: the caller's primary org */
