@@ -41,6 +41,9 @@ export async function up(db: Kysely<unknown>, d: MigrationDialect): Promise<void
   await db.schema.alterTable('incidents').addColumn('integration_id', d.idType).execute();
   await db.schema.alterTable('incidents').addColumn('integration_name', 'text').execute();
   await db.schema.alterTable('incidents').addColumn('integration_tool', 'text').execute();
+  // Before the updates: on PostgreSQL they queue the list version's deferred trigger events, and a
+  // table with pending trigger events cannot be indexed in the same transaction.
+  await sql`create index incidents_integration_idx on incidents (org_id, livemode, id) where integration_id is not null`.execute(db);
   // Before this migration the tool was not recorded: email for an email incident, else none known.
   await sql`update incidents set
       integration_id = (select min(cast(${sql.raw(d.name === 'sqlite' ? "json_extract(e.data, '$.integration_id')" : "(e.data::jsonb ->> 'integration_id')")} as ${sql.raw(d.idType)}))
@@ -50,7 +53,8 @@ export async function up(db: Kysely<unknown>, d: MigrationDialect): Promise<void
       integration_name = (select i.name from integrations i where i.id = incidents.integration_id),
       integration_tool = case when source = 'email' then 'email' else null end
     where integration_id is not null`.execute(db);
-  await sql`create index incidents_integration_idx on incidents (org_id, livemode, id) where integration_id is not null`.execute(db);
+  // Fire those events now, so that later migrations of the same run may change the table.
+  if (d.name === 'postgres') await sql`set constraints incidents_list_version immediate; set constraints incidents_list_version deferred`.execute(db);
 
   if (d.name === 'sqlite') {
     const bump = sql.raw(`insert into incident_list_versions (org_id, livemode, version) values (new.org_id, new.livemode, 1)
