@@ -10,7 +10,7 @@ import { insertMembership, insertOrg } from '../orgs/orgs.repository.js';
 import { slugsLike } from '../../db/slugs.js';
 import { findInvite } from '../orgs/invites.service.js';
 import { proveEmail } from './email-proof.js';
-import { defaultPlan } from './instance-settings.js';
+import { defaultPlan } from './default-plan.js';
 import { sendVerification } from './email-verification.js';
 import * as users from './users.repository.js';
 import type { UserRow } from './users.repository.js';
