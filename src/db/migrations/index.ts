@@ -20,6 +20,7 @@ import * as m0019 from './0019-incident-list-versions.js';
 import * as m0020 from './0020-incident-write-indexes.js';
 import * as m0023 from './0023-inbound-mail.js';
 import * as m0024 from './0024-inbound-mail-retention.js';
+import * as m0027 from './0027-incident-integration.js';
 import * as m0030 from './0030-oncall.js';
 
 /** Every migration, in order. Names never change once released. */
@@ -45,5 +46,6 @@ export const migrations: Record<string, MigrationModule> = {
   '0020-incident-write-indexes': m0020,
   '0023-inbound-mail': m0023,
   '0024-inbound-mail-retention': m0024,
+  '0027-incident-integration': m0027,
   '0030-oncall': m0030,
 };
