@@ -1,5 +1,7 @@
 // `npm test`: every *.test.ts under src/ and test/ through node:test and tsx, one process per file.
 // `npm test -- --pg` (npm run test:pg) runs the same files on PostgreSQL (TEST_DATABASE_URL, default the local one).
+// The output ends with one line of every test it ran: `N passed, M failed, K skipped (...)` (both
+// groups below added up; failed includes cancelled, skipped includes todo). CI reads that line.
 //
 // The files run compiled: src/, test/, clients/, scripts/ and web/src/*.ts are transpiled by esbuild (what tsx does
 // file by file) into .test-build/<run>/, a mirror of the repository (one per run, removed after it), and node runs the JavaScript. A
@@ -66,11 +68,38 @@ console.log(`running ${files.length} test files on ${env.TEST_DATABASE_URL ? 'Po
 
 // Two files at a time (TEST_CONCURRENCY to change it): on 2 cores, 3 was slower on PostgreSQL
 // (`time TEST_CONCURRENCY=3 npm run test:pg`: 6.4 against 5.2 min at 2).
-const run = (args, list) => (list.length === 0 ? 0 : (spawnSync(process.execPath, [...args, '--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, ...list], { stdio: 'inherit', env }).status ?? 1));
-const status = Math.max(
+// Each run keeps node's own report on stdout (spec on a terminal, TAP otherwise, as before) and
+// also writes its totals through scripts/count-reporter.mjs, so the two runs end in one summary.
+fs.mkdirSync(BUILD, { recursive: true });
+const REPORTER = path.resolve('scripts/count-reporter.mjs');
+const runs = [];
+const run = (args, list) => {
+  if (list.length === 0) return 0;
+  const totals = path.join(BUILD, `totals-${runs.length}.json`);
+  runs.push(totals);
+  const reporters = ['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout', '--test-reporter', REPORTER, '--test-reporter-destination', totals];
+  return spawnSync(process.execPath, [...args, '--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, ...reporters, ...list], { stdio: 'inherit', env }).status ?? 1;
+};
+let status = Math.max(
   run(['--enable-source-maps'], compiledFiles.map((f) => path.join(BUILD, f.replace(/\.ts$/, '.js')))),
   run(['--import', 'tsx'], tsxFiles),
 );
+
+/** Every run's totals added up: `N passed, M failed, K skipped`, the last line of the output (CI reads it). */
+const sum = { pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
+let complete = true;
+for (const file of runs) {
+  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : '';
+  const totals = text ? JSON.parse(text) : {};
+  if (totals.tests === undefined) complete = false;
+  for (const k of Object.keys(sum)) sum[k] += totals[k] ?? 0;
+}
+const failed = sum.fail + sum.cancelled;
+if (!complete) status = status || 1;
+const summaryLine = () =>
+  complete
+    ? `${sum.pass} passed, ${failed} failed, ${sum.skipped + sum.todo} skipped (${files.length} test files on ${env.TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite'})`
+    : `summary unavailable: a test run ended without its totals (${files.length} test files on ${env.TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite'})`;
 
 if (env.TEST_DATABASE_URL) {
   const client = new pg.Client({ connectionString: env.TEST_DATABASE_URL });
@@ -80,4 +109,5 @@ if (env.TEST_DATABASE_URL) {
   await client.end();
 }
 fs.rmSync(BUILD, { recursive: true, force: true });
+console.log(summaryLine());
 process.exit(status);

@@ -108,6 +108,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The instance's settings: the default plan of new registrations (instance admins) */
+        get: operations["getInstanceSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change the default plan of new registrations (instance admins) */
+        patch: operations["updateInstanceSettings"];
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -1608,6 +1626,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/signals/alert-reach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who an alert to the org would reach now: members, by push, by email */
+        get: operations["getAlertReach"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/signals/beacon": {
         parameters: {
             query?: never;
@@ -2049,6 +2084,27 @@ export interface components {
             timezone: string;
         };
         /**
+         * AlertReach
+         * @description Who an alert to this org would reach now, and by which channel
+         */
+        AlertReach: {
+            /** @description the others, by email */
+            by_email: number;
+            /** @description members with notifications turned on in a browser */
+            by_push: number;
+            /** @description false: test mode, where pushes and emails are recorded, never sent */
+            livemode: boolean;
+            /** @description every member of the org is told */
+            members: number;
+            org_id: number;
+            org_name: string;
+            /**
+             * @description how the caller would be told of an alert to this org
+             * @enum {string}
+             */
+            you: "push" | "email";
+        };
+        /**
          * ApiKey
          * @description An API key as listed: never its secret
          */
@@ -2333,6 +2389,22 @@ export interface components {
             /** @description the last four characters of the key */
             redacted_key: string;
         };
+        /**
+         * CreatedTeam
+         * @description A new team and its first members
+         */
+        CreatedTeam: {
+            created_at: string;
+            description: string | null;
+            id: number;
+            locked: boolean;
+            /** @description the creator, added as an active member when they belong to the org */
+            members: components["schemas"]["TeamMember"][];
+            name: string;
+            /** @enum {string} */
+            routing: "round_robin" | "random";
+            slug: string;
+        };
         /** DeletedIncident */
         DeletedIncident: {
             deleted: boolean;
@@ -2530,7 +2602,8 @@ export interface components {
          *       "updated_at": "2026-03-02T09:15:00.000Z",
          *       "resolved_at": null,
          *       "acknowledged_at": null,
-         *       "acknowledged_by": null
+         *       "acknowledged_by": null,
+         *       "integration": null
          *     }
          */
         Incident: {
@@ -2542,6 +2615,8 @@ export interface components {
             customer_token: string;
             description: string | null;
             Id: number;
+            /** @description the integration (monitoring tool or mailbox) that opened it; null for every other incident */
+            integration: components["schemas"]["IncidentIntegration"] | null;
             lat: number | null;
             livemode: boolean;
             lng: number | null;
@@ -2567,6 +2642,13 @@ export interface components {
             status: "open" | "in_progress" | "resolved" | "closed";
             title: string;
             updated_at: string;
+        };
+        /** IncidentIntegration */
+        IncidentIntegration: {
+            id: number;
+            /** @description the integration's name when the incident opened */
+            name: string;
+            tool: ("events_api" | "alertmanager" | "grafana" | "email") | null;
         };
         /** IncidentList */
         IncidentList: {
@@ -2606,6 +2688,14 @@ export interface components {
             payload: components["schemas"]["TimelineEvent"];
             /** @enum {string} */
             type: "incident.timeline";
+        };
+        /**
+         * InstanceSettings
+         * @description The instance's settings an admin changes on the admin page
+         */
+        InstanceSettings: {
+            /** @enum {string} */
+            default_plan: "free" | "starter" | "agency" | "enterprise";
         };
         /**
          * Integration
@@ -3069,6 +3159,8 @@ export interface components {
          */
         StatusPage: {
             created_at: string;
+            /** @description the name of the organization handling it (nothing else of the org is shown) */
+            org_name: string;
             replies: {
                 author_name: string | null;
                 body: string;
@@ -3341,6 +3433,7 @@ export interface components {
     pathItems: never;
 }
 export type AdminUser = components['schemas']['AdminUser'];
+export type AlertReach = components['schemas']['AlertReach'];
 export type ApiKey = components['schemas']['ApiKey'];
 export type ApiKeyList = components['schemas']['ApiKeyList'];
 export type AuditEntry = components['schemas']['AuditEntry'];
@@ -3358,6 +3451,7 @@ export type CancelledBooking = components['schemas']['CancelledBooking'];
 export type CreatedApiKey = components['schemas']['CreatedApiKey'];
 export type CreatedDevice = components['schemas']['CreatedDevice'];
 export type CreatedIntegration = components['schemas']['CreatedIntegration'];
+export type CreatedTeam = components['schemas']['CreatedTeam'];
 export type DeletedIncident = components['schemas']['DeletedIncident'];
 export type Delivery = components['schemas']['Delivery'];
 export type Device = components['schemas']['Device'];
@@ -3369,8 +3463,10 @@ export type EventTypeList = components['schemas']['EventTypeList'];
 export type InboundEmail = components['schemas']['InboundEmail'];
 export type InboundEmailList = components['schemas']['InboundEmailList'];
 export type Incident = components['schemas']['Incident'];
+export type IncidentIntegration = components['schemas']['IncidentIntegration'];
 export type IncidentList = components['schemas']['IncidentList'];
 export type IncidentStreamEvent = components['schemas']['IncidentStreamEvent'];
+export type InstanceSettings = components['schemas']['InstanceSettings'];
 export type Integration = components['schemas']['Integration'];
 export type IntegrationList = components['schemas']['IntegrationList'];
 export type Invitation = components['schemas']['Invitation'];
@@ -3616,6 +3712,66 @@ export interface operations {
                     };
                 };
             };
+        };
+    };
+    getInstanceSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The instance's settings an admin changes on the admin page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateInstanceSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    default_plan?: "free" | "starter" | "agency" | "enterprise";
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The instance's settings an admin changes on the admin page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
         };
     };
     listApiKeys: {
@@ -5815,8 +5971,8 @@ export interface operations {
                 q?: string;
                 /** @description default newest (id descending); priority: urgent first; sla_due: soonest SLA due first */
                 sort?: "newest" | "priority" | "sla_due";
-                /** @description `dashboard`: made in the web dashboard */
-                source?: "api" | "email" | "webhook" | "alert" | "dashboard";
+                /** @description `integration`: opened by any integration (a monitoring tool or a mailbox); `alert`: field alerts only (not integrations) */
+                source?: "api" | "email" | "webhook" | "alert" | "dashboard" | "integration";
                 /** @description only incidents of this dedup key */
                 source_ref?: string;
                 status?: "open" | "in_progress" | "resolved" | "closed";
@@ -6309,7 +6465,7 @@ export interface operations {
                     allowed_senders?: string[] | null;
                     default_assignee_id?: number | null;
                     name: string;
-                    /** @description default: the caller's primary org */
+                    /** @description default: the caller's one shared (non-personal) org, else the primary org; required (422) when the caller belongs to several shared orgs */
                     org_id?: number;
                     priority_map?: {
                         /**
@@ -7950,13 +8106,13 @@ export interface operations {
         responses: {
             "4XX": components["responses"]["ClientError"];
             "5XX": components["responses"]["ServerError"];
-            /** @description A team of an org */
+            /** @description A new team and its first members */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Team"];
+                    "application/json": components["schemas"]["CreatedTeam"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8455,6 +8611,34 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    getAlertReach: {
+        parameters: {
+            query?: {
+                /** @description default: the caller's primary org */
+                org_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Who an alert to this org would reach now, and by which channel */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertReach"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     stopBeacon: {
         parameters: {
             query?: never;
@@ -8624,8 +8808,8 @@ export interface operations {
                 q?: string;
                 /** @description default newest (id descending); priority: urgent first; sla_due: soonest SLA due first */
                 sort?: "newest" | "priority" | "sla_due";
-                /** @description `dashboard`: made in the web dashboard */
-                source?: "api" | "email" | "webhook" | "alert" | "dashboard";
+                /** @description `integration`: opened by any integration (a monitoring tool or a mailbox); `alert`: field alerts only (not integrations) */
+                source?: "api" | "email" | "webhook" | "alert" | "dashboard" | "integration";
                 /** @description only incidents of this dedup key */
                 source_ref?: string;
                 status?: "open" | "in_progress" | "resolved" | "closed";
@@ -9446,6 +9630,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description no account exists yet: the dashboard opens on "Create account" (the first account is the admin) */
+                        first_run: boolean;
                         /** @description attribution HTML for the tiles (MAP_TILE_ATTRIBUTION) */
                         map_attribution: string;
                         /** @description tile URL template ({z}/{x}/{y}); '' for no tiles (MAP_TILE_URL) */

@@ -171,7 +171,14 @@ export interface IncidentsTable {
   /** Escalation steps taken so far (at most 3); `escalate_at` is when the next is due, null when none is. */
   escalation_level: Generated<number>;
   escalate_at: string | null;
+  /** 0027: the integration that opened it, its name then, and the tool that posted; null otherwise. */
+  integration_id: number | null;
+  integration_name: string | null;
+  integration_tool: IntegrationTool | null;
 }
+
+/** How an integration's incident arrived: PagerDuty's Events API, Alertmanager, Grafana or a mailbox. */
+export type IntegrationTool = 'events_api' | 'alertmanager' | 'grafana' | 'email';
 
 export type TimelineType =
   | 'created'

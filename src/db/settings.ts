@@ -15,3 +15,17 @@ export async function getOrCreateSetting(db: Kysely<DB>, key: string, make: () =
 
 /** The secret that signs public links, made at first start and shared by every instance. */
 export const instanceSecret = (db: Kysely<DB>) => getOrCreateSetting(db, 'instance_secret', () => randomToken(32));
+
+/** A setting's value, or undefined when it was never set. */
+export async function readSetting(db: Kysely<DB>, key: string): Promise<string | undefined> {
+  return (await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst())?.value;
+}
+
+/** Sets (or replaces) a setting. */
+export async function writeSetting(db: Kysely<DB>, key: string, value: string): Promise<void> {
+  await db
+    .insertInto('settings')
+    .values({ key, value })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+    .execute();
+}

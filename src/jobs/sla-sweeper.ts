@@ -1,7 +1,7 @@
 import { metricsOf } from '../modules/metrics/metrics.js';
-import { DateTime, IANAZone } from 'luxon';
 import type { AppContext } from '../context.js';
 import { iso } from '../lib/clock.js';
+import { zonedWords } from '../lib/zoned-time.js';
 import { queueEmail } from '../modules/deliveries/email.js';
 import { recordTimeline } from '../modules/dispatch/timeline.js';
 import { replyAddress } from '../modules/inbound-email/reply-address.js';
@@ -9,16 +9,9 @@ import { claimSlaMark, dueSlaMarks, type SlaMark } from '../modules/incidents/sl
 
 const BATCH = 500;
 
-/** The due time in the recipient's own zone (UTC when their profile has none Luxon knows). */
-function dueIn(dueIso: string, zone: string | null): { time: string; full: string; zone: string } {
-  const z = zone && IANAZone.isValidZone(zone) ? zone : 'UTC';
-  const d = DateTime.fromISO(dueIso, { zone: 'utc' }).setZone(z).setLocale('en-GB');
-  return { time: d.toFormat('HH:mm'), full: d.toFormat('ccc d LLL yyyy, HH:mm'), zone: z };
-}
-
 function emailFor(ctx: AppContext, m: SlaMark, kind: 'warning' | 'breach') {
   const url = `${ctx.config.publicUrl}/app/incidents/${m.id}`;
-  const due = dueIn(m.sla_due_at, m.recipient_timezone);
+  const due = zonedWords(m.sla_due_at, m.recipient_timezone);
   const subject =
     kind === 'warning' ? `SLA warning: "${m.title}" is due at ${due.time} (${due.zone})` : `SLA breached: "${m.title}" was due at ${due.time} (${due.zone})`;
   const text = `${subject}\n\nPriority: ${m.priority}\nDue: ${due.full} ${due.zone} (${m.sla_due_at})\n\n${url}`;

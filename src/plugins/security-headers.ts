@@ -32,6 +32,11 @@ function pagePolicy(frameAncestors: string): string {
   ].join('; ');
 }
 
+/** The sites that may frame a booking page: the allowed ones, and always Muster itself (the dashboard's Share preview). */
+function frameAncestors(allowed: readonly string[]): string {
+  return allowed.includes('*') ? '*' : ["'self'", ...allowed].join(' ');
+}
+
 /**
  * The security headers of one response, decided by its path and whether it is an HTML page.
  * One rule for every route, so pages added later (the web front end, static files) get them too.
@@ -44,7 +49,7 @@ export function securityHeaders(path: string, html: boolean, opts: HeaderOptions
   };
   if (opts.https) headers['strict-transport-security'] = 'max-age=31536000';
   if (html) {
-    headers['content-security-policy'] = pagePolicy(embeddable ? opts.embedAllowedOrigins.join(' ') : "'none'");
+    headers['content-security-policy'] = pagePolicy(embeddable ? frameAncestors(opts.embedAllowedOrigins) : "'none'");
   } else if (path === '/sw.js') {
     // A service worker runs under its own script's policy: it must fetch this origin (the field
     // terminal's offline shell), and nothing else.

@@ -187,7 +187,7 @@ test('create an account through the form, then land signed in', async () => {
   assert.equal(await page.locator('[data-testid="register-form"]').count(), 1);
   await page.fill('#reg-password', 'a long enough password');
   await page.click('[data-testid="register-form"] button[type="submit"]');
-  await page.waitForSelector('[data-testid="new-incident"]');
+  await page.waitForSelector('[data-testid="welcome-email"]');
   await page.click('a[href="/app/settings"]');
   await page.waitForSelector('text=Riley Responder');
   await context.close();

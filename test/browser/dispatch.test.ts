@@ -82,10 +82,27 @@ test('a dispatcher assigns the nearest responder; the responder acknowledges, go
   await field.click('[data-testid="my-en-route"]');
   await page.waitForSelector('[data-testid="timeline-event"][data-type="en_route"]');
   assert.match((await page.locator('[data-testid="timeline-event"][data-type="en_route"]').textContent()) ?? '', /En route at 52\.52/);
+  // Issue 33: after a reload the phone still shows the marks (read from the incident's timeline).
+  await field.waitForSelector('[data-testid="queue-count"]', { state: 'detached' });
+  await field.reload();
+  await field.waitForSelector('[data-testid="my-en-route"]:disabled');
+  assert.equal((await field.textContent('[data-testid="my-en-route"]'))?.trim(), 'En route ✓');
+  assert.equal(await field.isEnabled('[data-testid="my-on-scene"]'), true, 'not on scene yet');
   await field.fill('[data-testid="my-note"]', 'Gas main closed');
   await field.press('[data-testid="my-note"]', 'Enter');
   await page.waitForSelector('[data-testid="timeline-event"][data-type="signal"]');
+  // Resolve asks once: "Not yet" changes nothing; "Yes, resolve it" resolves.
   await field.click('[data-testid="my-resolve"]');
+  await field.waitForSelector('[data-testid="my-resolve-ask"]');
+  await screenshot(field, 'dispatch-field-resolve-ask');
+  await field.setViewportSize(DESKTOP);
+  await screenshot(field, 'dispatch-field-resolve-ask');
+  await field.setViewportSize(PHONE);
+  await field.click('[data-testid="my-resolve-cancel"]');
+  await field.waitForSelector('[data-testid="my-resolve-ask"]', { state: 'detached' });
+  assert.equal((await ok<{ status: string }>('GET', `/v1/tickets/${incident.Id}`, undefined, dispatcher)).status, 'in_progress');
+  await field.click('[data-testid="my-resolve"]');
+  await field.click('[data-testid="my-resolve-confirm"]');
   await page.waitForSelector('[data-testid="timeline-event"][data-type="status_changed"] >> text=Resolved');
   await field.waitForSelector('[data-testid="my-incident"]', { state: 'detached' });
   await screenshot(page, 'dispatch-timeline');

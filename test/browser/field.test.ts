@@ -2,12 +2,14 @@
 // The field terminal at /field, end to end in headless Chromium on a server started from the
 // build: a beacon reaches the dashboard map through the stream and leaves it on stop; a large
 // photo is resized in the browser before upload; an alert written offline is replayed exactly
-// once, even when the answer to a send is lost and it is sent again.
+// once, even when the answer to a send is lost and it is sent again; notifications are offered on
+// the first visit, and the alert screen says who an alert reaches and how (issue 33).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { call, DESKTOP, launchBrowser, PHONE, screenshot, signedInContext, signUp, startServer, watchErrors, type ApiUser, type Server } from './harness.js';
+import { browserKeys } from '../peers.js';
 
 const HERE = { latitude: 52.52, longitude: 13.405, accuracy: 12 };
 
@@ -378,5 +380,106 @@ test("an outbox item is never sent under another account's session", async () =>
   await screenshot(page, 'field-failed-item');
   assert.deepEqual(await signals(bert, 'note'), []);
   assert.deepEqual(await signals(anna, 'note'), []);
+  await context.close();
+});
+
+/**
+ * Stands in for the browser's push service, which headless Chromium lacks: PushManager hands out a
+ * subscription with real keys (the server checks them), remembered in local storage like a browser
+ * keeps its subscription. Everything after it (the service worker, the POST of the subscription) is real.
+ */
+async function fakePushService(context: BrowserContext, endpoint: string): Promise<void> {
+  await context.addInitScript(
+    ({ endpoint, keys }) => {
+      const sub = {
+        endpoint,
+        expirationTime: null,
+        options: { userVisibleOnly: true, applicationServerKey: null },
+        toJSON: () => ({ endpoint, expirationTime: null, keys }),
+        getKey: () => null,
+        unsubscribe: () => (localStorage.removeItem('test-push-subscription'), Promise.resolve(true)),
+      } as unknown as PushSubscription;
+      PushManager.prototype.subscribe = () => (localStorage.setItem('test-push-subscription', '1'), Promise.resolve(sub));
+      PushManager.prototype.getSubscription = () => Promise.resolve(localStorage.getItem('test-push-subscription') ? sub : null);
+    },
+    { endpoint, keys: browserKeys().json },
+  );
+}
+
+test('notifications are offered on the first visit to /field and to the dashboard; the alert screen says who will be told, and how; the alert goes by push and by email', async () => {
+  const dora = await signUp(server, { name: 'Dora Desk' });
+  const pia = await signUp(server, { name: 'Pia Patrol' });
+  assert.equal((await call(server, 'POST', `/v1/orgs/${dora.slug}/members`, { email: pia.email, role: 'member' }, dora.cookie)).status, 201);
+  const orgs = (await call<{ orgs: { id: number; name: string; slug: string }[] }>(server, 'GET', '/v1/orgs', undefined, dora.cookie)).body.orgs;
+  const org = orgs.find((o) => o.slug === dora.slug)!;
+
+  const context = await signedInContext(browser, server, pia, { viewport: PHONE, permissions: ['geolocation', 'notifications'], geolocation: HERE });
+  await fakePushService(context, `https://push.example.com/send/pia-${process.pid}`);
+  const { page, errors } = await openField(context);
+  await page.selectOption('[data-testid="org-select"]', String(org.id));
+  // The offer, at the top of the terminal, with what it is for.
+  await page.waitForSelector('[data-testid="push-offer"]');
+  assert.match((await page.textContent('[data-testid="push-offer"]')) ?? '', /Turn on notifications.*alert.*assigned to you.*by email/s);
+  await screenshot(page, 'push-offer-field');
+  await page.setViewportSize(DESKTOP);
+  await screenshot(page, 'push-offer-field');
+  await page.setViewportSize(PHONE);
+
+  // Before: nobody has notifications on, so both members would get an email.
+  await page.click('[data-testid="alert-open"]');
+  await page.waitForSelector('[data-testid="alert-reach"][data-state="known"]');
+  const reach = page.locator('[data-testid="alert-reach"]');
+  assert.deepEqual([await reach.getAttribute('data-members'), await reach.getAttribute('data-push'), await reach.getAttribute('data-email')], ['2', '0', '2']);
+  assert.match((await reach.textContent()) ?? '', /All 2 people in Dora Desk, you included, will be told: 2 by email\./);
+  await screenshot(page, 'alert-reach');
+  await page.setViewportSize(DESKTOP);
+  await screenshot(page, 'alert-reach');
+  await page.setViewportSize(PHONE);
+  await page.getByRole('button', { name: 'Cancel' }).click();
+
+  // Turning them on here registers this phone (the service worker, the subscription posted to the server).
+  await page.click('[data-testid="push-offer-enable"]');
+  await page.waitForSelector('[data-testid="push-offer-done"]');
+  const after = await call<{ by_push: number; by_email: number; you: string }>(server, 'GET', `/v1/signals/alert-reach?org_id=${org.id}`, undefined, pia.cookie);
+  assert.deepEqual([after.body.by_push, after.body.by_email, after.body.you], [1, 1, 'push']);
+  await page.click('[data-testid="alert-open"]');
+  await page.waitForSelector('[data-testid="alert-reach"][data-push="1"]');
+  assert.match((await reach.textContent()) ?? '', /will be told: 1 by notification, 1 by email\./);
+  await page.fill('[data-testid="alert-note"]', 'Oil on the slipway');
+  await page.click('[data-testid="alert-submit"]');
+  assert.match((await page.textContent('[data-testid="alert-confirm-text"]')) ?? '', /2 people in Dora Desk will be notified now/);
+  await page.click('[data-testid="alert-confirm"]');
+  await page.waitForSelector('[data-testid="flash"]:text("Alert sent.")');
+
+  // Each member by the channel the screen named: Pia by push, Dora (no notifications) by email.
+  const channel = async (u: ApiUser) => {
+    const res = await call<{ deliveries: { kind: string; topic: string }[] }>(server, 'GET', '/v1/deliveries?limit=50', undefined, u.cookie);
+    return res.body.deliveries.filter((d) => d.topic === 'signal.alert').map((d) => d.kind);
+  };
+  assert.deepEqual(await channel(pia), ['push']);
+  assert.deepEqual(await channel(dora), ['email']);
+  // On reload the offer is gone: this browser has notifications on.
+  await page.reload();
+  await page.waitForSelector('[data-testid="beacon-toggle"]');
+  assert.equal(await page.locator('[data-testid="push-offer"]').count(), 0);
+  assert.deepEqual(errors, []);
+
+  // The dashboard offers it on the first visit too; "Not now" puts it away on this browser.
+  const desk = await signedInContext(browser, server, dora, { viewport: DESKTOP, permissions: ['notifications'] });
+  await fakePushService(desk, `https://push.example.com/send/dora-${process.pid}`);
+  const dash = await desk.newPage();
+  const dashErrors = watchErrors(dash);
+  await dash.goto(`${server.url}/app/incidents`);
+  await dash.waitForSelector('[data-testid="push-offer"]');
+  await screenshot(dash, 'push-offer-dashboard');
+  await dash.setViewportSize(PHONE);
+  await screenshot(dash, 'push-offer-dashboard');
+  await dash.click('[data-testid="push-offer-later"]');
+  await dash.waitForSelector('[data-testid="push-offer"]', { state: 'detached' });
+  await dash.reload();
+  await dash.waitForSelector('[data-testid="new-incident"]');
+  assert.equal(await dash.locator('[data-testid="push-offer"]').count(), 0);
+  assert.deepEqual(dashErrors, []);
+  await desk.close();
   await context.close();
 });

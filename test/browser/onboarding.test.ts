@@ -362,5 +362,159 @@ test('a responder attaches a photo to an assigned incident from /field; it lands
     assert.equal(Math.max(meta.width, meta.height), 1280, 'resized on the phone before upload');
     assert.deepEqual(errors, []);
     await context.close();
+
+    // Issue 33: the dispatcher sees the picture itself, on the timeline and the incident page,
+    // as a thumbnail that opens the whole picture.
+    const desk = await signedInContext(browser, server, dispatcher, { viewport });
+    const dash = await desk.newPage();
+    const dashErrors = watchErrors(dash);
+    await dash.goto(`${server.url}/app/incidents/${incident.Id}`);
+    const onTimeline = dash.locator('[data-testid="timeline-event"][data-type="signal"] [data-testid="photo-thumb"]');
+    await onTimeline.waitFor();
+    assert.match((await dash.locator('[data-testid="timeline-event"][data-type="signal"]').textContent()) ?? '', /Photo: Smoke from the east door/);
+    assert.equal(await dash.locator('[data-testid="incident-photos"] [data-testid="photo-thumb"]').count(), 1);
+    // Thumbnails load lazily, as they come into view.
+    for (const thumb of await dash.locator('[data-testid="photo-thumb"] img').all()) {
+      await thumb.scrollIntoViewIfNeeded();
+      await dash.waitForFunction((el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth > 0, await thumb.elementHandle());
+    }
+    await screenshot(dash, 'incident-photo-thumbs');
+    await onTimeline.click();
+    const full = dash.locator('[data-testid="photo-dialog"][open] [data-testid="photo-full"]');
+    await full.waitFor();
+    await dash.waitForFunction(() => (document.querySelector<HTMLImageElement>('[data-testid="photo-dialog"][open] [data-testid="photo-full"]')?.naturalWidth ?? 0) === 1280);
+    assert.equal(await full.getAttribute('alt'), 'Smoke from the east door');
+    await screenshot(dash, 'incident-photo-enlarged');
+    await dash.keyboard.press('Escape');
+    await dash.waitForSelector('[data-testid="photo-dialog"][open]', { state: 'detached' });
+    assert.deepEqual(dashErrors, []);
+    await desk.close();
+  }
+});
+
+test('integrations page: the org is chosen, with the priority map and the default assignee; the key and URLs are shown once; revoke; its incidents name the integration and the tool', async () => {
+  const { dispatcher, org } = await dispatcherWithOrg('Ines Integrator', 'Water Works');
+  const crew = await signUp(server, { name: 'Carl Crew' });
+  await ok('POST', `/v1/orgs/${org.slug}/members`, { email: crew.email, role: 'member' }, dispatcher);
+  for (const [kind, viewport] of VIEWPORTS) {
+    const context = await signedInContext(browser, server, dispatcher, { viewport });
+    const page = await context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/app/integrations`);
+    await page.waitForSelector('[data-testid="new-integration"]');
+    await page.fill('#integration-name', `Prometheus ${kind}`);
+    // The org is never guessed: without a choice the form says to choose.
+    await page.click('[data-testid="integration-submit"]');
+    await page.waitForSelector('#err-org_id');
+    await page.selectOption('[data-testid="integration-org"]', String(org.id));
+    await page.waitForSelector(`[data-testid="integration-assignee"] option[value="${crew.id}"]`, { state: 'attached' });
+    await page.selectOption('[data-testid="integration-assignee"]', String(crew.id));
+    await page.selectOption('[data-testid="integration-map-warning"]', 'high');
+    await screenshot(page, 'integrations-form');
+    await page.click('[data-testid="integration-submit"]');
+    await page.waitForSelector('[data-testid="integration-created"]');
+    const key = ((await page.textContent('[data-testid="integration-key"]')) ?? '').trim();
+    assert.match(key, /^[A-Za-z0-9_-]{32}$/);
+    const alertmanagerUrl = ((await page.textContent('[data-testid="integration-alertmanager_url"]')) ?? '').trim();
+    assert.equal(alertmanagerUrl, `${server.url}/v1/integrations/${key}/alertmanager`);
+    assert.ok(((await page.textContent('[data-testid="integration-grafana_url"]')) ?? '').includes(key));
+    assert.ok(((await page.textContent('[data-testid="integration-events_url"]')) ?? '').includes(key));
+    await screenshot(page, 'integrations-created');
+    await page.click('[data-testid="integration-saved"]');
+    const row = page.locator('[data-testid="integration-row"]', { hasText: `Prometheus ${kind}` });
+    await row.waitFor();
+    assert.match((await row.textContent()) ?? '', new RegExp(`Water Works · key \\.\\.\\.${key.slice(-4)}.*Warning → High`));
+    assert.ok(!((await page.content()).includes(key)), 'the key is shown once only');
+    await screenshot(page, 'integrations-list');
+
+    // Alertmanager posts to the URL: the incident is the org's, mapped and assigned as chosen, and named.
+    const posted = await fetch(alertmanagerUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ version: '4', status: 'firing', receiver: 'muster', groupLabels: {}, commonLabels: {}, commonAnnotations: {}, externalURL: 'http://alertmanager.example.com', alerts: [{ status: 'firing', labels: { alertname: 'DiskFull', severity: 'warning', instance: `db-${kind}` }, annotations: { summary: `Disk full on db-${kind}` }, startsAt: new Date().toISOString(), fingerprint: `fp-ui-${kind}` }] }),
+    });
+    assert.equal(posted.status, 200, await posted.text());
+    const [incident] = (await ok<{ tickets: { Id: number; priority: string; assignee_id: number | null; org_id: number }[] }>('GET', `/v1/tickets?source_ref=fp-ui-${kind}`, undefined, dispatcher)).tickets;
+    assert.deepEqual([incident?.priority, incident?.assignee_id, incident?.org_id], ['high', crew.id, org.id]);
+    await ok('POST', '/v1/signals', { type: 'alert', note: `A field alert (${kind})`, org_id: org.id }, crew);
+    await page.goto(`${server.url}/app/incidents?source=integration`);
+    const listed = page.locator(`[data-testid="incident-row"][data-id="${incident!.Id}"]`);
+    await listed.waitFor();
+    assert.equal(await listed.locator('[data-testid="incident-row-source"]').textContent(), `Alertmanager · Prometheus ${kind}`);
+    assert.ok(!(await page.locator('[data-testid="incident-row"]').allTextContents()).some((t) => t.includes(`A field alert (${kind})`)), 'a field alert is not an integration');
+    assert.equal(await page.inputValue('#f-source'), 'integration');
+    await screenshot(page, 'integrations-incident-list');
+    await listed.click();
+    await page.waitForSelector('[data-testid="timeline-event"][data-type="created"]');
+    assert.match((await page.textContent('[data-testid="incident-source"]')) ?? '', new RegExp(`^Alertmanager · Prometheus ${kind} \\(fp-ui-${kind}\\)`));
+    assert.match((await page.textContent('[data-testid="timeline-event"][data-type="created"]')) ?? '', new RegExp(`Opened \\(high, from Alertmanager · Prometheus ${kind}\\)`));
+    await screenshot(page, 'integrations-incident');
+
+    // Revoked from the list (after a confirmation): its URLs answer 401.
+    await page.goto(`${server.url}/app/integrations`);
+    page.once('dialog', (d) => void d.accept());
+    await page.locator('[data-testid="integration-row"]', { hasText: `Prometheus ${kind}` }).locator('[data-testid="integration-revoke"]').click();
+    await page.waitForSelector('[data-testid="integration-revoked"]');
+    assert.equal((await fetch(alertmanagerUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status, 401);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
+test("the org's page: dispatch settings (acknowledgement timeouts); a new team has its creator; a team event type made in the dashboard, with its routing, and every event type's Share panel", async () => {
+  const { dispatcher, org } = await dispatcherWithOrg('Tara Teams', 'Coast Guard');
+  const mate = await signUp(server, { name: 'Mo Mate' });
+  await ok('POST', `/v1/orgs/${org.slug}/members`, { email: mate.email, role: 'member' }, dispatcher);
+  for (const [kind, viewport] of VIEWPORTS) {
+    const context = await signedInContext(browser, server, dispatcher, { viewport });
+    const page = await context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/app/orgs/${org.slug}`);
+    await page.waitForSelector('[data-testid="ack-urgent"]');
+    await page.fill('[data-testid="ack-urgent"]', kind === 'phone' ? '10' : '12');
+    await page.fill('[data-testid="ack-high"]', '');
+    await page.click('[data-testid="dispatch-settings-save"]');
+    await page.waitForSelector('[data-testid="dispatch-settings-saved"]');
+    assert.deepEqual((await ok<{ ack_timeout_minutes: unknown }>('GET', `/v1/orgs/${org.slug}/dispatch`, undefined, dispatcher)).ack_timeout_minutes, { urgent: kind === 'phone' ? 10 : 12, high: null });
+    await page.fill('[data-testid="ack-urgent"]', '5000');
+    await page.click('[data-testid="dispatch-settings-save"]');
+    await page.waitForSelector('#err-ack_timeout_minutes\\.urgent');
+    await screenshot(page, 'org-dispatch-settings');
+
+    // A team made here has its maker in its rotation.
+    await page.fill('#team-name', `Night Desk ${kind}`);
+    await page.click('form:has(#team-name) button[type="submit"]');
+    await page.waitForSelector('[data-testid="team-created"]');
+    assert.match((await page.textContent('[data-testid="team-created"]')) ?? '', /You are a member, in its rotation/);
+    await page.locator('.team-head', { hasText: `Night Desk ${kind}` }).click();
+    await page.click('[data-testid="new-team-event-type"]');
+    await page.waitForSelector('[data-testid="et-owner-routing"]');
+    assert.match((await page.textContent('[data-testid="et-owner-routing"]')) ?? '', new RegExp(`A member of Night Desk ${kind} is booked, chosen by round robin`));
+    await page.fill('#et-name', `Harbour visit ${kind}`);
+    await screenshot(page, 'team-event-type-new');
+    await page.click('[data-testid="save-event-type"]');
+    await page.waitForSelector('[data-testid="share-panel"]');
+    const link = ((await page.textContent('[data-testid="share-link"]')) ?? '').trim();
+    const teamSlug = `night-desk-${kind}`;
+    assert.equal(link, `${server.url}/book/${org.slug}/${teamSlug}/harbour-visit-${kind}`);
+    assert.equal(await page.inputValue('[data-testid="share-snippet"]'), `<div data-muster-booking="/book/${org.slug}/${teamSlug}/harbour-visit-${kind}"></div>\n<script src="${server.url}/embed.js" async></script>`);
+    assert.match((await page.textContent('[data-testid="et-team-info"]')) ?? '', new RegExp(`Team event type of Night Desk ${kind} \\(Coast Guard\\): routing round robin`));
+    // The live preview is the booking page itself, embedded.
+    const preview = page.frameLocator('[data-testid="share-preview"]');
+    await preview.locator('h1', { hasText: `Harbour visit ${kind}` }).waitFor();
+    await screenshot(page, 'team-event-type-share');
+    const types = await ok<{ event_types: { name: string; team_id: number | null }[] }>('GET', '/v1/event-types', undefined, dispatcher);
+    assert.ok(types.event_types.find((t) => t.name === `Harbour visit ${kind}`)?.team_id);
+
+    // The list's Share opens the same panel for any event type.
+    await page.goto(`${server.url}/app/event-types`);
+    const item = page.locator('[data-testid="event-type-row"]', { hasText: `Harbour visit ${kind}` });
+    await item.locator('[data-testid="share-toggle"]').click();
+    await item.locator('[data-testid="share-panel"]').waitFor();
+    assert.equal(await item.locator('[data-testid="share-snippet"]').inputValue(), `<div data-muster-booking="/book/${org.slug}/${teamSlug}/harbour-visit-${kind}"></div>\n<script src="${server.url}/embed.js" async></script>`);
+    await screenshot(page, 'event-types-share');
+    // The one error is the 422 of the out-of-range timeout, said on the form.
+    assert.deepEqual(errors.filter((e) => !e.includes('status of 422')), []);
+    await context.close();
   }
 });

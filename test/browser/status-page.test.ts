@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 // The incident status page keeps itself current through /status.js (polling): a public reply and a
-// status change appear without a reload; an internal reply never does. Screenshots at both widths.
+// status change appear without a reload; an internal reply never does; the page names the org.
+// Screenshots at both widths.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
@@ -43,6 +44,9 @@ test('public replies and status changes appear live; internal replies never do',
   await page.goto(`${incident.customer_status_url}?poll=2`);
   await page.getByText('a crew is on the way').waitFor();
   assert.equal(await page.locator('#status').innerText(), 'Open');
+  // The organization handling it is named, by its name only (issue 33): here the user's own.
+  assert.equal(await page.getByTestId('status-org').innerText(), 'Dana Dispatcher');
+  assert.match(await page.title(), /Water outage on Harbour Street · Dana Dispatcher status/);
   await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
 
   await reply(incident.Id, 'INTERNAL: pipe burst near number 12, ask Joe for the valve key', false);

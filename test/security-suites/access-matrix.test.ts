@@ -182,6 +182,8 @@ const ROWS: Record<string, Row> = {
   'POST /v1/users': { expect: all(201), isPublic: true, req: () => ({ url: '/v1/users', payload: { email: uniqueEmail('new'), password: 'correct horse battery', name: 'New User' } }) },
   'GET /v1/users': { expect: anyUser(403), req: () => ({ url: '/v1/users' }) },
   'PATCH /v1/users/{id}': { expect: anyUser(403), req: (w) => ({ url: `/v1/users/${w.owner.id}`, payload: { plan: 'enterprise' } }) },
+  'GET /v1/admin/settings': { expect: anyUser(403), req: () => ({ url: '/v1/admin/settings' }) },
+  'PATCH /v1/admin/settings': { expect: anyUser(403), req: () => ({ url: '/v1/admin/settings', payload: { default_plan: 'enterprise' } }) },
   'GET /v1/u/{slug}': { expect: all(200), isPublic: true, req: (w) => ({ url: `/v1/u/${w.owner.slug}` }) },
   'POST /v1/auth/login': { expect: all(200), isPublic: true, req: (w) => ({ url: '/v1/auth/login', payload: { email: w.root.email, password: w.root.password } }) },
   'POST /v1/auth/logout': {
@@ -367,6 +369,7 @@ const ROWS: Record<string, Row> = {
   'POST /v1/signals': { expect: createInOrg(201), req: (w) => ({ url: '/v1/signals', payload: { type: 'note', note: neutral, org_id: w.orgA.id } }) },
   'GET /v1/signals': { expect: anyUser(200), req: () => ({ url: '/v1/signals?limit=200' }) },
   'GET /v1/signals/beacons': { expect: anyUser(200), req: () => ({ url: '/v1/signals/beacons' }) },
+  'GET /v1/signals/alert-reach': { expect: createInOrg(200), req: (w) => ({ url: `/v1/signals/alert-reach?org_id=${w.orgA.id}` }) },
   'DELETE /v1/signals/beacon': {
     expect: anyUser(200),
     req: () => ({ url: '/v1/signals/beacon', payload: { device_id: 'matrix-device' } }),

@@ -146,12 +146,12 @@ describe(`security headers under https with an embed allow-list (${testDialect})
   });
   after(() => t.close());
 
-  test('HSTS on every answer, and frame-ancestors lists only the allowed sites', async () => {
+  test("HSTS on every answer, and frame-ancestors lists only the allowed sites and Muster itself (the Share panel's preview)", async () => {
     const health = await t.app.inject({ url: '/healthz' });
     assert.equal(health.headers['strict-transport-security'], 'max-age=31536000');
     const page = await t.app.inject({ url: '/book/someone/call' });
     assert.equal(page.headers['strict-transport-security'], 'max-age=31536000');
-    assert.equal(csp(page).get('frame-ancestors'), 'https://shop.example https://*.partner.example');
+    assert.equal(csp(page).get('frame-ancestors'), "'self' https://shop.example https://*.partner.example");
     assert.equal(page.headers['x-frame-options'], undefined);
   });
 });

@@ -22,6 +22,7 @@ import * as m0021 from './0021-mode-scoped-user-resources.js';
 import * as m0022 from './0022-calendar-halt.js';
 import * as m0023 from './0023-inbound-mail.js';
 import * as m0024 from './0024-inbound-mail-retention.js';
+import * as m0027 from './0027-incident-integration.js';
 import * as m0030 from './0030-oncall.js';
 
 /** Every migration, in order. Names never change once released. */
@@ -49,5 +50,6 @@ export const migrations: Record<string, MigrationModule> = {
   '0022-calendar-halt': m0022,
   '0023-inbound-mail': m0023,
   '0024-inbound-mail-retention': m0024,
+  '0027-incident-integration': m0027,
   '0030-oncall': m0030,
 };

@@ -213,7 +213,9 @@ describe('email deliveries through a real SMTP server', () => {
     assert.equal(res.statusCode, 201, res.body);
     assert.deepEqual(body(res), { invited: true, email, role: 'admin' });
     const mail = to(await deliver(), email);
-    assert.equal(mail.subject, 'You are invited to Field Team on Muster');
+    // It names who invites and to what (issue 33).
+    assert.equal(mail.subject, `${host.name} invited you to Field Team on Muster`);
+    assert.match(mail.text, new RegExp(`^${host.name} \\(${host.email.replace(/[.+]/g, '\\$&')}\\) invited you to join the organization Field Team on Muster as admin\\.`));
     assert.match(mail.text, /http:\/\/muster\.test\/invites\/[A-Za-z0-9_-]{32}\s/, mail.text);
     assert.match(mail.text, /as admin/);
   });

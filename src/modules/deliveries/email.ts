@@ -3,7 +3,7 @@ import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import type { Mode } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
-import { queueDelivery } from './outbox.js';
+import { queueDelivery, type Delivery } from './outbox.js';
 
 /** RFC 3834: how an email came about. Absent (`false`) for a message a person wrote (a team reply relayed to the reporter). */
 export type AutoSubmitted = 'auto-generated' | 'auto-replied' | false;
@@ -40,25 +40,29 @@ export function mailDomain(config: Config): string {
  */
 export const newMessageId = (config: Config) => `<${randomUUID()}@${mailDomain(config)}>`;
 
-/** Queues an email in the outbox within the caller's transaction; the delivery worker sends it. */
-export async function queueEmail(ctx: AppContext, tx: Tx, email: Email): Promise<void> {
-  const mode = email.mode ?? 'live';
+/** An email as an outbox delivery, for callers that queue several deliveries in one statement (queueDeliveries). */
+export function emailDelivery(config: Config, email: Email): Delivery {
   const auto = email.autoSubmitted ?? 'auto-generated';
-  await queueDelivery(ctx, tx, {
+  return {
     kind: 'email',
     topic: email.topic,
     userId: email.userId ?? null,
     orgId: email.orgId ?? null,
-    mode,
+    mode: email.mode ?? 'live',
     recipient: email.to,
     payload: {
       subject: email.subject,
       text: email.text,
-      message_id: newMessageId(ctx.config),
+      message_id: newMessageId(config),
       ...(auto ? { auto_submitted: auto } : {}),
       ...(email.ics ? { ics: email.ics } : {}),
       ...(email.replyTo ? { reply_to: email.replyTo } : {}),
       ...(email.thread ? { in_reply_to: email.thread.inReplyTo, references: email.thread.references } : {}),
     },
-  });
+  };
+}
+
+/** Queues an email in the outbox within the caller's transaction; the delivery worker sends it. */
+export async function queueEmail(ctx: AppContext, tx: Tx, email: Email): Promise<void> {
+  await queueDelivery(ctx, tx, emailDelivery(ctx.config, email));
 }

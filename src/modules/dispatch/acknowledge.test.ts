@@ -43,6 +43,21 @@ describe('assignment, acknowledgement and progress', () => {
     assert.deepEqual((await deliveries('incident.assigned')).slice(2).map((r) => r.status), ['suppressed', 'suppressed']);
   });
 
+  test("the assignment email says when in the assignee's own zone, in words (no ISO timestamp)", async () => {
+    await w.ok(w.as(w.ann), 'PATCH', '/v1/auth/me', { timezone: 'America/New_York' });
+    const incident = await w.incident(w.as(w.owner), { title: 'Gas smell' });
+    await assign(incident.Id, w.ann.id);
+    const mail = (await deliveries('incident.assigned')).filter((r) => r.kind === 'email').pop()!;
+    const text = (JSON.parse(mail.payload) as { text: string }).text;
+    const now = w.t.clock.now();
+    const words = new Intl.DateTimeFormat('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'America/New_York' }).formatToParts(now);
+    const part = (type: string) => words.find((p) => p.type === type)!.value;
+    const time = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'America/New_York' }).format(now);
+    assert.ok(text.includes(`Assigned: ${part('weekday')} ${part('day')} ${part('month')} ${part('year')}, ${time} (America/New_York)`), text);
+    assert.doesNotMatch(text, /\d{4}-\d{2}-\d{2}T/, 'no raw ISO timestamp');
+    await w.ok(w.as(w.ann), 'PATCH', '/v1/auth/me', { timezone: 'UTC' });
+  });
+
   test("incident.assigned reaches the assignee's streams and the org's, not another org's", async () => {
     const annStream = await connectSse(port, '/v1/incidents/stream', w.as(w.ann));
     const benStream = await connectSse(port, '/v1/incidents/stream', w.as(w.ben));

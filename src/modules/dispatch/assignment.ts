@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { DB } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import { iso } from '../../lib/clock.js';
+import { zonedWords } from '../../lib/zoned-time.js';
 import { queueEmail } from '../deliveries/email.js';
 import { queueDelivery } from '../deliveries/outbox.js';
 import type { IncidentPatch, IncidentRow } from '../incidents/incidents.repository.js';
@@ -50,6 +51,8 @@ export async function notifyAssignee(ctx: AppContext, tx: Tx, actorId: number | 
   await queueDelivery(ctx, tx, { ...base, kind: 'push', recipient: `user:${assigneeId}`, payload: { title, body: `${incident.priority} priority`, url, incident_id: incident.id } });
   if (!assignee) return;
   const where = incident.location_name ?? (incident.lat !== null && incident.lng !== null ? `${incident.lat}, ${incident.lng}` : 'no position given');
-  const text = `${by?.name ?? 'A dispatcher'} assigned you an incident.\n\n${incident.title}\nPriority: ${incident.priority}\nWhere: ${where}\nAssigned: ${iso(ctx.clock.now())}\n\nAcknowledge it: ${url}`;
+  // The time in the assignee's own zone and in words, as the SLA emails say it (issue 33).
+  const at = zonedWords(iso(ctx.clock.now()), assignee.timezone);
+  const text = `${by?.name ?? 'A dispatcher'} assigned you an incident.\n\n${incident.title}\nPriority: ${incident.priority}\nWhere: ${where}\nAssigned: ${at.full} (${at.zone})\n\nAcknowledge it: ${url}`;
   await queueEmail(ctx, tx, { ...base, to: assignee.email, replyTo: replyAddress(ctx, incident.id), subject: title, text });
 }

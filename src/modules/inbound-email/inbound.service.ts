@@ -62,7 +62,7 @@ async function openFromMail(ctx: AppContext, row: InboundRow, integration: Integ
     const placed = await trigger(
       ctx,
       integration,
-      { ref: threadOf(mail, row), title: subject, description, priority: 'normal', source: 'email', data: { from: head.sender ?? row.mail_from, authenticated: row.authenticated === 1, subject: subject.slice(0, 200) } },
+      { ref: threadOf(mail, row), title: subject, description, priority: 'normal', source: 'email', tool: 'email', data: { from: head.sender ?? row.mail_from, authenticated: row.authenticated === 1, subject: subject.slice(0, 200) } },
       tx,
     );
     const incident = placed.incident;

@@ -102,6 +102,9 @@ export const VIEW_COLUMNS = [
   'resolved_at',
   'acknowledged_at',
   'acknowledged_by',
+  'integration_id',
+  'integration_name',
+  'integration_tool',
 ] as const;
 export type IncidentViewRow = Pick<IncidentRow, (typeof VIEW_COLUMNS)[number]>;
 
@@ -129,6 +132,9 @@ function viewRow(r: unknown[]): IncidentViewRow {
     resolved_at: r[18] as string | null,
     acknowledged_at: r[19] as string | null,
     acknowledged_by: r[20] as number | null,
+    integration_id: r[21] as number | null,
+    integration_name: r[22] as string | null,
+    integration_tool: r[23] as IncidentRow['integration_tool'],
   };
 }
 
@@ -171,11 +177,11 @@ const slotScope = (scope: Scope, first: number): Scope => ({ orgIds: scope.orgId
 function shapeKey(kind: string, scope: Scope, f: ListFilter): string {
   return `${kind}:${scope.mode}:${scope.orgIds.length}:${f.status === undefined ? '' : 's'}${f.priority === undefined ? '' : 'p'}${f.assigneeId === undefined ? '' : 'a'}${
     f.source_ref === undefined ? '' : 'r'
-  }${f.source === undefined ? '' : 'o'}${f.unassigned === true ? 'u' : ''}:${f.sort ?? 'newest'}`;
+  }${f.source === undefined ? '' : f.source === 'integration' ? 'i' : f.source === 'alert' ? 'f' : 'o'}${f.unassigned === true ? 'u' : ''}:${f.sort ?? 'newest'}`;
 }
 
 /** The page's statement built anew: for a text search, and the reference the compiled shapes are tested against. */
-export function buildListQuery(db: Kysely<DB>, scope: Scope, f: ListFilter, limit: number, offset: number): CompiledQuery {
+export function buildListQuery(db: Kysely<DB>, scope: Scope, f: ListFilter & { fieldAlert?: boolean }, limit: number, offset: number): CompiledQuery {
   let q = db.selectFrom('incidents').select(VIEW_COLUMNS.map((c) => `incidents.${c}` as const)).$call(scoped(scope, 'incidents'));
   if (f.status) q = q.where('status', '=', f.status);
   if (f.priority) q = q.where('priority', '=', f.priority);
@@ -204,7 +210,9 @@ export function listQuery(db: Kysely<DB>, scope: Scope, f: ListFilter, limit: nu
           priority: priority === undefined ? undefined : slot(3),
           assigneeId: assigneeId === undefined ? undefined : slot(4),
           source_ref: source_ref === undefined ? undefined : slot(5),
-          source: source === undefined ? undefined : slot(6),
+          // `integration` is a condition without a value; `alert` also excludes integrations' incidents.
+          source: source === undefined || source === 'integration' ? source : slot(6),
+          fieldAlert: source === 'alert',
           unassigned: f.unassigned,
           sort: f.sort,
         },

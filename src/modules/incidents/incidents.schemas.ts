@@ -56,6 +56,20 @@ export const Incident = Type.Object({
   resolved_at: Nullable(Type.String()),
   acknowledged_at: Nullable(Type.String({ description: "set by the assignee's (or an admin's) acknowledgement; cleared by reassignment" })),
   acknowledged_by: Nullable(Type.Integer()),
+  integration: Type.Union(
+    [
+      Type.Object(
+        {
+          id: Type.Integer(),
+          name: Type.String({ description: "the integration's name when the incident opened" }),
+          tool: Nullable(StringEnum(['events_api', 'alertmanager', 'grafana', 'email'], { description: 'what posted it; null for incidents opened before this was recorded' })),
+        },
+        { title: 'IncidentIntegration' },
+      ),
+      Type.Null(),
+    ],
+    { description: 'the integration (monitoring tool or mailbox) that opened it; null for every other incident' },
+  ),
 }, {
     title: 'Incident',
     description: 'An incident (also called a ticket)',
@@ -64,7 +78,7 @@ export const Incident = Type.Object({
         Id: 42, org_id: 7, livemode: true, title: 'Gas leak on Main St', description: null, status: 'open', priority: 'urgent', source: 'api', source_ref: null,
         sla_due_at: '2026-03-02T10:15:00.000Z', sla_breached: false, sla_status: 'ok', customer_token: 'cst_4f9a1c', customer_status_url: 'https://muster.example.org/incidents/status/cst_4f9a1c',
         lat: 48.8566, lng: 2.3522, location_name: 'Main St 12', assignee_id: null, created_at: '2026-03-02T09:15:00.000Z', updated_at: '2026-03-02T09:15:00.000Z',
-        resolved_at: null, acknowledged_at: null, acknowledged_by: null,
+        resolved_at: null, acknowledged_at: null, acknowledged_by: null, integration: null,
       },
     ],
   });
@@ -79,7 +93,11 @@ export const ListIncidentsQuery = Type.Object({
   source_ref: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'only incidents of this dedup key' })),
   // The dispatcher's console (issue 20; list-filters.ts).
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'search: case-insensitive substring of the title, description or reference; `#12` also matches the id' })),
-  source: Type.Optional(SourceSchema),
+  source: Type.Optional(
+    StringEnum(['api', 'email', 'webhook', 'alert', 'dashboard', 'integration'], {
+      description: '`integration`: opened by any integration (a monitoring tool or a mailbox); `alert`: field alerts only (not integrations)',
+    }),
+  ),
   sort: Type.Optional(StringEnum(['newest', 'priority', 'sla_due'], { description: 'default newest (id descending); priority: urgent first; sla_due: soonest SLA due first' })),
   with_counts: Type.Optional(Type.Boolean({ description: 'also answer `counts`: incidents per status under the other filters' })),
 });
@@ -120,6 +138,7 @@ export const ReplyList = Type.Object({ replies: Type.Array(Reply) }, { title: 'R
 
 export const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) });
 export const StatusPage = Type.Object({
+  org_name: Type.String({ description: 'the name of the organization handling it (nothing else of the org is shown)' }),
   title: Type.String(),
   status: StatusSchema,
   created_at: Type.String(),

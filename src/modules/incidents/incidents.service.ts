@@ -54,6 +54,7 @@ export function toIncident(ctx: AppContext, i: IncidentViewRow, now: Date = ctx.
     resolved_at: i.resolved_at,
     acknowledged_at: i.acknowledged_at,
     acknowledged_by: i.acknowledged_by,
+    integration: i.integration_id === null ? null : { id: i.integration_id, name: i.integration_name ?? '', tool: i.integration_tool },
   };
 }
 
@@ -110,6 +111,9 @@ export async function placeIncident(
       created_at: iso(now),
       updated_at: iso(now),
       escalate_at: await ackDeadline(tx.db, orgId, priority, now),
+      integration_id: null,
+      integration_name: null,
+      integration_tool: null,
     },
     actor.userId,
     { source: input.source ?? 'api' },

@@ -329,8 +329,13 @@ describe('incidents', () => {
 
       const json = await t.app.inject({ url: `/v1/incidents/status/${i.customer_token}` });
       assert.equal(json.statusCode, 200);
-      const page = body<{ title: string; status: string; replies: { body: string }[] }>(json);
+      const page = body<{ org_name: string; title: string; status: string; replies: { body: string }[] }>(json);
       assert.equal(page.title, 'Power outage <Main St>');
+      // The organization is named, by its name only (issue 33).
+      const orgs = body<{ orgs: { id: number; name: string; slug: string }[] }>(await req(as(owner), 'GET', '/v1/orgs')).orgs;
+      const org = orgs.find((o) => o.id === (i as unknown as { org_id: number }).org_id)!;
+      assert.equal(page.org_name, org.name);
+      assert.deepEqual(Object.keys(page).sort(), ['created_at', 'org_name', 'replies', 'status', 'status_changes', 'title', 'updated_at']);
       assert.equal(page.status, 'in_progress');
       assert.deepEqual(page.replies.map((r) => r.body), ['Crews are restoring power']);
       assert.equal(json.body.includes('transformer'), false);
@@ -342,6 +347,7 @@ describe('incidents', () => {
       assert.match(String(html.headers['content-type']), /^text\/html/);
       assert.ok(html.body.includes('Power outage &lt;Main St&gt;'), 'escaped');
       assert.ok(html.body.includes('Crews are restoring power'));
+      assert.ok(html.body.includes(`<p class="status-org" id="org" data-testid="status-org">${org.name}</p>`), 'the org named on the page');
       assert.ok(html.body.includes('In progress'));
       assert.equal(html.body.includes('transformer'), false);
       assert.match(html.body, /<meta name="robots" content="noindex/);

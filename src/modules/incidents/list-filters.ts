@@ -13,7 +13,8 @@ export type ListSort = 'newest' | 'priority' | 'sla_due';
 export interface ListExtras {
   /** Case-insensitive substring of the title, description or reference (`source_ref`); `#12` or `12` also matches the id. */
   search?: string | undefined;
-  source?: IncidentSource | undefined;
+  /** `integration`: opened by any integration; `alert`: field alerts only (integrations' incidents have source alert too). */
+  source?: IncidentSource | 'integration' | undefined;
   /** Only incidents nobody is assigned to. */
   unassigned?: boolean | undefined;
   sort?: ListSort | undefined;
@@ -31,8 +32,16 @@ function likePattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-export function whereExtras<O>(q: IncidentQuery<O>, f: ListExtras): IncidentQuery<O> {
-  if (f.source !== undefined) q = q.where('incidents.source', '=', f.source);
+/**
+ * `fieldAlert` says that `source` is `alert` when the caller passes a placeholder in its place (the
+ * list's statements are compiled once per shape, incidents.repository.ts `listQuery`).
+ */
+export function whereExtras<O>(q: IncidentQuery<O>, f: ListExtras & { fieldAlert?: boolean }): IncidentQuery<O> {
+  if (f.source === 'integration') q = q.where('incidents.integration_id', 'is not', null);
+  else if (f.source !== undefined) {
+    q = q.where('incidents.source', '=', f.source);
+    if (f.fieldAlert ?? f.source === 'alert') q = q.where('incidents.integration_id', 'is', null);
+  }
   if (f.unassigned === true) q = q.where('incidents.assignee_id', 'is', null);
   if (f.search !== undefined) {
     const p = likePattern(f.search);

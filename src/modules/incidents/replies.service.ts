@@ -8,6 +8,7 @@ import { recordTimeline, timelineOf } from '../dispatch/timeline.js';
 import { reporterOf, reporterThread } from '../inbound-email/inbound.repository.js';
 import { replyAddress } from '../inbound-email/reply-address.js';
 import { orgAccess } from '../orgs/access.js';
+import { findOrgName } from '../orgs/orgs.repository.js';
 import { findByToken, touchIncident } from './incidents.repository.js';
 import type { Reply, StatusPage } from './incidents.schemas.js';
 import { CHANNEL, findVisible } from './incidents.service.js';
@@ -74,6 +75,7 @@ export async function statusPage(ctx: AppContext, token: string): Promise<Status
   // Of the timeline only status changes are public: never internal replies, assignees or positions.
   const changes = await timelineOf(ctx, incident.id, ['status_changed']);
   return {
+    org_name: (await findOrgName(ctx.db, incident.org_id)) ?? '',
     title: incident.title,
     status: incident.status,
     created_at: incident.created_at,

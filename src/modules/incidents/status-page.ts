@@ -22,8 +22,8 @@ export function renderStatusPage(page: StatusPage): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow"><noscript><meta http-equiv="refresh" content="60"></noscript>
-<title>${escapeHtml(page.title)} · Status</title>
+<title>${escapeHtml(page.title)} · ${escapeHtml(page.org_name)} status</title>
 <link rel="icon" href="/icon.svg" type="image/svg+xml"><link rel="stylesheet" href="${PAGES_CSS_PATH}"><script type="module" src="/status.js"></script></head>
-<body class="status"><main><span class="status-badge ${page.status}" id="status" data-status="${page.status}">${LABEL[page.status]}</span><h1 id="title">${escapeHtml(page.title)}</h1>
+<body class="status"><main><p class="status-org" id="org" data-testid="status-org">${escapeHtml(page.org_name)}</p><span class="status-badge ${page.status}" id="status" data-status="${page.status}">${LABEL[page.status]}</span><h1 id="title">${escapeHtml(page.title)}</h1>
 <h2>Updates</h2><ul id="updates">${replies}</ul><footer id="footer">Reported ${escapeHtml(page.created_at.slice(0, 10))} · last update ${escapeHtml(page.updated_at.slice(0, 16).replace('T', ' '))} UTC · powered by Muster</footer></main></body></html>`;
 }

@@ -89,6 +89,7 @@ describe('incident creation: partial indexes, a time-ordered token, the row with
       lat: null, lng: null, location_name: null, assignee_id: null, creator_id: owner.id, customer_token: 'tok-built-1',
       sla_due_at: '2026-11-24T10:00:00.000Z', sla_warn_at: '2026-11-24T09:00:00.000Z', sla_warned_at: null, sla_breached_at: null,
       resolved_at: null, created_at: '2026-11-24T08:00:00.000Z', updated_at: '2026-11-24T08:00:00.000Z',
+      integration_id: null, integration_name: null, integration_tool: null,
     };
     const rows: NewIncident[] = [
       base,
@@ -97,6 +98,7 @@ describe('incident creation: partial indexes, a time-ordered token, the row with
         ...base, customer_token: 'tok-built-3', description: 'Water on the floor', source: 'email', source_ref: 'ref-built', lat: 48.8566, lng: 2.3522,
         location_name: 'Main St 12', assignee_id: owner.id, status: 'in_progress', priority: 'urgent', livemode: 0,
         acknowledged_at: '2026-11-24T08:05:00.000Z', acknowledged_by: owner.id, escalation_level: 2, escalate_at: null, sla_warned_at: '2026-11-24T09:00:00.000Z',
+        integration_id: 7, integration_name: 'Mailbox', integration_tool: 'email',
       },
     ];
     for (const row of rows) {

@@ -79,7 +79,7 @@ function describe(a: AlertItem, n: AlertNotification): string {
   return lines.join('\n').slice(0, 20_000);
 }
 
-export function alertTrigger(integration: IntegrationRow, a: AlertItem, n: AlertNotification): Trigger {
+export function alertTrigger(integration: IntegrationRow, a: AlertItem, n: AlertNotification, tool: 'alertmanager' | 'grafana'): Trigger {
   const severity = SEVERITY_ALIASES[(a.labels.severity ?? '').toLowerCase()] ?? 'warning';
   const title = a.annotations?.summary || a.labels.alertname || n.title || 'Alert';
   return {
@@ -88,6 +88,7 @@ export function alertTrigger(integration: IntegrationRow, a: AlertItem, n: Alert
     description: describe(a, n),
     priority: priorityMapOf(integration)[severity],
     source: 'alert',
+    tool,
     data: { alertname: a.labels.alertname ?? null, starts_at: a.startsAt ?? null, receiver: n.receiver ?? null },
   };
 }

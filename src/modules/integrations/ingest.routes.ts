@@ -74,7 +74,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
   });
 
   /** One incident per alert fingerprint: firing triggers (or repeats), resolved resolves. */
-  const handleAlerts = async (request: FastifyRequest, body: Notification) => {
+  const handleAlerts = async (request: FastifyRequest, body: Notification, tool: 'alertmanager' | 'grafana') => {
     const integration = integrationOf(request);
     const alerts = [];
     for (const a of body.alerts) {
@@ -83,7 +83,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         const r = await resolve(ctx, integration, fingerprint);
         alerts.push({ fingerprint, action: r ? ('resolved' as const) : ('ignored' as const), incident_id: r?.id ?? null });
       } else {
-        const placed = await trigger(ctx, integration, alertTrigger(integration, a, body));
+        const placed = await trigger(ctx, integration, alertTrigger(integration, a, body, tool));
         alerts.push({ fingerprint, action: placed.created ? ('created' as const) : ('repeated' as const), incident_id: placed.incident.id });
       }
     }
@@ -93,7 +93,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     const schema = { tags, body: AlertNotification, response: { 200: AlertsAccepted } };
     const summary = tool === 'alertmanager' ? "Alertmanager's webhook (version 4)" : "Grafana's webhook contact point";
     const options = { config: { public: true }, preValidation: authenticate };
-    app.post(`/v1/integrations/:key/${tool}`, { ...options, schema: { ...schema, params: KeyParams, summary: `${summary} (key in the URL)` } }, (request) => handleAlerts(request, request.body));
-    app.post(`/v1/integrations/${tool}`, { ...options, schema: { ...schema, summary: `${summary} (key as Bearer or basic auth)` } }, (request) => handleAlerts(request, request.body));
+    app.post(`/v1/integrations/:key/${tool}`, { ...options, schema: { ...schema, params: KeyParams, summary: `${summary} (key in the URL)` } }, (request) => handleAlerts(request, request.body, tool));
+    app.post(`/v1/integrations/${tool}`, { ...options, schema: { ...schema, summary: `${summary} (key as Bearer or basic auth)` } }, (request) => handleAlerts(request, request.body, tool));
   }
 };

@@ -25,7 +25,7 @@ const Settings = {
 
 export const CreateIntegrationBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
-  org_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "default: the caller's primary org" })),
+  org_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "default: the caller's one shared (non-personal) org, else the primary org; required (422) when the caller belongs to several shared orgs" })),
   ...Settings,
 });
 export type CreateIntegrationBody = Static<typeof CreateIntegrationBody>;

@@ -7,6 +7,7 @@ import { randomToken, sha256 } from '../../lib/crypto.js';
 import { forbidden, invalidField, notFound } from '../../lib/errors.js';
 import { actorScope, atLeast, orgAccess, targetOrg } from '../orgs/access.js';
 import { findMember } from '../orgs/members.repository.js';
+import { listMemberOrgs } from '../orgs/orgs.repository.js';
 import * as repo from './integrations.repository.js';
 import type { IntegrationRow } from './integrations.repository.js';
 import type { CreateIntegrationBody, Integration, PriorityMap, UpdateIntegrationBody } from './integrations.schemas.js';
@@ -57,9 +58,24 @@ function settingsPatch(input: UpdateIntegrationBody): repo.IntegrationPatch {
   return patch;
 }
 
+/**
+ * The org of a new integration. Without `org_id` Muster does not guess among several shared orgs
+ * (an integration in the wrong org pages the wrong people, or nobody): one shared org is taken,
+ * several answer 422 naming `org_id`, none leaves the primary (personal) org.
+ */
+async function integrationOrg(ctx: AppContext, actor: Actor, orgId: number | undefined) {
+  if (orgId !== undefined) return targetOrg(ctx, actor, orgId);
+  const shared = (await listMemberOrgs(ctx.db, actor.userId)).filter((o) => o.personal === 0);
+  if (shared.length > 1) {
+    const names = shared.map((o) => `${o.id} (${o.name})`).join(', ');
+    throw invalidField('org_id', `is required: you belong to ${shared.length} organizations, choose one of ${names}`);
+  }
+  return targetOrg(ctx, actor, shared[0]?.id);
+}
+
 /** Org admins and owners; the key's mode decides live or test. The key is shown once. */
 export async function createIntegration(ctx: AppContext, actor: Actor, input: CreateIntegrationBody) {
-  const { org, role } = await targetOrg(ctx, actor, input.org_id);
+  const { org, role } = await integrationOrg(ctx, actor, input.org_id);
   if (!atLeast(role, 'admin')) throw forbidden();
   await checkAssignee(ctx, org.id, input.default_assignee_id);
   const key = randomToken(24);

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, type TestApp } from '../../../test/helpers.js';
-import { pdTrigger } from '../../../test/integrations-payloads.js';
-import { buildWorld, type World } from '../../../test/integrations-world.js';
+import { alertmanagerMessage, grafanaMessage, pdTrigger } from '../../../test/integrations-payloads.js';
+import { buildWorld, type Ticket, type World } from '../../../test/integrations-world.js';
+import { setPlan, signUp } from '../../../test/factories.js';
 
 describe('integrations API', () => {
   let t: TestApp;
@@ -48,6 +49,61 @@ describe('integrations API', () => {
     // Only unknown fields (the fuzz suite's find): nothing to change, not a 500.
     const unknownOnly = await w.call({ 'x-api-key': w.liveKey }, 'PATCH', `/v1/integrations/${i.id}`, { color: 'red' });
     assert.equal(unknownOnly.statusCode, 200, unknownOnly.body);
+  });
+
+  test('without org_id: never a guess among several shared orgs (422 naming org_id); one shared org is taken', async () => {
+    const boss = await signUp(t.app, { name: 'Bea Boss' });
+    await setPlan(t.app, w.owner.cookie, boss.id, 'enterprise');
+    const as = { cookie: boss.cookie };
+    const org = async (name: string) => {
+      const res = await w.call(as, 'POST', '/v1/orgs', { name });
+      assert.equal(res.statusCode, 201, res.body);
+      return res.json<{ id: number }>();
+    };
+    const north = await org('Water North');
+    const one = await w.call(as, 'POST', '/v1/integrations', { name: 'Prometheus' });
+    assert.equal(one.statusCode, 201, one.body);
+    assert.equal(one.json<{ org_id: number }>().org_id, north.id, 'the one shared org, not the personal one');
+    const south = await org('Water South');
+    const two = await w.call(as, 'POST', '/v1/integrations', { name: 'Grafana' });
+    assert.equal(two.statusCode, 422, two.body);
+    const err = two.json<{ code: string; details: { field: string; message: string }[] }>();
+    assert.equal(err.code, 'validation_failed');
+    assert.deepEqual(err.details.map((d) => d.field), ['org_id']);
+    assert.match(err.details[0]!.message, new RegExp(`${north.id} \\(Water North\\).*${south.id} \\(Water South\\)`));
+    const chosen = await w.call(as, 'POST', '/v1/integrations', { name: 'Grafana', org_id: south.id });
+    assert.equal(chosen.statusCode, 201, chosen.body);
+    assert.equal(chosen.json<{ org_id: number }>().org_id, south.id);
+  });
+
+  test("an integration's incidents name it and the tool that posted; ?source=integration lists them, ?source=alert only field alerts", async () => {
+    const i = await w.integration(undefined, { name: 'Prometheus prod' });
+    assert.equal((await w.call({}, 'POST', w.path(i.events_url), pdTrigger('', 'named-1'))).statusCode, 202);
+    assert.equal((await w.call({}, 'POST', w.path(i.alertmanager_url), alertmanagerMessage([{ name: 'db-named', fingerprint: 'fp-named-1', status: 'firing' }]))).statusCode, 200);
+    assert.equal((await w.call({}, 'POST', w.path(i.grafana_url), grafanaMessage('firing'))).statusCode, 200);
+    const alert = await w.call({ 'x-api-key': w.liveKey }, 'POST', '/v1/signals', { type: 'alert', note: 'Fence down at the pumping station' });
+    assert.equal(alert.statusCode, 201, alert.body);
+    const fieldId = alert.json<{ ticket_id: number }>().ticket_id;
+
+    type Named = Ticket & { integration: { id: number; name: string; tool: string | null } | null };
+    const list = async (query: string) => (await w.tickets({ 'x-api-key': w.liveKey }, query)) as Named[];
+    const fromTools = await list('?source=integration&limit=200');
+    const byRef = new Map(fromTools.map((x) => [x.source_ref, x.integration]));
+    assert.deepEqual(byRef.get('named-1'), { id: i.id, name: 'Prometheus prod', tool: 'events_api' });
+    assert.deepEqual(byRef.get('fp-named-1'), { id: i.id, name: 'Prometheus prod', tool: 'alertmanager' });
+    assert.deepEqual(byRef.get('c6eadffa33fcdf37'), { id: i.id, name: 'Prometheus prod', tool: 'grafana' });
+    assert.ok(fromTools.every((x) => x.integration !== null));
+    assert.ok(!fromTools.some((x) => x.Id === fieldId), 'a field alert is no integration');
+    const fieldAlerts = await list('?source=alert&limit=200');
+    assert.ok(fieldAlerts.some((x) => x.Id === fieldId));
+    assert.ok(fieldAlerts.every((x) => x.integration === null), 'source=alert: field alerts only');
+
+    const one = fromTools.find((x) => x.source_ref === 'named-1')!;
+    const got = await w.call({ 'x-api-key': w.liveKey }, 'GET', `/v1/tickets/${one.Id}`);
+    assert.deepEqual(got.json<Named>().integration, { id: i.id, name: 'Prometheus prod', tool: 'events_api' });
+    assert.equal((await w.call({ 'x-api-key': w.liveKey }, 'GET', `/v1/tickets/${fieldId}`)).json<Named>().integration, null);
+    const created = (await w.timelineTypes(one.Id)).find((e) => e.type === 'created')!;
+    assert.deepEqual([created.data.integration_id, created.data.integration_name, created.data.integration_tool], [i.id, 'Prometheus prod', 'events_api']);
   });
 
   test('a revoked key answers 401 on every URL', async () => {

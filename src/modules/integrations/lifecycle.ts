@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import type { IncidentSource, Priority } from '../../db/schema.js';
+import type { IncidentSource, IntegrationTool, Priority } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import { iso } from '../../lib/clock.js';
 import { timeOrderedToken } from '../../lib/crypto.js';
@@ -21,6 +21,8 @@ export interface Trigger {
   description: string | null;
   priority: Priority;
   source: IncidentSource;
+  /** What posted it (shown with the integration's name on the incident). */
+  tool: IntegrationTool;
   /** Kept on the timeline of a repeat (what the tool said this time). */
   data?: Record<string, unknown>;
 }
@@ -63,6 +65,9 @@ export async function trigger(ctx: AppContext, integration: IntegrationRow, t: T
         created_at: iso(now),
         updated_at: iso(now),
         escalate_at: await ackDeadline(tx.db, integration.org_id, t.priority, now),
+        integration_id: integration.id,
+        integration_name: integration.name,
+        integration_tool: t.tool,
       },
       null,
       { integration_id: integration.id, ...t.data },
@@ -76,7 +81,14 @@ export async function trigger(ctx: AppContext, integration: IntegrationRow, t: T
 async function announce(ctx: AppContext, tx: Tx, integration: IntegrationRow, incident: IncidentRow): Promise<void> {
   const mode = incident.livemode === 1 ? 'live' : 'test';
   ctx.events.publish(tx, { channel: CHANNEL, orgId: incident.org_id, mode, type: 'incident.created', payload: toIncident(ctx, incident) });
-  await recordTimeline(ctx, tx, incident, 'created', null, { title: incident.title, priority: incident.priority, source: incident.source, integration_id: integration.id });
+  await recordTimeline(ctx, tx, incident, 'created', null, {
+    title: incident.title,
+    priority: incident.priority,
+    source: incident.source,
+    integration_id: integration.id,
+    integration_name: integration.name,
+    integration_tool: incident.integration_tool,
+  });
   const assignee = incident.assignee_id;
   if (assignee === null) return;
   const note = { title: `New ${incident.priority} incident`, body: incident.title, url: `${ctx.config.publicUrl}/app/incidents/${incident.id}`, incident_id: incident.id };

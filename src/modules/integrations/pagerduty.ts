@@ -80,6 +80,7 @@ export function triggerOf(integration: IntegrationRow, e: PdEvent): Trigger {
     description: describe(e),
     priority: priorityMapOf(integration)[p.severity],
     source: 'alert',
+    tool: 'events_api',
     data: { summary: p.summary.slice(0, 200), severity: p.severity },
   };
 }

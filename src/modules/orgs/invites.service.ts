@@ -24,12 +24,15 @@ const expiresAt = (createdAt: string) => iso(new Date(new Date(createdAt).getTim
 export async function sendInvite(ctx: AppContext, tx: Tx, i: { org: { id: number; name: string }; email: string; role: Role; invitedBy: number }) {
   const token = randomToken(24);
   await invites.upsertInvite(tx.db, { orgId: i.org.id, email: i.email, role: i.role, invitedBy: i.invitedBy, now: iso(ctx.clock.now()), tokenHash: sha256(token) });
+  // Who invites and to what, in the subject and the first line: an unexplained invite looks like spam.
+  const inviter = await findUserById(tx.db, i.invitedBy);
+  const who = inviter ? `${inviter.name} (${inviter.email})` : 'Someone';
   await queueEmail(ctx, tx, {
     to: i.email,
     topic: 'org.invite',
     orgId: i.org.id,
-    subject: `You are invited to ${i.org.name} on Muster`,
-    text: `You have been invited to join ${i.org.name} on Muster as ${i.role}.\n\nOpen this link to join (or to create your account with this email address):\n${ctx.config.publicUrl}/invites/${token}\n\nThe link works for 14 days.`,
+    subject: `${inviter?.name ?? 'Someone'} invited you to ${i.org.name} on Muster`,
+    text: `${who} invited you to join the organization ${i.org.name} on Muster as ${i.role}.\n\nOpen this link to join (or to create your account with this email address):\n${ctx.config.publicUrl}/invites/${token}\n\nThe link works for 14 days. If you do not know ${inviter?.name ?? 'the sender'}, ignore this email.`,
   });
 }
 

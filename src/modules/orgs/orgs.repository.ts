@@ -76,6 +76,11 @@ export async function updateOrg(
   await db.updateTable('orgs').set(patch).where('id', '=', id).execute();
 }
 
+/** An org's display name (public pages show it, and nothing else of the org). */
+export async function findOrgName(db: Kysely<DB>, id: number): Promise<string | undefined> {
+  return (await db.selectFrom('orgs').select('name').where('id', '=', id).executeTakeFirst())?.name;
+}
+
 export async function deleteOrg(db: Kysely<DB>, id: number): Promise<void> {
   await db.deleteFrom('orgs').where('id', '=', id).execute();
 }

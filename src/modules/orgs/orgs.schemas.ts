@@ -85,5 +85,12 @@ export const TeamMember = Type.Object({
   locked: Type.Boolean({ description: 'over the plan limit: kept, but not routed to' }),
 }, { title: 'TeamMember', description: 'A member of a team' });
 export const TeamMemberList = Type.Object({ members: Type.Array(TeamMember) }, { title: 'TeamMemberList' });
+export const CreatedTeam = Type.Object(
+  {
+    ...Team.properties,
+    members: Type.Array(TeamMember, { description: 'the creator, added as an active member when they belong to the org' }),
+  },
+  { title: 'CreatedTeam', description: 'A new team and its first members' },
+);
 export const AddTeamMemberBody = Type.Object({ user_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), active: Type.Optional(Type.Boolean()) });
 export const UpdateTeamMemberBody = Type.Object({ active: Type.Boolean() });

@@ -140,13 +140,15 @@ describe('orgs, teams, plans and locks', () => {
     test('only org members join a team, once; a team holds 25 members on agency', async () => {
       const owner = await userOn('agency');
       const outsider = await userOn('free');
-      await call(owner, 'POST', `/v1/orgs/${owner.slug}/teams`, { name: 'Big' });
+      const created = body<{ members: { user_id: number; name: string; active: boolean; locked: boolean }[] }>(await call(owner, 'POST', `/v1/orgs/${owner.slug}/teams`, { name: 'Big' }));
+      // The creator is its first active member, and the answer says so (issue 33).
+      assert.deepEqual(created.members, [{ user_id: owner.id, name: owner.name, active: true, locked: false }]);
       const url = `/v1/orgs/${owner.slug}/teams/big/members`;
       const notMember = await call(owner, 'POST', url, { user_id: outsider.id });
       assert.equal(notMember.statusCode, 422);
       assert.deepEqual(body(notMember).details, [{ field: 'user_id', message: 'is not a member of this org' }]);
 
-      assert.equal((await call(owner, 'POST', url, { user_id: owner.id })).statusCode, 201);
+      assert.deepEqual(body<{ members: { user_id: number }[] }>(await call(owner, 'GET', url)).members.map((m) => m.user_id), [owner.id]);
       assert.equal((await call(owner, 'POST', url, { user_id: owner.id })).statusCode, 409);
       for (let i = 0; i < 24; i++) {
         const m = await signUp(t.app);
@@ -171,7 +173,7 @@ describe('orgs, teams, plans and locks', () => {
       await call(owner, 'POST', `/v1/orgs/${owner.slug}/teams/crew/members`, { user_id: m.id });
       assert.equal((await call(owner, 'DELETE', `/v1/orgs/${owner.slug}/members/${m.id}`)).statusCode, 200);
       const members = body<{ members: { user_id: number }[] }>(await call(owner, 'GET', `/v1/orgs/${owner.slug}/teams/crew/members`)).members;
-      assert.deepEqual(members, []);
+      assert.deepEqual(members.map((x) => x.user_id), [owner.id], 'the creator stays; the removed member is gone');
     });
   });
 

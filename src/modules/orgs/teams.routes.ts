@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { actorOf } from '../../plugins/auth.js';
 import {
   AddTeamMemberBody,
+  CreatedTeam,
   CreateTeamBody,
   Deleted,
   OrgParams,
@@ -24,7 +25,7 @@ const base = '/v1/orgs/:org_slug/teams';
 export const teamsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.post(
     base,
-    { schema: { tags, summary: 'Create a team (admins; agency or enterprise plan)', params: OrgParams, body: CreateTeamBody, response: { 201: Team } } },
+    { schema: { tags, summary: 'Create a team (admins; agency or enterprise plan)', params: OrgParams, body: CreateTeamBody, response: { 201: CreatedTeam } } },
     async (request, reply) => reply.status(201).send(await teams.createTeam(ctx, actorOf(request), request.params.org_slug, request.body)),
   );
   app.get(base, { schema: { tags, summary: "The org's teams", params: OrgParams, response: { 200: TeamList } } }, (request) =>

@@ -44,27 +44,37 @@ export async function teamAccess(
   return { ...access, team, teamLocked };
 }
 
-/** Teams need agency or enterprise; agency allows 5 per org. */
+/**
+ * Teams need agency or enterprise; agency allows 5 per org. The creator joins the new team as an
+ * active member when they are a member of the org (as Cal.com does), in the same transaction, and
+ * the answer lists the team's members so it says so.
+ */
 export async function createTeam(ctx: AppContext, actor: Actor, orgSlug: string, input: CreateTeamBody) {
   const access = await orgAccess(ctx, actor, { slug: orgSlug }, { role: 'admin', write: true });
   const limit = access.limits.teamsPerOrg;
   if (limit === 0) throw upgradeRequired();
+  const creator = await findMember(ctx.db, access.org.id, actor.userId);
+  const joins = creator !== undefined && access.limits.membersPerTeam !== 0;
   const team = await ctx
     .transaction(async ({ db }) => {
       assertRoomFor(await teams.countTeams(db, access.org.id), limit);
       const base = slugify(input.name, 'team');
       const existing = new Set((await teams.listTeams(db, access.org.id)).map((t) => t.slug));
-      return teams.insertTeam(db, {
+      const now = iso(ctx.clock.now());
+      const row = await teams.insertTeam(db, {
         orgId: access.org.id,
         name: input.name.trim(),
         slug: input.slug ?? firstFreeSlug(base, existing),
         routing: input.routing ?? 'round_robin',
         description: input.description ?? null,
-        now: iso(ctx.clock.now()),
+        now,
       });
+      if (joins) await teams.insertTeamMember(db, row.id, creator.user_id, true, now);
+      return row;
     })
     .catch(slugConflict);
-  return toTeam(team, false);
+  const members = joins ? [{ user_id: creator.user_id, name: creator.name, active: true, locked: false }] : [];
+  return { ...toTeam(team, false), members };
 }
 
 export async function listTeams(ctx: AppContext, actor: Actor, orgSlug: string) {

@@ -5,6 +5,7 @@ export const PAGES_CSS_PATH = '/pages.css';
 export const PAGES_CSS = `body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f5f6f8;color:#1d2433}
 body.status main{max-width:40rem;margin:2rem auto;padding:0 1rem}
 body.status h1{font-size:1.5rem;margin:.3rem 0 1.2rem}
+body.status .status-org{margin:0 0 .6rem;font-weight:600;color:#3d4556}
 body.status h2{font-size:.8rem;text-transform:uppercase;letter-spacing:.06em;color:#5b6475;margin:1.5rem 0 .4rem}
 .status-badge{display:inline-block;padding:.2rem .7rem;border-radius:1rem;font-weight:600;background:#e3ecff;color:#1849a9}
 .status-badge.resolved,.status-badge.closed{background:#dcf5e3;color:#146c2e}

@@ -682,7 +682,10 @@ describe('bookings', () => {
     async function teamWith(name: string, routing: 'round_robin' | 'random', members: [TestUser, boolean][]) {
       const tm = await req(as(owner), 'POST', `/v1/orgs/${org.slug}/teams`, { name, routing });
       assert.equal(tm.statusCode, 201, tm.body);
-      const team = body<{ slug: string }>(tm);
+      const team = body<{ slug: string; members: { user_id: number }[] }>(tm);
+      // The creator joins the team it makes (issue 33); this helper's hosts are exactly `members`.
+      assert.deepEqual(team.members.map((m) => m.user_id), [owner.id]);
+      assert.equal((await req(as(owner), 'DELETE', `/v1/orgs/${org.slug}/teams/${team.slug}/members/${owner.id}`)).statusCode, 200);
       for (const [u, active] of members) {
         const m = await req(as(owner), 'POST', `/v1/orgs/${org.slug}/teams/${team.slug}/members`, { user_id: u.id, active });
         assert.equal(m.statusCode, 201, m.body);

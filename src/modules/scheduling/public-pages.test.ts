@@ -90,8 +90,9 @@ describe('public page reads', () => {
     await create({ 'x-api-key': (await createKey(t.app, host.cookie, 'test')).key }, { name: 'Sandbox', slug: 'sandbox' });
     org = body(await t.app.inject({ method: 'POST', url: '/v1/orgs', headers: as(owner), payload: { name: 'Acme Support' } }));
     team = body(await t.app.inject({ method: 'POST', url: `/v1/orgs/${org.slug}/teams`, headers: as(owner), payload: { name: 'Front Desk', routing: 'round_robin' } }));
-    const m = await t.app.inject({ method: 'POST', url: `/v1/orgs/${org.slug}/teams/${team.slug}/members`, headers: as(owner), payload: { user_id: owner.id, active: true } });
-    assert.equal(m.statusCode, 201, m.body);
+    // The owner, who made the team, is its member already (issue 33).
+    const m = await t.app.inject({ method: 'GET', url: `/v1/orgs/${org.slug}/teams/${team.slug}/members`, headers: as(owner) });
+    assert.deepEqual(body<{ members: { user_id: number; active: boolean }[] }>(m).members.map((x) => [x.user_id, x.active]), [[owner.id, true]]);
     await create(as(owner), { name: 'Support call', slug: 'support' }, `/v1/orgs/${org.slug}/teams/${team.slug}/event-types`);
   });
   after(() => t.close());

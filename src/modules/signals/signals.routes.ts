@@ -4,9 +4,10 @@ import { OkResponse } from '../../lib/schemas.js';
 import { actorOf } from '../../plugins/auth.js';
 import { openLiveStream } from '../streams/live-stream.js';
 import { eventStream, SignalStreamEvent } from '../streams/stream-events.schemas.js';
+import { alertReach } from './alert-reach.js';
 import { listAudit } from './audit.service.js';
 import { CHANNEL, listBeacons, stopBeacon } from './beacons.service.js';
-import { AuditList, AuditQuery, BeaconList, BeaconOffBody, CreateSignalBody, ListSignalsQuery, Signal, SignalList } from './signals.schemas.js';
+import { AlertReach, AlertReachQuery, AuditList, AuditQuery, BeaconList, BeaconOffBody, CreateSignalBody, ListSignalsQuery, Signal, SignalList } from './signals.schemas.js';
 import { createSignal, listSignals } from './signals.service.js';
 
 const tags = ['Signals'];
@@ -21,6 +22,11 @@ export const signalsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     '/v1/signals',
     { schema: { tags, summary: 'Stored signals of your orgs, newest first (never beacons)', querystring: ListSignalsQuery, response: { 200: SignalList } } },
     (request) => listSignals(ctx, actorOf(request), request.query),
+  );
+  app.get(
+    '/v1/signals/alert-reach',
+    { schema: { tags, summary: 'Who an alert to the org would reach now: members, by push, by email', querystring: AlertReachQuery, response: { 200: AlertReach } } },
+    (request) => alertReach(ctx, actorOf(request), request.query.org_id),
   );
   app.get('/v1/signals/beacons', { schema: { tags, summary: 'Last position of every active device of your orgs', response: { 200: BeaconList } } }, (request) =>
     listBeacons(ctx, actorOf(request)),

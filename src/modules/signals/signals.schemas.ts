@@ -75,3 +75,17 @@ export const AuditEntry = Type.Object({
   meta: Type.Object({}, { additionalProperties: true }),
 }, { title: 'AuditEntry' });
 export const AuditList = Type.Object({ entries: Type.Array(AuditEntry), page: Type.Integer(), limit: Type.Integer(), has_more: Type.Boolean() }, { title: 'AuditList' });
+
+export const AlertReachQuery = Type.Object({ org_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "default: the caller's primary org" })) });
+export const AlertReach = Type.Object(
+  {
+    org_id: Type.Integer(),
+    org_name: Type.String(),
+    livemode: Type.Boolean({ description: 'false: test mode, where pushes and emails are recorded, never sent' }),
+    members: Type.Integer({ description: 'every member of the org is told' }),
+    by_push: Type.Integer({ description: 'members with notifications turned on in a browser' }),
+    by_email: Type.Integer({ description: 'the others, by email' }),
+    you: StringEnum(['push', 'email'], { description: "how the caller would be told of an alert to this org" }),
+  },
+  { title: 'AlertReach', description: 'Who an alert to this org would reach now, and by which channel' },
+);

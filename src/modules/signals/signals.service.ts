@@ -7,13 +7,13 @@ import { iso } from '../../lib/clock.js';
 import { forbidden, invalidField } from '../../lib/errors.js';
 import { recorded, type EffectRecorder } from '../../lib/idempotency.js';
 import { fetchWindow, pageOf } from '../../lib/paging.js';
-import { queueDelivery } from '../deliveries/outbox.js';
 import { recordTimeline, type TimelineIncident } from '../dispatch/timeline.js';
 import { findIncident } from '../incidents/incidents.repository.js';
 import { openIncident } from '../incidents/incidents.service.js';
 import { actorScope, targetOrg, targetOrgWrite } from '../orgs/access.js';
-import { isMemberLocked, listMembers } from '../orgs/members.repository.js';
+import { isMemberLocked } from '../orgs/members.repository.js';
 import { cachedUser } from '../users/user-cache.js';
+import { queueAlert } from './alert-reach.js';
 import { CHANNEL, audit, deviceKeyOf } from './beacons.service.js';
 import { beaconStore } from './beacon-store.js';
 import type { CreateSignalBody, ListSignalsQuery, Signal } from './signals.schemas.js';
@@ -70,13 +70,13 @@ export interface SignalGuard {
 /**
  * Posts a signal into one of the caller's orgs. Beacons update the device's live state (turning
  * it on writes `beacon_on`) and are broadcast, never stored; other types are stored and broadcast;
- * an alert also queues a push to every member of the org.
+ * an alert also tells every member of the org (alert-reach.ts: push, else email).
  */
 export async function createSignal(ctx: AppContext, actor: Actor, input: CreateSignalBody, idem?: EffectRecorder | null, guard?: SignalGuard): Promise<Signal> {
   const { meta, at } = validate(ctx, input);
   // A beacon (the hot path: phones and trackers every few seconds) reads its org access and its
   // user from the credential cache; the other types read the org fresh.
-  const org = { id: input.type === 'beacon' ? (await targetOrgWrite(ctx, actor, input.org_id)).orgId : (await targetOrg(ctx, actor, input.org_id)).org.id };
+  const org = input.type === 'beacon' ? { id: (await targetOrgWrite(ctx, actor, input.org_id)).orgId, name: '' } : (await targetOrg(ctx, actor, input.org_id)).org;
   const linked = input.ticket_id === undefined ? undefined : await findIncident(ctx.db, { orgIds: [org.id], mode: actor.mode }, input.ticket_id);
   if (input.ticket_id !== undefined && !linked) throw invalidField('ticket_id', 'is not an incident of this org');
   const user = await cachedUser(ctx, actor.userId);
@@ -130,12 +130,7 @@ export async function createSignal(ctx: AppContext, actor: Actor, input: CreateS
     const stored = { ...record, Id: id };
     ctx.events.publish(tx, { ...event, payload: stored });
     if (stored.ticket_id !== null) await recordSignal(ctx, tx, stored, opened ?? linked!);
-    if (input.type === 'alert') {
-      const payload = { title: `Alert from ${stored.user_name}`, body: stored.note, signal_id: id, org_id: org.id, incident_id: stored.ticket_id };
-      for (const m of await listMembers(tx.db, org.id)) {
-        await queueDelivery(ctx, tx, { kind: 'push', topic: 'signal.alert', mode: actor.mode, userId: m.user_id, orgId: org.id, recipient: `user:${m.user_id}`, payload });
-      }
-    }
+    if (input.type === 'alert') await queueAlert(ctx, tx, stored, org, actor.mode);
     return recorded(tx, idem, stored);
   });
 }

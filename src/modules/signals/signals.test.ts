@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { MINUTE } from '../../lib/clock.js';
 import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { createKey, signUp, type TestUser } from '../../../test/factories.js';
+import { browserKeys } from '../../../test/peers.js';
 import { sweepSilentBeacons } from './beacons.service.js';
 
 type Headers = Record<string, string>;
@@ -349,46 +350,74 @@ describe('signals', () => {
       user_id: number | null;
       payload: string;
     }
-    const rowsOf = async (signalId: number): Promise<OutboxView[]> => {
-      const rows = await t.ctx.db.selectFrom('outbox').selectAll().where('topic', '=', 'signal.alert').orderBy('id').execute();
-      return rows.filter((r) => (JSON.parse(r.payload) as { signal_id?: number }).signal_id === signalId);
+    /** The alert deliveries queued by `post` (pushes carry the signal id; emails do not, so: the rows it added). */
+    const alertRows = async (post: () => Promise<SignalView>): Promise<{ signal: SignalView; rows: OutboxView[] }> => {
+      const before = await t.ctx.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow();
+      const signal = await post();
+      const rows = await t.ctx.db.selectFrom('outbox').selectAll().where('topic', '=', 'signal.alert').where('id', '>', Number(before.id ?? 0)).orderBy('id').execute();
+      return { signal, rows };
     };
 
-    test('queue one push per member of the target org; more members, more pushes', async () => {
+    const reach = async (headers: Headers, orgId?: number) => {
+      const res = await req(headers, 'GET', `/v1/signals/alert-reach${orgId ? `?org_id=${orgId}` : ''}`);
+      assert.equal(res.statusCode, 200, res.body);
+      return body<{ org_id: number; org_name: string; livemode: boolean; members: number; by_push: number; by_email: number; you: string }>(res);
+    };
+    const subscribe = async (u: TestUser) => {
+      const res = await req(as(u), 'POST', '/v1/push/subscriptions', { endpoint: `https://push.example.com/send/${u.id}`, keys: browserKeys().json });
+      assert.equal(res.statusCode, 201, res.body);
+    };
+
+    test('every member of the target org is told: by push when they turned notifications on, else by email; the preview says so', async () => {
       const boss = await solo('Boss');
       const org = await primaryOrg(as(boss));
-      const alone = await post(as(boss), { type: 'alert', note: 'first' });
-      const first = await rowsOf(alone.Id!);
+      assert.deepEqual(await reach(as(boss)), { org_id: org, org_name: 'Boss', livemode: true, members: 1, by_push: 0, by_email: 1, you: 'email' });
+      const { signal: alone, rows: first } = await alertRows(() => post(as(boss), { type: 'alert', note: 'first\nmore words' }));
       assert.deepEqual(
         first.map((r) => [r.kind, r.topic, r.recipient, r.status, r.org_id, r.user_id]),
-        [['push', 'signal.alert', `user:${boss.id}`, 'pending', org, boss.id]],
+        [['email', 'signal.alert', boss.email, 'pending', org, boss.id]],
       );
+      const mail = JSON.parse(first[0]!.payload) as { subject: string; text: string; reply_to?: string };
+      assert.equal(mail.subject, 'Alert from Boss (Boss): first');
+      assert.match(mail.text, /^Boss sent an alert to Boss:\n\nfirst\nmore words\n/);
+      assert.ok(mail.text.includes(`http://muster.test/app/incidents/${alone.ticket_id}`), mail.text);
+      assert.match(mail.text, /notifications are not turned on/);
 
       const a = await solo('Crew A');
       const b = await solo('Crew B');
       await addMember(boss, boss.slug, a);
       await addMember(boss, boss.slug, b, 'admin');
-      const later = await post(as(a), { type: 'alert', note: 'second', org_id: org });
-      const rows = await rowsOf(later.Id!);
+      await subscribe(a);
+      assert.deepEqual(await reach(as(a), org), { org_id: org, org_name: 'Boss', livemode: true, members: 3, by_push: 1, by_email: 2, you: 'push' });
+      const { rows } = await alertRows(() => post(as(a), { type: 'alert', note: 'second', org_id: org }));
       assert.equal(rows.length, 3);
-      assert.ok(rows.every((r) => r.kind === 'push' && r.topic === 'signal.alert' && r.status === 'pending' && r.livemode === 1 && r.org_id === org));
-      assert.deepEqual(rows.map((r) => r.recipient).sort(), [boss.id, a.id, b.id].map((id) => `user:${id}`).sort());
+      assert.ok(rows.every((r) => r.topic === 'signal.alert' && r.status === 'pending' && r.livemode === 1 && r.org_id === org));
+      assert.deepEqual(
+        rows.map((r) => [r.user_id, r.kind, r.recipient]).sort((x, y) => Number(x[0]) - Number(y[0])),
+        [
+          [boss.id, 'email', boss.email],
+          [a.id, 'push', `user:${a.id}`],
+          [b.id, 'email', b.email],
+        ],
+      );
+      // A member not in the org, or an org the caller is not in: no preview.
+      assert.equal((await req(as(await solo('Out')), 'GET', `/v1/signals/alert-reach?org_id=${org}`)).statusCode, 403);
     });
 
     test('only the target org is alerted: members of the sender’s other orgs are not', async () => {
       // The member belongs to the owner's org (3 members) and to their own personal org (1).
-      const own = await post(as(member), { type: 'alert', note: 'own org' });
-      assert.deepEqual((await rowsOf(own.Id!)).map((r) => r.recipient), [`user:${member.id}`]);
-      const shared = await post(as(member), { type: 'alert', note: 'shared org', org_id: ownerOrg });
-      assert.deepEqual((await rowsOf(shared.Id!)).map((r) => r.recipient).sort(), [owner.id, admin.id, member.id].map((id) => `user:${id}`).sort());
+      const own = await alertRows(() => post(as(member), { type: 'alert', note: 'own org' }));
+      assert.deepEqual(own.rows.map((r) => r.user_id), [member.id]);
+      const shared = await alertRows(() => post(as(member), { type: 'alert', note: 'shared org', org_id: ownerOrg }));
+      assert.deepEqual(shared.rows.map((r) => r.user_id).sort(), [owner.id, admin.id, member.id].sort());
     });
 
-    test('in test mode the pushes are recorded as suppressed', async () => {
-      const s = await post(ownerTest, { type: 'alert', note: 'drill' });
+    test('in test mode the deliveries are recorded as suppressed, and the preview says test mode', async () => {
+      const { signal: s, rows } = await alertRows(() => post(ownerTest, { type: 'alert', note: 'drill' }));
       assert.equal(s.livemode, false);
-      const rows = await rowsOf(s.Id!);
       assert.equal(rows.length, 3);
-      assert.deepEqual([...new Set(rows.map((r) => `${r.kind}/${r.status}/${r.livemode}`))], ['push/suppressed/0']);
+      assert.deepEqual([...new Set(rows.map((r) => `${r.status}/${r.livemode}`))], ['suppressed/0']);
+      assert.equal((await reach(ownerTest)).livemode, false);
     });
 
     test('other types queue nothing', async () => {

@@ -19,19 +19,23 @@ export async function findUserBySlug(db: Kysely<DB>, slug: string): Promise<User
 /** Inserts a user; the first user of an instance becomes its admin, decided in the same statement. */
 export async function insertUser(
   db: Kysely<DB>,
-  row: Pick<UserRow, 'email' | 'password_hash' | 'name' | 'slug' | 'timezone' | 'created_at' | 'email_verified'>,
+  row: Pick<UserRow, 'email' | 'password_hash' | 'name' | 'slug' | 'timezone' | 'created_at' | 'email_verified' | 'plan'>,
 ): Promise<UserRow> {
   return db
     .insertInto('users')
     .values({
       ...row,
-      plan: 'free',
       phone: null,
       updated_at: row.created_at,
       is_admin: sql<0 | 1>`(select case when count(*) = 0 then 1 else 0 end from users)`,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/** Some user's id, or undefined on an instance without accounts. */
+export async function anyUserId(db: Kysely<DB>): Promise<number | undefined> {
+  return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst())?.id;
 }
 
 export async function updateUser(

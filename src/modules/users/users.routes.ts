@@ -6,12 +6,15 @@ import {
   AdminUpdateUserBody,
   AdminUser,
   CreateUserBody,
+  InstanceSettings,
   ListUsersQuery,
   ListUsersResponse,
   PublicProfile,
   SlugParams,
+  UpdateInstanceSettingsBody,
   UserResponse,
 } from './users.schemas.js';
+import { getInstanceSettings, updateInstanceSettings } from './instance-settings.js';
 import * as service from './users.service.js';
 
 const tags = ['Users'];
@@ -44,6 +47,17 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       },
     },
     (request) => service.adminUpdateUser(ctx, actorOf(request), request.params.id, request.body),
+  );
+
+  app.get(
+    '/v1/admin/settings',
+    { schema: { tags, summary: "The instance's settings: the default plan of new registrations (instance admins)", response: { 200: InstanceSettings } } },
+    (request) => getInstanceSettings(ctx, actorOf(request)),
+  );
+  app.patch(
+    '/v1/admin/settings',
+    { schema: { tags, summary: 'Change the default plan of new registrations (instance admins)', body: UpdateInstanceSettingsBody, response: { 200: InstanceSettings } } },
+    (request) => updateInstanceSettings(ctx, actorOf(request), request.body),
   );
 
   app.get(

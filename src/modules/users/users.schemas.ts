@@ -68,6 +68,12 @@ export const AdminUpdateUserBody = Type.Object(
 );
 export type AdminUpdateUserBody = Static<typeof AdminUpdateUserBody>;
 
+export const InstanceSettings = Type.Object(
+  { default_plan: PlanSchema },
+  { title: 'InstanceSettings', description: "The instance's settings an admin changes on the admin page" },
+);
+export const UpdateInstanceSettingsBody = Type.Object({ default_plan: Type.Optional(PlanSchema) }, { minProperties: 1 });
+
 export const PublicProfile = Type.Object({
   id: Type.Integer(),
   name: Type.String(),

@@ -10,6 +10,7 @@ import { insertMembership, insertOrg } from '../orgs/orgs.repository.js';
 import { slugsLike } from '../../db/slugs.js';
 import { findInvite } from '../orgs/invites.service.js';
 import { proveEmail } from './email-proof.js';
+import { defaultPlan } from './default-plan.js';
 import { sendVerification } from './email-verification.js';
 import * as users from './users.repository.js';
 import type { UserRow } from './users.repository.js';
@@ -82,6 +83,7 @@ export async function registerUser(ctx: AppContext, input: CreateUserBody): Prom
           timezone: input.timezone ?? 'UTC',
           created_at: now,
           email_verified: 0,
+          plan: await defaultPlan(db),
         });
         const orgSlug = firstFreeSlug(slug, await slugsLike(db, 'orgs', slug));
         const org = await insertOrg(db, { name, slug: orgSlug, description: null, personal: 1, owner_id: user.id, created_at: now });
@@ -96,6 +98,17 @@ export async function registerUser(ctx: AppContext, input: CreateUserBody): Prom
       throw err;
     }
   }
+}
+
+/** Instances (contexts) known to have an account: one never goes back to having none in practice, so it is read once. */
+const populated = new WeakSet<AppContext>();
+
+/** Whether any account exists; false only on a fresh instance, whose dashboard then opens on "Create account". */
+export async function hasUsers(ctx: AppContext): Promise<boolean> {
+  if (populated.has(ctx)) return true;
+  const any = await users.anyUserId(ctx.db);
+  if (any !== undefined) populated.add(ctx);
+  return any !== undefined;
 }
 
 /** getMe without a promise when the user's row is held in memory (the route's fast path); else undefined. */
@@ -124,7 +137,7 @@ export async function updateMe(ctx: AppContext, actor: Actor, input: UpdateMeBod
   return toMe(ctx, user, actor.mode === 'live');
 }
 
-async function requireAdmin(ctx: AppContext, actor: Actor): Promise<void> {
+export async function requireAdmin(ctx: AppContext, actor: Actor): Promise<void> {
   const me = await users.findUserById(ctx.db, actor.userId);
   if (!me || !isAdmin(ctx, me)) throw forbidden();
 }

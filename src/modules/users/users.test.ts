@@ -162,6 +162,37 @@ describe('users', () => {
     });
   });
 
+  describe('the default plan of new registrations (GET, PATCH /v1/admin/settings)', () => {
+    test('free until an admin chooses another; then registrations answer it; admins only', async () => {
+      const fresh = await buildTestApp();
+      try {
+        const admin = await signUp(fresh.app);
+        const other = await signUp(fresh.app);
+        const settings = (method: 'GET' | 'PATCH', cookie?: string, payload?: object) =>
+          fresh.app.inject({ method, url: '/v1/admin/settings', headers: cookie ? { cookie } : {}, ...(payload ? { payload } : {}) });
+        assert.deepEqual(body(await settings('GET', admin.cookie)), { default_plan: 'free' });
+        assert.equal(body(await fresh.app.inject({ method: 'POST', url: '/v1/users', payload: { email: uniqueEmail('n'), password: 'correct horse', name: 'Before' } })).plan, 'free');
+
+        assert.equal((await settings('GET', other.cookie)).statusCode, 403);
+        assert.equal((await settings('PATCH', other.cookie, { default_plan: 'enterprise' })).statusCode, 403);
+        assert.equal((await settings('GET')).statusCode, 401);
+        const bad = await settings('PATCH', admin.cookie, { default_plan: 'platinum' });
+        assert.equal(bad.statusCode, 422);
+        assert.deepEqual(body<{ details: { field: string }[] }>(bad).details.map((d) => d.field), ['default_plan']);
+
+        const set = await settings('PATCH', admin.cookie, { default_plan: 'agency' });
+        assert.equal(set.statusCode, 200, set.body);
+        assert.deepEqual(body(set), { default_plan: 'agency' });
+        const after = await fresh.app.inject({ method: 'POST', url: '/v1/users', payload: { email: uniqueEmail('n'), password: 'correct horse', name: 'After' } });
+        assert.equal(body(after).plan, 'agency');
+        // Existing accounts keep theirs.
+        assert.equal(body(await fresh.app.inject({ url: '/v1/auth/me', headers: { cookie: other.cookie } })).plan, 'free');
+      } finally {
+        await fresh.close();
+      }
+    });
+  });
+
   describe('GET /v1/u/:slug', () => {
     test('answers the public profile without credentials and without private fields', async () => {
       const user = await register(t.app, { name: 'Public Person', timezone: 'Europe/Paris' });

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { body, buildTestApp } from '../../../test/helpers.js';
+import { signUp } from '../../../test/factories.js';
 
 interface WebConfig {
   map_tile_url: string;
   map_attribution: string;
+  first_run: boolean;
 }
 
 test('GET /v1/web/config is public and answers the default OpenStreetMap tiles', async () => {
@@ -15,6 +17,7 @@ test('GET /v1/web/config is public and answers the default OpenStreetMap tiles',
     assert.deepEqual(body<WebConfig>(res), {
       map_tile_url: 'https://tile.openstreetmap.org/{z}/{x}/{y}.png',
       map_attribution: '&copy; OpenStreetMap contributors',
+      first_run: true,
     });
   } finally {
     await t.close();
@@ -27,6 +30,7 @@ test('MAP_TILE_URL and MAP_TILE_ATTRIBUTION reach the page; an empty MAP_TILE_UR
     assert.deepEqual(body<WebConfig>(await custom.app.inject({ url: '/v1/web/config' })), {
       map_tile_url: 'https://tiles.example.com/{z}/{x}/{y}.png',
       map_attribution: 'Example tiles',
+      first_run: true,
     });
   } finally {
     await custom.close();
@@ -36,6 +40,17 @@ test('MAP_TILE_URL and MAP_TILE_ATTRIBUTION reach the page; an empty MAP_TILE_UR
     assert.equal(body<WebConfig>(await none.app.inject({ url: '/v1/web/config' })).map_tile_url, '');
   } finally {
     await none.close();
+  }
+});
+
+test('first_run: true on a fresh instance, false once the first account exists', async () => {
+  const t = await buildTestApp();
+  try {
+    assert.equal(body<WebConfig>(await t.app.inject({ url: '/v1/web/config' })).first_run, true);
+    await signUp(t.app, { name: 'First Admin' });
+    assert.equal(body<WebConfig>(await t.app.inject({ url: '/v1/web/config' })).first_run, false);
+  } finally {
+    await t.close();
   }
 });
 

@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import { useStream } from './sse';
 import type { Incident } from './types';
+import { sourceLabel } from './ui';
 
 const SOUND_KEY = 'muster-alert-sound';
 
@@ -35,7 +36,7 @@ export function AlertBanner() {
     <div class="alert-banner" role="alert" data-testid="alert-banner">
       {shown.map((i) => (
         <div key={i.Id} class="row">
-          <strong>{i.source === 'alert' ? 'Alert' : 'Urgent incident'}:</strong>
+          <strong>{i.integration ? sourceLabel(i) : i.source === 'alert' ? 'Field alert' : 'Urgent incident'}:</strong>
           <a href={`/app/incidents/${i.Id}`}>{i.title}</a>
           <span class="spacer" />
           <button type="button" class="ghost small" onClick={() => setShown((l) => l.filter((x) => x.Id !== i.Id))}>

@@ -1,6 +1,7 @@
 // The frame of every signed-in view: a sidebar on desktop, a top bar with a collapsible menu on phones.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { PushOffer } from '../lib/push-offer';
 import { AlertBanner } from './alert-banner';
 import { useLocation } from './router';
 import { setViewingTestData, useSession, viewingTestData } from './session';
@@ -10,6 +11,7 @@ const NAV = [
   { href: '/app/oncall', label: 'On call', icon: '☎' },
   { href: '/app/signals', label: 'Signals', icon: '◎' },
   { href: '/app/devices', label: 'Devices', icon: '◈' },
+  { href: '/app/integrations', label: 'Integrations', icon: '⇄' },
   { href: '/app/bookings', label: 'Bookings', icon: '▦' },
   { href: '/app/event-types', label: 'Event types', icon: '◷' },
   { href: '/app/orgs', label: 'Organizations', icon: '⌂' },
@@ -107,6 +109,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
       </aside>
       <main class="content" id="main" tabIndex={-1}>
         <AlertBanner />
+        <PushOffer />
         {children}
       </main>
     </div>

@@ -36,10 +36,11 @@ function App() {
     void loadSession().then(setAuth);
   }, []);
 
-  const signedIn = useCallback(async () => {
+  /** After signing in: `?next=` (or `to`, the welcome page of a new account), else the incidents. */
+  const signedIn = useCallback(async (to?: string) => {
     const next = await loadSession();
     setAuth(next);
-    if (next.state === 'in') navigate(safeNext(new URLSearchParams(location.search).get('next'), '/app/incidents'), { replace: true });
+    if (next.state === 'in') navigate(to ?? safeNext(new URLSearchParams(location.search).get('next'), '/app/incidents'), { replace: true });
   }, []);
 
   const session = useMemo<Session | null>(() => {

@@ -3,6 +3,7 @@ import { match, type Loc } from './router';
 import { Empty } from './ui';
 import { BookingsView } from './views/bookings';
 import { DevicesView } from './views/devices';
+import { IntegrationsView } from './views/integrations';
 import { EventTypeEditor } from './views/event-type-editor';
 import { EventTypesView } from './views/event-types';
 import { IncidentDetailView } from './views/incident-detail';
@@ -15,11 +16,13 @@ import { AdminView } from './views/admin';
 import { ScheduleEditor } from './views/oncall/editor';
 import { OnCallView } from './views/oncall/list';
 import { ScheduleView } from './views/oncall/schedule';
+import { WelcomeView } from './views/welcome';
 
 export function Routes({ loc }: { loc: Loc }) {
   const p = loc.path;
   let m: Record<string, string> | null;
   if (p === '/app/incidents') return <IncidentsView loc={loc} />;
+  if (p === '/app/welcome') return <WelcomeView />;
   if ((m = match('/app/incidents/:id', p))) return <IncidentDetailView key={m.id} id={Number(m.id)} />;
   if (p === '/app/oncall') return <OnCallView />;
   if ((m = match('/app/oncall/:org/new', p))) return <ScheduleEditor key={`${m.org}-new`} orgSlug={m.org!} scheduleRef={null} />;
@@ -27,6 +30,7 @@ export function Routes({ loc }: { loc: Loc }) {
   if ((m = match('/app/oncall/:org/:schedule', p))) return <ScheduleView key={`${m.org}-${m.schedule}`} orgSlug={m.org!} scheduleRef={m.schedule!} />;
   if (p === '/app/signals') return <SignalsView />;
   if (p === '/app/devices') return <DevicesView />;
+  if (p === '/app/integrations') return <IntegrationsView />;
   if (p === '/app/bookings') return <BookingsView loc={loc} />;
   if (p === '/app/event-types') return <EventTypesView />;
   if (p === '/app/event-types/new') return <EventTypeEditor id={null} />;

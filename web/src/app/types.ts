@@ -58,3 +58,12 @@ export type Shift = api.Shift;
 export type ScheduleTimeline = api.ScheduleTimeline;
 export type OrgOnCall = api.OrgOnCall;
 export type Override = api.Override;
+
+export type Integration = api.Integration;
+
+/** A new integration: its secret `key` and the URLs carrying it, shown once. */
+export type CreatedIntegration = api.CreatedIntegration;
+
+export type CreatedTeam = api.CreatedTeam;
+
+export type AlertReach = api.AlertReach;

@@ -123,6 +123,14 @@ export const STATUS_LABEL: Record<string, string> = { open: 'Open', in_progress:
 export const PRIORITY_LABEL: Record<string, string> = { low: 'Low', normal: 'Normal', high: 'High', urgent: 'Urgent' };
 /** Where an incident came from (issue 20: one made in the dashboard says so). */
 export const SOURCE_LABEL: Record<string, string> = { dashboard: 'Dashboard', api: 'API', email: 'Email', webhook: 'Webhook', alert: 'Field alert' };
+/** The tool an integration's incident came through (issue 33: not "Field alert"). */
+export const TOOL_LABEL: Record<string, string> = { events_api: 'Events API', alertmanager: 'Alertmanager', grafana: 'Grafana', email: 'Email' };
+
+/** "Alertmanager · Prometheus prod" for an integration's incident, else the source in words. */
+export function sourceLabel(i: { source: string; integration?: { name: string; tool: string | null } | null }): string {
+  if (i.integration) return `${(i.integration.tool && TOOL_LABEL[i.integration.tool]) ?? 'Integration'} · ${i.integration.name}`;
+  return SOURCE_LABEL[i.source] ?? i.source;
+}
 
 export function StatusBadge({ status }: { status: string }) {
   const cls = status === 'open' ? 'brand' : status === 'in_progress' ? 'warn' : status === 'resolved' ? 'ok' : '';

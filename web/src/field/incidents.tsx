@@ -1,5 +1,6 @@
 // "My incidents": the incidents assigned to the signed-in responder, live (one incident stream),
-// with acknowledge, en route, on scene (with the phone's position), a linked note, and resolve.
+// with acknowledge, en route, on scene (with the phone's position; read back from the timeline
+// after a reload), a linked note, and resolve (asked once).
 // Every action goes through the outbox like a signal, so it survives being offline.
 import { useEffect, useState } from 'preact/hooks';
 import { get } from '../lib/api';
@@ -105,10 +106,36 @@ function useMyIncidents(userId: number): { list: MyIncident[] | null; error: str
   return { list, error };
 }
 
-function IncidentCard({ incident, act, linkNote, linkPhoto, fix }: { incident: MyIncident; act: Act; linkNote: LinkNote; linkPhoto: LinkPhoto; fix: Fix | null }) {
+/**
+ * The progress marks an incident already has: read from its timeline (so a reload remembers "en
+ * route" and "on scene"), plus the marks still waiting in this phone's outbox.
+ */
+function useMarks(incident: MyIncident, queued: QueuedSignal[]): Record<string, boolean> {
+  const [marks, setMarks] = useState<Record<string, boolean>>({});
+  useEffect(() => {
+    let stopped = false;
+    get<{ events: { type: string }[] }>(`/v1/tickets/${incident.Id}/timeline`)
+      .then(({ events }) => {
+        if (stopped) return;
+        const seen: Record<string, boolean> = {};
+        for (const e of events) if (e.type === 'en_route' || e.type === 'on_scene') seen[e.type] = true;
+        setMarks(seen);
+      })
+      .catch(() => undefined); // offline: the outbox's marks below still show
+    return () => void (stopped = true);
+  }, [incident.Id]);
+  const path = `/v1/tickets/${incident.Id}/progress`;
+  const waiting = { ...marks };
+  for (const q of queued) if (q.target?.path === path && typeof q.target.payload?.state === 'string') waiting[q.target.payload.state] = true;
+  return waiting;
+}
+
+function IncidentCard({ incident, act, linkNote, linkPhoto, fix, queued }: { incident: MyIncident; act: Act; linkNote: LinkNote; linkPhoto: LinkPhoto; fix: Fix | null; queued: QueuedSignal[] }) {
   const [done, setDone] = useState<Record<string, boolean>>({});
+  const marks = useMarks(incident, queued);
   const [note, setNote] = useState('');
   const [error, setError] = useState<string | null>(null);
+  const [confirmResolve, setConfirmResolve] = useState(false);
   const base = `/v1/tickets/${incident.Id}`;
   const run = async (key: string, target: NonNullable<QueuedSignal['target']>, withPosition = false) => {
     const err = await act(target, withPosition);
@@ -116,6 +143,8 @@ function IncidentCard({ incident, act, linkNote, linkPhoto, fix }: { incident: M
     if (!err) setDone((d) => ({ ...d, [key]: true }));
   };
   const acked = Boolean(incident.acknowledged_at) || done.ack;
+  const enRoute = done.en_route || marks.en_route;
+  const onScene = done.on_scene || marks.on_scene;
   return (
     <li class={`my-incident priority-${incident.priority}`} data-testid="my-incident" data-id={incident.Id} id={`incident-${incident.Id}`}>
       <div class="row">
@@ -136,16 +165,39 @@ function IncidentCard({ incident, act, linkNote, linkPhoto, fix }: { incident: M
         <button type="button" data-testid="my-ack" disabled={acked} onClick={() => void run('ack', { method: 'POST', path: `${base}/acknowledge`, label: 'Acknowledge' })}>
           {acked ? 'Acknowledged' : 'Acknowledge'}
         </button>
-        <button type="button" class="secondary" data-testid="my-en-route" disabled={done.en_route} onClick={() => void run('en_route', { method: 'POST', path: `${base}/progress`, label: 'En route', payload: { state: 'en_route' } }, true)}>
-          {done.en_route ? 'En route ✓' : 'En route'}
+        <button type="button" class="secondary" data-testid="my-en-route" disabled={enRoute} onClick={() => void run('en_route', { method: 'POST', path: `${base}/progress`, label: 'En route', payload: { state: 'en_route' } }, true)}>
+          {enRoute ? 'En route ✓' : 'En route'}
         </button>
-        <button type="button" class="secondary" data-testid="my-on-scene" disabled={done.on_scene} onClick={() => void run('on_scene', { method: 'POST', path: `${base}/progress`, label: 'On scene', payload: { state: 'on_scene' } }, true)}>
-          {done.on_scene ? 'On scene ✓' : 'On scene'}
+        <button type="button" class="secondary" data-testid="my-on-scene" disabled={onScene} onClick={() => void run('on_scene', { method: 'POST', path: `${base}/progress`, label: 'On scene', payload: { state: 'on_scene' } }, true)}>
+          {onScene ? 'On scene ✓' : 'On scene'}
         </button>
-        <button type="button" class="secondary" data-testid="my-resolve" disabled={done.resolve} onClick={() => void run('resolve', { method: 'PATCH', path: base, label: 'Resolve', payload: { status: 'resolved' } })}>
-          {done.resolve ? 'Resolved ✓' : 'Resolve'}
-        </button>
+        {!confirmResolve && (
+          <button type="button" class="secondary" data-testid="my-resolve" disabled={done.resolve} onClick={() => setConfirmResolve(true)}>
+            {done.resolve ? 'Resolved ✓' : 'Resolve…'}
+          </button>
+        )}
       </div>
+      {confirmResolve && !done.resolve && (
+        <div class="alert info resolve-confirm" role="group" aria-label="Resolve this incident?" data-testid="my-resolve-ask">
+          <p class="small">Resolve “{incident.title}”? It leaves your list and the dispatcher sees it as resolved.</p>
+          <div class="actions">
+            <button type="button" class="secondary" data-testid="my-resolve-cancel" onClick={() => setConfirmResolve(false)}>
+              Not yet
+            </button>
+            <button
+              type="button"
+              class="grow"
+              data-testid="my-resolve-confirm"
+              onClick={() => {
+                setConfirmResolve(false);
+                void run('resolve', { method: 'PATCH', path: base, label: 'Resolve', payload: { status: 'resolved' } });
+              }}
+            >
+              Yes, resolve it
+            </button>
+          </div>
+        </div>
+      )}
       <form
         class="row"
         onSubmit={(e) => {
@@ -166,7 +218,7 @@ function IncidentCard({ incident, act, linkNote, linkPhoto, fix }: { incident: M
   );
 }
 
-export function MyIncidentsPanel({ userId, act, linkNote, linkPhoto, fix }: { userId: number; act: Act; linkNote: LinkNote; linkPhoto: LinkPhoto; fix: Fix | null }) {
+export function MyIncidentsPanel({ userId, act, linkNote, linkPhoto, fix, queued }: { userId: number; act: Act; linkNote: LinkNote; linkPhoto: LinkPhoto; fix: Fix | null; queued: QueuedSignal[] }) {
   const { list, error } = useMyIncidents(userId);
   return (
     <section class="card panel" aria-labelledby="my-incidents-title" data-testid="my-incidents">
@@ -179,7 +231,7 @@ export function MyIncidentsPanel({ userId, act, linkNote, linkPhoto, fix }: { us
       {list && list.length === 0 && <p class="muted small">Nothing assigned to you.</p>}
       <ul class="my-incidents">
         {(list ?? []).map((i) => (
-          <IncidentCard key={i.Id} incident={i} act={act} linkNote={linkNote} linkPhoto={linkPhoto} fix={fix} />
+          <IncidentCard key={i.Id} incident={i} act={act} linkNote={linkNote} linkPhoto={linkPhoto} fix={fix} queued={queued} />
         ))}
       </ul>
     </section>

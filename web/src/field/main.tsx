@@ -3,6 +3,7 @@
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, get } from '../lib/api';
+import { PushOffer } from '../lib/push-offer';
 import '../styles/base.css';
 import './field.css';
 import { Beacon, fixOf, type BeaconState } from './beacon';
@@ -244,12 +245,14 @@ function Terminal({ session }: { session: Session }) {
           </p>
         )}
         {!session.offline && <OnCallPanel />}
+        <PushOffer />
         <MyIncidentsPanel userId={session.me.id} act={act} linkNote={(incident, note) => send('note', note, undefined, incident)}
           linkPhoto={(incident, photo, caption) => send('capture', caption, photo, incident)}
           fix={fix}
+          queued={qstate.items}
         />
         <BeaconPanel beacon={beacon} state={bstate} orgName={org ? `${org.name}${org.personal ? ' (your personal org)' : ''}` : null} />
-        <AlertPanel send={send} />
+        <AlertPanel send={send} orgId={orgId} orgName={org ? org.name : null} />
         <PhotoPanel send={send} progress={qstate.progress} />
         <ReportPanel send={send} fix={fix} />
         <Outbox state={qstate} onSendNow={() => void queue.flush()} onDiscard={(id) => void queue.discard(id)} onRetry={(id) => void queue.retry(id)} />

@@ -1,5 +1,6 @@
 // The field terminal's panels: beacon, alert, note/check-in, photo and the outbox.
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { get } from '../lib/api';
 import type { Beacon, BeaconState } from './beacon';
 import { resizePhoto, type Resized } from './photo';
 import type { QueueState, QueuedSignal } from './queue';
@@ -119,13 +120,76 @@ export function BeaconPanel({ beacon, state, orgName }: { beacon: Beacon; state:
 
 type Send = (type: SignalType, note: string, photo?: Blob) => Promise<string | null>;
 
-export function AlertPanel({ send }: { send: Send }) {
+interface Reach {
+  org_id: number;
+  org_name: string;
+  livemode: boolean;
+  members: number;
+  by_push: number;
+  by_email: number;
+  you: 'push' | 'email';
+}
+
+const people = (n: number) => (n === 1 ? '1 person' : `${n} people`);
+
+/** Who the alert will reach, as the server will send it (GET /v1/signals/alert-reach): said before it is sent. */
+function useReach(orgId: number | undefined, open: boolean): { reach: Reach | null; failed: boolean } {
+  const [reach, setReach] = useState<Reach | null>(null);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    if (!open) return;
+    let stopped = false;
+    setFailed(false);
+    get<Reach>(`/v1/signals/alert-reach${orgId ? `?org_id=${orgId}` : ''}`)
+      .then((r) => !stopped && setReach(r))
+      .catch(() => !stopped && setFailed(true));
+    return () => void (stopped = true);
+  }, [orgId, open]);
+  return { reach: reach && (orgId === undefined || reach.org_id === orgId) ? reach : null, failed };
+}
+
+/** "Tells all 5 members of Rescue North: 2 by notification, 3 by email." in the words a responder needs. */
+function ReachText({ reach, failed, orgName }: { reach: Reach | null; failed: boolean; orgName: string | null }) {
+  if (failed || !reach)
+    return (
+      <p class="small" data-testid="alert-reach" data-state={failed ? 'unknown' : 'loading'}>
+        {failed
+          ? `Cannot check who is reachable now. When it is sent, every member of ${orgName ?? 'your organisation'} is told by notification, or by email if they have not turned notifications on.`
+          : 'Checking who will be told…'}
+      </p>
+    );
+  if (!reach.livemode)
+    return (
+      <p class="small" data-testid="alert-reach" data-state="test">
+        Test mode: the alert is recorded, but nobody is notified.
+      </p>
+    );
+  const others = reach.members - 1;
+  const how = [reach.by_push ? `${reach.by_push} by notification` : '', reach.by_email ? `${reach.by_email} by email` : ''].filter(Boolean).join(', ');
+  return (
+    <p class="small" data-testid="alert-reach" data-state="known" data-members={reach.members} data-push={reach.by_push} data-email={reach.by_email}>
+      {others === 0 ? (
+        <>
+          You are the only member of <strong>{reach.org_name}</strong>: nobody else will be told.
+        </>
+      ) : (
+        <>
+          All {people(reach.members)} in <strong>{reach.org_name}</strong>, you included, will be told: {how}.
+          {reach.by_email > 0 && ' Those without notifications turned on get an email, which may be read later.'}
+        </>
+      )}
+    </p>
+  );
+}
+
+export function AlertPanel({ send, orgId, orgName }: { send: Send; orgId: number | undefined; orgName: string | null }) {
   const [open, setOpen] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [note, setNote] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const area = useRef<HTMLTextAreaElement>(null);
+  const { reach, failed } = useReach(orgId, open);
   useEffect(() => {
     if (open) area.current?.focus();
   }, [open]);
@@ -155,7 +219,7 @@ export function AlertPanel({ send }: { send: Send }) {
         <button type="button" class="big block danger sos" data-testid="alert-open" onClick={() => setOpen(true)}>
           <WarnIcon /> Send alert
         </button>
-        <p class="muted small center-text">Notifies every member of your organisation at once.</p>
+        <p class="muted small center-text">Tells every member of {orgName ?? 'your organisation'}, by notification or email.</p>
       </section>
     );
   return (
@@ -164,6 +228,7 @@ export function AlertPanel({ send }: { send: Send }) {
         <h2 id="alert-title" class="danger-text">
           Send an alert
         </h2>
+        <ReachText reach={reach} failed={failed} orgName={orgName} />
         <div class="field">
           <label for="alert-note">What is happening? (required)</label>
           <textarea
@@ -187,8 +252,12 @@ export function AlertPanel({ send }: { send: Send }) {
           )}
         </div>
         {confirming && (
-          <p class="alert error confirm" role="alert">
-            Everyone in your organisation will be notified. Send it?
+          <p class="alert error confirm" role="alert" data-testid="alert-confirm-text">
+            {reach && reach.livemode
+              ? reach.members > 1
+                ? `${people(reach.members)} in ${reach.org_name} will be notified now. Send it?`
+                : `Nobody else is in ${reach.org_name}. Send it anyway?`
+              : `Everyone in ${orgName ?? 'your organisation'} will be notified. Send it?`}
           </p>
         )}
         <div class="actions">

@@ -4,6 +4,7 @@
 // Without JavaScript the page refreshes itself every minute (<noscript> meta refresh).
 
 interface StatusPage {
+  org_name?: string;
   title: string;
   status: 'open' | 'in_progress' | 'resolved' | 'closed';
   created_at: string;
@@ -36,7 +37,9 @@ function render(page: StatusPage): void {
   }
   const title = document.getElementById('title');
   if (title) title.textContent = page.title;
-  document.title = `${page.title} · Status`;
+  const org = document.getElementById('org');
+  if (org && page.org_name !== undefined) org.textContent = page.org_name;
+  document.title = `${page.title} · ${page.org_name ?? ''} status`;
   const list = document.getElementById('updates');
   if (list) {
     const changes = (page.status_changes ?? []).map((c) => {

@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import { get, patch } from '../../lib/api';
 import { formatDateTime } from '../../lib/format';
+import { PlanOptions, planLabel } from '../plans';
 import { useSession } from '../session';
 import { Empty, ErrorAlert, Loading, PageHeader, Pager, useAsync } from '../ui';
 
@@ -17,12 +18,6 @@ interface AdminUser {
   created_at: string;
 }
 
-const PLANS = [
-  { value: 'free', label: 'Free' },
-  { value: 'starter', label: 'Starter' },
-  { value: 'agency', label: 'Agency' },
-  { value: 'enterprise', label: 'Enterprise' },
-];
 const LIMIT = 50;
 
 function UserRow({ user, onSaved }: { user: AdminUser; onSaved: (u: AdminUser) => void }) {
@@ -65,11 +60,7 @@ function UserRow({ user, onSaved }: { user: AdminUser; onSaved: (u: AdminUser) =
         <div class="field">
           <label for={`plan-${user.id}`}>Plan</label>
           <select id={`plan-${user.id}`} data-testid="admin-plan" value={user.plan} disabled={busy} onChange={(e) => void save({ plan: e.currentTarget.value }, `Plan changed to ${e.currentTarget.value}.`)}>
-            {PLANS.map((p) => (
-              <option key={p.value} value={p.value}>
-                {p.label}
-              </option>
-            ))}
+            <PlanOptions />
           </select>
         </div>
         {user.email_verified ? (
@@ -92,6 +83,44 @@ function UserRow({ user, onSaved }: { user: AdminUser; onSaved: (u: AdminUser) =
   );
 }
 
+/** The plan new registrations get (GET/PATCH /v1/admin/settings; docs/configuration.md). */
+function DefaultPlan() {
+  const settings = useAsync(() => get<{ default_plan: string }>('/v1/admin/settings'), []);
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState('');
+  const save = async (plan: string) => {
+    setError(null);
+    setSaved('');
+    try {
+      const r = await patch<{ default_plan: string }>('/v1/admin/settings', { default_plan: plan });
+      settings.setData(() => r);
+      setSaved(`New accounts now start on ${planLabel(r.default_plan)}.`);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <div class="card stack" data-testid="default-plan">
+      <h2>New registrations</h2>
+      <p class="muted">The plan every new account starts on. Existing accounts keep theirs; change them below.</p>
+      <ErrorAlert error={settings.error ?? error} />
+      {settings.data ? (
+        <div class="field narrow">
+          <label for="default-plan">Default plan</label>
+          <select id="default-plan" name="default_plan" data-testid="default-plan-select" value={settings.data.default_plan} onChange={(e) => void save(e.currentTarget.value)}>
+            <PlanOptions />
+          </select>
+        </div>
+      ) : null}
+      {saved ? (
+        <p class="saved-note" role="status" data-testid="default-plan-saved">
+          {saved}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 export function AdminView({ page }: { page: number }) {
   const { me } = useSession();
   const [p, setP] = useState(page);
@@ -110,6 +139,7 @@ export function AdminView({ page }: { page: number }) {
         title="Administration"
         sub="Every account on this Muster instance. Change a plan here; vouch for an address when its owner cannot receive the confirmation email (that also accepts their waiting invites)."
       />
+      <DefaultPlan />
       {users.loading && !users.data ? <Loading label="Loading users" /> : null}
       <ErrorAlert error={users.error} />
       {users.data ? (

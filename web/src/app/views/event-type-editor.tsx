@@ -1,4 +1,5 @@
-// Create or edit an event type: basics, booking rules, weekly availability, blackout days, webhook.
+// Create or edit an event type (personal or a team's): basics, booking rules, weekly availability,
+// blackout days, webhook; once saved, the Share panel (link, embed snippet, live preview).
 import { useEffect, useState } from 'preact/hooks';
 import { TimeZoneInput } from '../timezone-input';
 import { ApiError, get, patch, post } from '../../lib/api';
@@ -7,6 +8,8 @@ import { navigate } from '../router';
 import type { Day, EventType, WeeklyWindow } from '../types';
 import { CopyButton, Empty, ErrorAlert, errorsOf, FieldError, Loading, useAsync } from '../ui';
 import { LOCATION_LABEL } from './event-types';
+import { OwnerPicker, TeamInfo } from './event-type-owner';
+import { SharePanel } from './share-panel';
 
 const DAYS: { day: Day; label: string }[] = [
   { day: 'mon', label: 'Monday' },
@@ -115,6 +118,7 @@ export function EventTypeEditor({ id }: { id: number | null }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [justSaved, setJustSaved] = useState(false);
+  const [owner, setOwner] = useState(() => new URLSearchParams(location.search).get('team') ?? '');
   useEffect(() => {
     if (existing.data) {
       setForm(fromType(existing.data));
@@ -138,7 +142,9 @@ export function EventTypeEditor({ id }: { id: number | null }) {
     setError(null);
     try {
       const body = bodyOf(form, id === null);
-      const result = id === null ? await post<EventType>('/v1/event-types', body) : await patch<EventType>(`/v1/event-types/${id}`, body);
+      // A team's event type is made under its team (org slug / team slug); a personal one under the person.
+      const createPath = owner ? `/v1/orgs/${owner.split('/').map(encodeURIComponent).join('/teams/')}/event-types` : '/v1/event-types';
+      const result = id === null ? await post<EventType>(createPath, body) : await patch<EventType>(`/v1/event-types/${id}`, body);
       if (id === null) navigate(`/app/event-types/${result.id}?created=1`, { replace: true });
       else {
         setSaved(result);
@@ -171,22 +177,12 @@ export function EventTypeEditor({ id }: { id: number | null }) {
         <h1>{id === null ? 'New event type' : form.name || 'Event type'}</h1>
       </header>
       {new URLSearchParams(location.search).get('created') ? <div class="alert success">Created. Share the booking link below.</div> : null}
-      {saved ? (
-        <div class="card link-card">
-          <span class="muted">Booking link</span>
-          <div class="link-box">
-            <a href={new URL(saved.booking_url, location.origin).pathname} target="_blank" rel="noopener" class="mono">
-              {saved.booking_url}
-            </a>
-            <CopyButton text={saved.booking_url} />
-          </div>
-          {saved.locked ? <div class="alert error">This event type is over your plan's limit: it cannot be booked or edited. Delete it or upgrade.</div> : null}
-        </div>
-      ) : null}
+      {saved ? <SharePanel type={saved} /> : null}
       <form class="stack" onSubmit={(e) => void submit(e)} data-testid="event-type-form" noValidate>
         <ErrorAlert error={error} />
         <fieldset class="card stack">
           <legend>Basics</legend>
+          {id === null ? <OwnerPicker value={owner} onChange={setOwner} /> : saved?.team_id ? <TeamInfo orgId={saved.org_id} teamId={saved.team_id} /> : null}
           {text('name', 'Name', { required: true, maxLength: 100 })}
           {text('slug', 'Slug', { placeholder: 'made from the name', pattern: '[a-z0-9-]+' }, 'The last part of the booking link.')}
           <div class="field">

@@ -1,14 +1,16 @@
-// Event types: yours and your teams', each with its public booking link.
+// Event types: yours and your teams', each with its public booking link and a Share panel.
 import { useState } from 'preact/hooks';
 import { del, get } from '../../lib/api';
 import type { EventType } from '../types';
 import { CopyButton, Empty, ErrorAlert, Loading, PageHeader, useAsync } from '../ui';
+import { SharePanel } from './share-panel';
 
 export const LOCATION_LABEL: Record<string, string> = { video: 'Video call', phone: 'Phone', in_person: 'In person', other: 'Other' };
 
 export function EventTypesView() {
   const list = useAsync(() => get<{ event_types: EventType[] }>('/v1/event-types').then((r) => r.event_types), []);
   const [error, setError] = useState<unknown>(null);
+  const [sharing, setSharing] = useState<number | null>(null);
   const remove = async (t: EventType) => {
     if (!confirm(`Delete "${t.name}"? Its booking link stops working; existing bookings are kept.`)) return;
     try {
@@ -56,10 +58,14 @@ export function EventTypesView() {
                 <a class="button secondary small" href={`/app/event-types/${t.id}`}>
                   Edit
                 </a>
+                <button type="button" class="secondary small" aria-expanded={sharing === t.id} data-testid="share-toggle" onClick={() => setSharing(sharing === t.id ? null : t.id)}>
+                  Share
+                </button>
                 <button type="button" class="secondary small danger-text" onClick={() => void remove(t)}>
                   Delete
                 </button>
               </div>
+              {sharing === t.id ? <SharePanel type={t} /> : null}
             </li>
           );
         })}

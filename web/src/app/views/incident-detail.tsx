@@ -6,7 +6,16 @@ import { orgName, useSession } from '../session';
 import { useStream } from '../sse';
 import type { Incident, Reply, TimelineEvent } from '../types';
 import { DispatchCard, Timeline } from './incident-dispatch';
-import { CopyButton, Empty, ErrorAlert, FieldError, LiveBadge, Loading, PriorityBadge, PRIORITY_LABEL, SlaBadge, STATUS_LABEL, StatusBadge, SOURCE_LABEL, useAsync } from '../ui';
+import { PhotoStrip, type Photo } from '../photo-viewer';
+
+/** The photos sent to the incident from the field (capture signals on its timeline), oldest first. */
+const photosOf = (events: TimelineEvent[]): Photo[] =>
+  events.flatMap((e) =>
+    e.type === 'signal' && typeof e.data.image_url === 'string'
+      ? [{ url: e.data.image_url, caption: typeof e.data.note === 'string' && e.data.note ? e.data.note : null, by: e.actor?.user_name ?? null, at: e.at }]
+      : [],
+  );
+import { CopyButton, Empty, ErrorAlert, FieldError, LiveBadge, Loading, PriorityBadge, PRIORITY_LABEL, SlaBadge, STATUS_LABEL, StatusBadge, sourceLabel, useAsync } from '../ui';
 
 export function IncidentDetailView({ id }: { id: number }) {
   const { orgs } = useSession();
@@ -96,7 +105,7 @@ export function IncidentDetailView({ id }: { id: number }) {
               ) : null}
               <dt>Source</dt>
               <dd data-testid="incident-source">
-                {SOURCE_LABEL[t.source] ?? t.source}
+                {sourceLabel(t)}
                 {t.source_ref ? ` (${t.source_ref})` : ''}
               </dd>
               {t.location_name || t.lat !== null ? (
@@ -116,8 +125,9 @@ export function IncidentDetailView({ id }: { id: number }) {
               ) : null}
             </dl>
           </div>
+          <PhotoStrip photos={photosOf(timeline.data ?? [])} />
           <Replies id={id} replies={replies.data} error={replies.error} onAdded={addReply} />
-          <Timeline events={timeline} />
+          <Timeline events={timeline} incident={t} />
         </div>
 
         <aside class="stack">

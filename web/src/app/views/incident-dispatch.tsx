@@ -1,21 +1,30 @@
 // The dispatcher's side of one incident: acknowledgement, the assignee picker, the nearest
 // responders (assign with one click) and the timeline, kept live by the detail view's stream.
 import { useState } from 'preact/hooks';
+import { PhotoThumb } from '../photo-viewer';
 import { get, patch, post } from '../../lib/api';
 import { formatDateTime } from '../../lib/format';
 import { useSession } from '../session';
 import type { Incident, Member, Responder, TimelineEvent } from '../types';
-import { ErrorAlert, Loading, relative, SOURCE_LABEL, STATUS_LABEL, useAsync, type Async } from '../ui';
+import { ErrorAlert, Loading, relative, sourceLabel, STATUS_LABEL, useAsync, type Async } from '../ui';
 
 const distance = (m: number | null) => (m === null ? 'no incident position' : m < 1000 ? `${m} m` : `${(m / 1000).toFixed(1)} km`);
 
 /** One line per timeline event, in words. */
-function describe(e: TimelineEvent, names: Map<number, string>): string {
+function describe(e: TimelineEvent, names: Map<number, string>, incident?: Incident): string {
   const d = e.data;
   const who = (id: unknown) => (typeof id === 'number' ? (names.get(id) ?? `user ${id}`) : 'nobody');
   switch (e.type) {
-    case 'created':
-      return `Opened (${String(d.priority)}, from ${SOURCE_LABEL[String(d.source)] ?? String(d.source)})`;
+    case 'created': {
+      // An integration's incident names it and its tool (the event carries both since issue 33; older ones: the incident's).
+      const integration =
+        typeof d.integration_name === 'string'
+          ? { name: d.integration_name, tool: typeof d.integration_tool === 'string' ? d.integration_tool : null }
+          : d.integration_id !== undefined
+            ? (incident?.integration ?? null)
+            : null;
+      return `Opened (${String(d.priority)}, from ${sourceLabel({ source: String(d.source), integration })})`;
+    }
     case 'status_changed':
       return `Status: ${STATUS_LABEL[String(d.to)] ?? String(d.to)}`;
     case 'priority_changed':
@@ -32,7 +41,7 @@ function describe(e: TimelineEvent, names: Map<number, string>): string {
     case 'reply':
       return `${d.public ? 'Public reply' : 'Internal note'}: ${String(d.body)}`;
     case 'signal':
-      return `${String(d.signal_type)}${typeof d.note === 'string' && d.note ? `: ${d.note}` : ''}${d.image_url ? ' (photo)' : ''}`;
+      return `${d.image_url ? 'Photo' : String(d.signal_type)}${typeof d.note === 'string' && d.note ? `: ${d.note}` : ''}`;
     case 'escalated':
       return `Escalated (step ${String(d.level)}): not acknowledged within ${String(d.timeout_minutes)} min`;
     case 'sla_warning':
@@ -46,7 +55,7 @@ function describe(e: TimelineEvent, names: Map<number, string>): string {
   }
 }
 
-export function Timeline({ events }: { events: Async<TimelineEvent[]> }) {
+export function Timeline({ events, incident }: { events: Async<TimelineEvent[]>; incident?: Incident }) {
   const members = new Map<number, string>();
   for (const e of events.data ?? []) if (e.actor) members.set(e.actor.user_id, e.actor.user_name);
   return (
@@ -57,7 +66,10 @@ export function Timeline({ events }: { events: Async<TimelineEvent[]> }) {
       <ol class="timeline" data-testid="timeline">
         {(events.data ?? []).map((e) => (
           <li key={e.id} data-testid="timeline-event" data-type={e.type}>
-            <span class="muted small">{formatDateTime(e.at)}</span> <strong>{e.actor?.user_name ?? 'Muster'}</strong> {describe(e, members)}
+            <span class="muted small">{formatDateTime(e.at)}</span> <strong>{e.actor?.user_name ?? 'Muster'}</strong> {describe(e, members, incident)}
+            {e.type === 'signal' && typeof e.data.image_url === 'string' ? (
+              <PhotoThumb url={e.data.image_url} caption={typeof e.data.note === 'string' && e.data.note ? e.data.note : null} by={e.actor?.user_name ?? null} at={e.at} />
+            ) : null}
           </li>
         ))}
       </ol>

@@ -7,7 +7,7 @@ import { orgName, useSession } from '../session';
 import { useStream } from '../sse';
 import { OrgField, PriorityField } from './incident-fields';
 import type { Incident } from '../types';
-import { Empty, ErrorAlert, FieldError, LiveBadge, Loading, PageHeader, Pager, PriorityBadge, PRIORITY_LABEL, SlaBadge, SOURCE_LABEL, STATUS_LABEL, StatusBadge, useAsync } from '../ui';
+import { Empty, ErrorAlert, FieldError, LiveBadge, Loading, PageHeader, Pager, PriorityBadge, PRIORITY_LABEL, SlaBadge, sourceLabel, SOURCE_LABEL, STATUS_LABEL, StatusBadge, useAsync } from '../ui';
 
 const LIMIT = 20;
 
@@ -142,6 +142,7 @@ export function IncidentsView({ loc }: { loc: Loc }) {
                 {l}
               </option>
             ))}
+            <option value="integration">Integration (monitoring, mailbox)</option>
           </select>
         </div>
       </form>
@@ -173,7 +174,7 @@ export function IncidentsView({ loc }: { loc: Loc }) {
                 <div class="list-main">
                   <span class="list-title">{t.title}</span>
                   <span class="list-meta muted">
-                    #{t.Id} · {ago(t.created_at)} · {SOURCE_LABEL[t.source] ?? t.source}
+                    #{t.Id} · {ago(t.created_at)} · <span data-testid="incident-row-source">{sourceLabel(t)}</span>
                     {t.assignee_id === null ? ' · unassigned' : ''}
                     {orgs.length > 1 ? ` · ${orgName(orgs, t.org_id)}` : ''}
                     {t.location_name ? ` · ${t.location_name}` : ''}

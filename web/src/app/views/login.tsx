@@ -1,6 +1,6 @@
 // Sign in with a password or an emailed six-digit code, or create an account.
-import { useState } from 'preact/hooks';
-import { ApiError, post } from '../../lib/api';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, get, post } from '../../lib/api';
 import { browserZone } from '../../lib/format';
 import { ErrorAlert, FieldError } from '../ui';
 
@@ -23,7 +23,7 @@ function registrationLink(): { email: string } | null {
   return { email: new URLSearchParams(location.search).get('email')?.trim().slice(0, 254) ?? '' };
 }
 
-export function LoginView({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
+export function LoginView({ onSignedIn }: { onSignedIn: (to?: string) => Promise<void> }) {
   const [link] = useState(emailedLink);
   const [registration] = useState(registrationLink);
   const [mode, setMode] = useState<Mode>(link ? 'code' : registration ? 'register' : 'password');
@@ -35,6 +35,18 @@ export function LoginView({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState('');
+  const [firstRun, setFirstRun] = useState(false);
+  // A fresh instance (no account yet) opens on "Create account": the first account is its admin.
+  useEffect(() => {
+    if (link || registration) return;
+    void get<{ first_run?: boolean }>('/v1/web/config')
+      .then((c) => {
+        if (!c.first_run) return;
+        setFirstRun(true);
+        setMode((m) => (m === 'password' ? 'register' : m));
+      })
+      .catch(() => undefined);
+  }, []);
 
   const run = async (f: () => Promise<void>) => {
     setBusy(true);
@@ -75,7 +87,8 @@ export function LoginView({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
     void run(async () => {
       await post('/v1/users', { name, email, password, timezone: browserZone() });
       await post('/v1/auth/login', { email, password });
-      await onSignedIn();
+      // A registration invited with ?next= goes on there; otherwise the welcome page says where the confirmation went.
+      await onSignedIn(new URLSearchParams(location.search).get('next') ? undefined : '/app/welcome');
     });
   };
   const switchTo = (m: Mode) => {
@@ -105,6 +118,11 @@ export function LoginView({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
           </button>
         </div>
 
+        {firstRun && mode === 'register' ? (
+          <div class="alert info" data-testid="first-run">
+            <strong>A new Muster.</strong> Nobody has an account yet: create the first one. It becomes this instance’s administrator.
+          </div>
+        ) : null}
         {notice ? <div class="alert info">{notice}</div> : null}
         <ErrorAlert error={error} />
 

@@ -1,10 +1,11 @@
-// One organization: members (roles, removal, invites) and teams (routing, team members).
+// One organization: members (roles, removal, invites), teams (routing, team members) and dispatch settings.
 import { useState } from 'preact/hooks';
 import { ApiError, del, get, patch, post } from '../../lib/api';
 import { formatDateTime } from '../../lib/format';
 import { useSession } from '../session';
-import type { Member, Role, Team, TeamMember } from '../types';
+import type { CreatedTeam, Member, Role, Team, TeamMember } from '../types';
 import { Empty, ErrorAlert, FieldError, Loading, useAsync } from '../ui';
+import { DispatchSettingsCard } from './org-dispatch';
 
 export function OrgDetailView({ slug }: { slug: string }) {
   const { orgs, me } = useSession();
@@ -97,9 +98,10 @@ export function OrgDetailView({ slug }: { slug: string }) {
           <ErrorAlert error={teams.error} />
           {teams.loading && !teams.data ? <Loading label="Loading teams" /> : null}
           {teams.data && teams.data.length === 0 ? <p class="muted">No teams yet. Teams share event types and route bookings between their members.</p> : null}
-          {teams.data?.map((t) => <TeamCard key={t.id} base={base} team={t} members={members.data?.members ?? []} manage={manage} />)}
+          {teams.data?.map((t) => <TeamCard key={t.id} base={base} org={org} team={t} members={members.data?.members ?? []} manage={manage} />)}
           {manage ? <CreateTeam base={base} onCreated={teams.reload} /> : null}
         </div>
+        <DispatchSettingsCard base={base} manage={manage && !org.locked} />
       </div>
     </section>
   );
@@ -148,7 +150,7 @@ function AddMember({ base, onAdded }: { base: string; onAdded: () => void }) {
   );
 }
 
-function TeamCard({ base, team, members, manage }: { base: string; team: Team; members: Member[]; manage: boolean }) {
+function TeamCard({ base, org, team, members, manage }: { base: string; org: { slug: string }; team: Team; members: Member[]; manage: boolean }) {
   const path = `${base}/teams/${encodeURIComponent(team.slug)}/members`;
   const [open, setOpen] = useState(false);
   const list = useAsync(() => (open ? get<{ members: TeamMember[] }>(path).then((r) => r.members) : Promise.resolve(undefined)), [open]);
@@ -200,6 +202,14 @@ function TeamCard({ base, team, members, manage }: { base: string; team: Team; m
               </li>
             ))}
           </ul>
+          {manage ? (
+            <p class="small-print">
+              <a href={`/app/event-types/new?team=${encodeURIComponent(org.slug)}/${encodeURIComponent(team.slug)}`} data-testid="new-team-event-type">
+                New event type for {team.name}
+              </a>{' '}
+              <span class="muted">(booked through the team's link, routed {team.routing === 'round_robin' ? 'round robin' : 'at random'})</span>
+            </p>
+          ) : null}
           {manage && candidates.length > 0 ? (
             <div class="row">
               <label class="visually-hidden" for={`add-${team.id}`}>
@@ -228,13 +238,17 @@ function CreateTeam({ base, onCreated }: { base: string; onCreated: () => void }
   const [name, setName] = useState('');
   const [routing, setRouting] = useState('round_robin');
   const [error, setError] = useState<unknown>(null);
+  const [notice, setNotice] = useState<string | null>(null);
   const { me } = useSession();
   const upgrade = error instanceof ApiError && error.status === 403 && error.body.code === 'upgrade_required';
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
+    setNotice(null);
     try {
-      await post(`${base}/teams`, { name, routing });
+      const team = await post<CreatedTeam>(`${base}/teams`, { name, routing });
+      // The creator joins their new team (as in Cal.com); the answer says so.
+      setNotice(team.members.some((m) => m.user_id === me.id) ? `Team “${team.name}” created. You are a member, in its rotation.` : `Team “${team.name}” created.`);
       setName('');
       onCreated();
     } catch (err) {
@@ -244,6 +258,11 @@ function CreateTeam({ base, onCreated }: { base: string; onCreated: () => void }
   return (
     <form class="stack inline-form" onSubmit={(e) => void submit(e)}>
       <h3>New team</h3>
+      {notice ? (
+        <p class="saved-note" role="status" data-testid="team-created">
+          {notice}
+        </p>
+      ) : null}
       {upgrade ? (
         <div class="alert info" role="alert">
           <strong>Upgrade required.</strong> Your plan does not allow more teams here: Agency allows 5 teams per organization, Enterprise any number.

@@ -1,7 +1,8 @@
 // Settings: profile, API keys (the secret shown once), push notifications on this browser, calendar feed.
 import { useEffect, useState } from 'preact/hooks';
 import { TimeZoneInput } from '../timezone-input';
-import { api, del, get, patch, post } from '../../lib/api';
+import { del, get, patch, post } from '../../lib/api';
+import { disablePush, enablePush, pushState, type PushState } from '../../lib/push';
 import { formatDateTime } from '../../lib/format';
 import { useSession } from '../session';
 import type { ApiKey, Me } from '../types';
@@ -178,72 +179,28 @@ function ApiKeys() {
   );
 }
 
-type PushState = 'checking' | 'unsupported' | 'denied' | 'off' | 'on';
-
-function urlBase64ToUint8Array(base64: string): Uint8Array<ArrayBuffer> {
-  const padded = (base64 + '='.repeat((4 - (base64.length % 4)) % 4)).replace(/-/g, '+').replace(/_/g, '/');
-  const raw = atob(padded);
-  const out = new Uint8Array(new ArrayBuffer(raw.length));
-  for (let i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
-  return out;
-}
-
 function Push() {
   const [state, setState] = useState<PushState>('checking');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  useEffect(() => {
-    if (!('serviceWorker' in navigator) || !('PushManager' in window) || !('Notification' in window)) return setState('unsupported');
-    if (Notification.permission === 'denied') return setState('denied');
-    void navigator.serviceWorker
-      .getRegistration('/')
-      .then((reg) => reg?.pushManager.getSubscription())
-      .then((sub) => setState(sub ? 'on' : 'off'))
-      .catch(() => setState('off'));
-  }, []);
-  const enable = async () => {
+  useEffect(() => void pushState().then(setState), []);
+  const run = async (fn: () => Promise<PushState>) => {
     setBusy(true);
     setError(null);
     try {
-      const permission = await Notification.requestPermission();
-      if (permission !== 'granted') {
-        setState(permission === 'denied' ? 'denied' : 'off');
-        return;
-      }
-      const reg = await navigator.serviceWorker.register('/sw.js');
-      await navigator.serviceWorker.ready;
-      const { public_key } = await get<{ public_key: string }>('/v1/push/public-key');
-      const sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: urlBase64ToUint8Array(public_key) });
-      const json = sub.toJSON() as { endpoint: string; keys: { p256dh: string; auth: string } };
-      await post('/v1/push/subscriptions', { endpoint: json.endpoint, keys: { p256dh: json.keys.p256dh, auth: json.keys.auth } });
-      setState('on');
+      setState(await fn());
     } catch (err) {
       setError(err);
     } finally {
       setBusy(false);
     }
   };
-  const disable = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      const reg = await navigator.serviceWorker.getRegistration('/');
-      const sub = await reg?.pushManager.getSubscription();
-      if (sub) {
-        await api('DELETE', '/v1/push/subscriptions', { endpoint: sub.endpoint });
-        await sub.unsubscribe();
-      }
-      setState('off');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const enable = () => run(enablePush);
+  const disable = () => run(async () => (await disablePush(), 'off'));
   return (
     <div class="card stack" data-testid="push-settings">
       <h2>Push notifications</h2>
-      <p class="muted">New incidents you create and alerts from your organizations, on this browser.</p>
+      <p class="muted">Alerts from your organizations, incidents assigned to you and new incidents you create, on this browser, at once. Without notifications on any browser, alerts reach you by email.</p>
       <ErrorAlert error={error} />
       {state === 'checking' ? <Loading /> : null}
       {state === 'unsupported' ? <div class="alert info">This browser cannot receive push notifications. On iPhone, add Muster to the home screen first.</div> : null}
