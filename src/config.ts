@@ -76,6 +76,13 @@ export interface Config {
   calendarSyncIntervalMs: number;
   calendarTimeoutMs: number;
   calendarMaxBytes: number;
+  /**
+   * Untrusted calendars are parsed and expanded in a worker thread (modules/calendars/expand-pool.ts):
+   * its deadline per calendar and its heap. A calendar that passes either is refused and not read
+   * again until its owner changes it.
+   */
+  calendarExpandTimeoutMs: number;
+  calendarExpandMemoryMb: number;
   /** Concurrent live streams one user may hold (every key and session together; across instances with Redis); 0 = no cap. */
   streamLimitPerUser: number;
   /** Every open stream's credential and orgs are checked again within this period (a lost access notice costs at most that); 0 = never. */
@@ -300,6 +307,8 @@ export function loadConfig(env: Env = process.env): Config {
     calendarSyncIntervalMs: int('CALENDAR_SYNC_INTERVAL_MS', 300_000, 1_000, 86_400_000),
     calendarTimeoutMs: int('CALENDAR_TIMEOUT_MS', 10_000, 100, 120_000),
     calendarMaxBytes: int('CALENDAR_MAX_BYTES', 5 * 1_048_576, 1_024, 100 * 1_048_576),
+    calendarExpandTimeoutMs: int('CALENDAR_EXPAND_TIMEOUT_MS', 10_000, 100, 300_000),
+    calendarExpandMemoryMb: int('CALENDAR_EXPAND_MEMORY_MB', 128, 16, 4_096),
     streamLimitPerUser: int('STREAM_LIMIT_PER_USER', 30, 0, 100_000),
     streamRecheckMs: int('STREAM_RECHECK_MS', 30_000, 0, 3_600_000),
     inbound,

@@ -44,3 +44,34 @@ export function hostWeekIcs(tzid: 'W. Europe Standard Time' | 'Europe/Berlin'): 
     vevent({ UID: 'bk_abc123@muster', SUMMARY: 'Visit with Host', DTSTART: '20260318T090000Z', DTEND: '20260318T100000Z' }),
   );
 }
+
+/**
+ * A zone whose STANDARD and DAYLIGHT parts repeat `RRULE:FREQ=<freq>` from `start` (issue #31's
+ * probe: SECONDLY from 1601, MINUTELY from year 0001), and an event in March 2026 that uses it.
+ * ical.js alone expands such a zone without end: the server ran out of memory.
+ */
+export function hostileZoneIcs(start: string, freq: 'SECONDLY' | 'MINUTELY'): string {
+  const part = (name: 'STANDARD' | 'DAYLIGHT', from: string, to: string) => [`BEGIN:${name}`, `DTSTART:${start}`, `TZOFFSETFROM:${from}`, `TZOFFSETTO:${to}`, `RRULE:FREQ=${freq}`, `END:${name}`];
+  return vcalendar(
+    ['BEGIN:VTIMEZONE', 'TZID:Probe Standard Time', ...part('STANDARD', '+0200', '+0100'), ...part('DAYLIGHT', '+0100', '+0200'), 'END:VTIMEZONE'],
+    vevent({ UID: 'probe@example.com', 'DTSTART;TZID=Probe Standard Time': '20260316T100000', 'DTEND;TZID=Probe Standard Time': '20260316T110000' }),
+  );
+}
+
+/** One event with `count` RDATE lines, seven hours apart from 1 March 2026 (the probe's 50,000 stalled the event loop 3-4 s). */
+export function manyRdatesIcs(count: number): string {
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) lines.push(`RDATE:${new Date(Date.UTC(2026, 2, 1) + i * 7 * 3_600_000).toISOString().replace(/[-:]|\.\d{3}/g, '')}`);
+  return vcalendar(vevent({ UID: 'rdates@example.com', DTSTART: '20260301T000000Z', DTEND: '20260301T003000Z' }).slice(0, -1).concat(lines, ['END:VEVENT']));
+}
+
+/** `count` plain one-hour events, three hours apart from 2015 (a long-lived calendar's history, about 200 bytes each). */
+export function longHistoryIcs(count: number): string {
+  const events: string[][] = [];
+  for (let i = 0; i < count; i++) {
+    const s = new Date(Date.UTC(2015, 0, 1) + i * 3 * 3_600_000);
+    const stamp = (d: Date) => d.toISOString().replace(/[-:]|\.\d{3}/g, '');
+    events.push(vevent({ UID: `history-${i}@example.com`, SUMMARY: 'Meeting with someone about something', DTSTART: stamp(s), DTEND: stamp(new Date(s.getTime() + 3_600_000)) }));
+  }
+  return vcalendar(...events);
+}

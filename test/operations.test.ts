@@ -84,6 +84,35 @@ describe('operations', () => {
     }
   });
 
+  test('slow clients: headers are cut at HEADERS_TIMEOUT_MS and bodies at REQUEST_TIMEOUT_MS, within a tenth of each (issue #31)', async () => {
+    // The smallest allowed figures; by default 10 s and 30 s, checked every second.
+    const s = await startServer({ HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000' });
+    try {
+      await waitReady(s.url, s.child);
+      /** Sends `text` and keeps the socket open; answers what came back and after how long the server ended it. */
+      const slow = (text: string) =>
+        new Promise<{ ms: number; reply: string }>((resolve, reject) => {
+          const started = Date.now();
+          let reply = '';
+          const socket = net.connect(s.port, '127.0.0.1', () => socket.write(text));
+          socket.on('data', (d: Buffer) => (reply += d.toString()));
+          socket.on('close', () => resolve({ ms: Date.now() - started, reply }));
+          socket.on('error', reject);
+        });
+      const [headers, body] = await Promise.all([
+        slow('GET /healthz HTTP/1.1\r\nHost: muster.test\r\nX-Slow: '),
+        slow('POST /v1/auth/login HTTP/1.1\r\nHost: muster.test\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":'),
+      ]);
+      for (const [what, r, limit] of [['headers', headers, 1000], ['body', body, 2000]] as const) {
+        assert.match(r.reply, /^HTTP\/1\.1 408 /, `${what}: ${r.reply}`);
+        // Node checks every 100 ms at these figures (a tenth of the headers' timeout); 30 s before.
+        assert.ok(r.ms >= limit - 50 && r.ms < limit + 1_500, `${what}: cut after ${r.ms} ms (timeout ${limit} ms)`);
+      }
+    } finally {
+      s.child.kill('SIGKILL');
+    }
+  });
+
   test('SIGTERM lets an in-flight request finish, then exits 0', async () => {
     const s = await startServer();
     await waitReady(s.url, s.child);

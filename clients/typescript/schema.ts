@@ -2266,10 +2266,14 @@ export interface components {
             created_at: string;
             error: string | null;
             failing_since: string | null;
+            /** @description true when the last read hit a safety limit (error says which): the calendar is not read again until it is changed (PATCH) or synced by hand */
+            halted: boolean;
             id: number;
             /** @enum {string} */
             kind: "ics" | "caldav";
             last_synced_at: string | null;
+            /** @description the mode of the key that connected it; seen and changed only in that mode */
+            livemode: boolean;
             name: string;
             /** @enum {string} */
             status: "pending" | "ok" | "error";
@@ -3274,7 +3278,7 @@ export interface components {
         };
         /**
          * ValidationError
-         * @description The input broke a rule: one entry per field.
+         * @description The input broke a rule: one entry per field, at most 20 (`truncated` says when there were more).
          * @example {
          *       "error": "Validation failed",
          *       "code": "validation_failed",
@@ -3295,6 +3299,8 @@ export interface components {
                 message: string;
             }[];
             error: string;
+            /** @description true when there were more problems than listed: at most 20 fields are named, and a large input is checked up to its first problem */
+            truncated?: boolean;
         };
         /**
          * WeeklyAvailability
@@ -5425,6 +5431,11 @@ export interface operations {
                     /** @description CalDAV: URLs of discovered calendars that count as busy */
                     busy_calendars?: string[];
                     name?: string;
+                    /** @description a new app password; stored encrypted, never returned */
+                    password?: string;
+                    /** @description a new address (http(s)://, webcal://), read at once; a CalDAV account is discovered again and its picks are reset */
+                    url?: string;
+                    username?: string;
                     write_calendar?: string | null;
                 };
             };

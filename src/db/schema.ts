@@ -368,6 +368,8 @@ export interface OutboxAttemptsTable {
 export interface PushSubscriptionsTable {
   id: Generated<number>;
   user_id: number;
+  /** The mode of the credential that registered it (0021): live alerts go to live subscriptions only. */
+  livemode: Flag;
   endpoint: string;
   p256dh: string;
   auth: string;
@@ -568,6 +570,8 @@ export type CalendarStatus = 'pending' | 'ok' | 'error';
 export interface CalendarConnectionsTable {
   id: Generated<number>;
   user_id: number;
+  /** The mode of the credential that connected it (0021): seen and changed only in that mode. */
+  livemode: Flag;
   kind: CalendarKind;
   name: string;
   url: string;
@@ -588,6 +592,8 @@ export interface CalendarConnectionsTable {
   last_synced_at: string | null;
   refreshed_at: string | null;
   sync_lease_until: string | null;
+  /** Set when a sync hit a safety limit (0022): not read again until its owner changes it or syncs it. */
+  halted_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -596,6 +602,8 @@ export interface CalendarBusyTable {
   id: Generated<number>;
   connection_id: number;
   user_id: number;
+  /** The connection's mode: a test-mode calendar's busy time never blocks live bookings. */
+  livemode: Flag;
   start_time: string;
   end_time: string;
 }

@@ -25,3 +25,22 @@ export function scopeCondition(scope: Scope, table: string): Expression<SqlBool>
 export function scoped(scope: Scope, table: string) {
   return <QB extends Filterable<QB>>(qb: QB): QB => qb.where(scopeCondition(scope, table));
 }
+
+/** Which of one user's own records a query may touch (calendar connections, push subscriptions): the user and the credential's mode. */
+export interface OwnerScope {
+  userId: number;
+  mode: Mode;
+}
+
+/** `table.user_id = userId AND table.livemode = mode`. */
+export function ownerCondition(owner: OwnerScope, table: string): Expression<SqlBool> {
+  return sql<SqlBool>`${sql.ref(`${table}.user_id`)} = ${owner.userId} and ${sql.ref(`${table}.livemode`)} = ${flag(owner.mode === 'live')}`;
+}
+
+/**
+ * The one place a user's own mode-scoped records are filtered, as `scoped` is for org records: a
+ * test key sees and changes only what a test key made (docs/api.md, "Mode scoping of every resource").
+ */
+export function ownedBy(owner: OwnerScope, table: string) {
+  return <QB extends Filterable<QB>>(qb: QB): QB => qb.where(ownerCondition(owner, table));
+}

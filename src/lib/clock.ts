@@ -32,6 +32,13 @@ export class ManualClock implements Clock {
   }
 }
 
+/** The instants the stored form can hold in order: years 0000 to 9999 (a five-digit or signed year would sort wrong). */
+const FIRST_STORABLE_MS = -62_167_219_200_000; // 0000-01-01T00:00:00.000Z
+const LAST_STORABLE_MS = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
+
+/** Whether epoch milliseconds are a time Muster can store: finite, within JavaScript's dates and a four-digit year. */
+export const storableTime = (ms: number): boolean => ms >= FIRST_STORABLE_MS && ms <= LAST_STORABLE_MS;
+
 /** Timestamps are stored and returned as ISO-8601 UTC text with milliseconds: it sorts correctly in both dialects. */
 let lastMs = NaN;
 let lastIso = '';

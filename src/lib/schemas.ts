@@ -6,6 +6,7 @@ export const ErrorResponse = Type.Object(
     error: Type.String(),
     code: Type.String(),
     details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+    truncated: Type.Optional(Type.Boolean()),
     upgrade: Type.Optional(Type.Boolean()),
   },
   { $id: 'ErrorResponse', description: 'Error body: `error` is for people, `code` for programs' },
@@ -26,11 +27,16 @@ export const ValidationErrorBody = Type.Object(
   {
     error: Type.String(),
     code: Type.Literal('validation_failed'),
-    details: Type.Array(Type.Object({ field: Type.String({ description: 'dotted path, e.g. `attendee_email` or `availability.weekly.0.start`' }), message: Type.String() })),
+    details: Type.Array(Type.Object({ field: Type.String({ description: 'dotted path, e.g. `attendee_email` or `availability.weekly.0.start`' }), message: Type.String() }), {
+      maxItems: 20,
+    }),
+    truncated: Type.Optional(
+      Type.Boolean({ description: 'true when there were more problems than listed: at most 20 fields are named, and a large input is checked up to its first problem' }),
+    ),
   },
   {
     title: 'ValidationError',
-    description: 'The input broke a rule: one entry per field.',
+    description: 'The input broke a rule: one entry per field, at most 20 (`truncated` says when there were more).',
     examples: [{ error: 'Validation failed', code: 'validation_failed', details: [{ field: 'title', message: 'is required' }] }],
   },
 );

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { isForeignKeyViolation } from '../db/dialect.js';
 import { AppError, conflict, notFound, type ErrorBody, type FieldError } from '../lib/errors.js';
+import { MAX_DETAILS, partialErrors } from './validation.js';
 
 interface AjvIssue {
   instancePath?: string;
@@ -53,19 +54,29 @@ function messageOf(issue: AjvIssue): string {
 
 /**
  * One entry per field, in the order ajv found them: `/email` -> `email`, `/weekly/0/start` ->
- * `weekly.0.start`; a missing property names itself.
+ * `weekly.0.start`; a missing property names itself. At most MAX_DETAILS fields; `truncated`
+ * when there were more, or when validation stopped at the first problem (validation.ts).
  */
-export function toFieldErrors(issues: AjvIssue[], part: string | undefined): FieldError[] {
+export function fieldErrors(issues: AjvIssue[], part: string | undefined): { details: FieldError[]; truncated: boolean } {
   const byField = new Map<string, string>();
+  let more = false;
   for (const issue of issues) {
     const segments = (issue.instancePath ?? '').split('/').filter(Boolean);
     const missing = issue.keyword === 'required' ? issue.params?.missingProperty : undefined;
     if (typeof missing === 'string') segments.push(missing);
     const field = segments.join('.') || part || 'body';
-    if (!byField.has(field)) byField.set(field, messageOf(issue));
+    if (byField.has(field)) continue;
+    if (byField.size === MAX_DETAILS) {
+      more = true;
+      break;
+    }
+    byField.set(field, messageOf(issue));
   }
-  return [...byField].map(([field, message]) => ({ field, message }));
+  return { details: [...byField].map(([field, message]) => ({ field, message })), truncated: more || partialErrors.has(issues) };
 }
+
+/** The details alone (the Events API lists them as its `errors`). */
+export const toFieldErrors = (issues: AjvIssue[], part: string | undefined): FieldError[] => fieldErrors(issues, part).details;
 
 /** Maps every failure to the bodies of spec/decisions.md; a 5xx never shows its cause to the client. */
 export default fp(
@@ -74,8 +85,8 @@ export default fp(
       if (err instanceof AppError) return reply.status(err.status).send(err.toBody());
 
       if (err.validation) {
-        const details = toFieldErrors(err.validation, err.validationContext);
-        return reply.status(422).send({ error: 'Validation failed', code: 'validation_failed', details });
+        const { details, truncated } = fieldErrors(err.validation, err.validationContext);
+        return reply.status(422).send({ error: 'Validation failed', code: 'validation_failed', details, ...(truncated ? { truncated } : {}) });
       }
 
       const known = err.code ? REQUEST_ERRORS[err.code] : undefined;

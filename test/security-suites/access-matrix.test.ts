@@ -69,12 +69,10 @@ async function freshBooking(w: World): Promise<string> {
   return b.id;
 }
 
-/** The owner's calendar connection (a private address: refused, so created at once with an error status). */
+/** The owner's live calendar connection (a private address: refused, so created at once with an error status). */
 async function freshCalendar(w: World): Promise<number> {
-  return (await w.ok<{ id: number }>({ 'x-api-key': w.owner.liveKey }, 'POST', '/v1/calendars', { kind: 'ics', url: 'http://127.0.0.1:9/matrix.ics', name: neutral })).id;
+  return (await w.ok<{ id: number }>({ 'x-api-key': w.owner.liveKey }, 'POST', '/v1/calendars', { kind: 'ics', url: 'http://127.0.0.1:9/matrix.ics', name: `${w.markers.liveA} calendar` })).id;
 }
-/** A calendar connection belongs to its user in both modes: the owner's test key acts on it too. */
-const ownCalendar = (s: number): Expect => ({ ...ownerRecord(s), otherMode: s });
 
 /** A fresh registered user, a member of org A. */
 async function freshOrgMember(w: World): Promise<number> {
@@ -409,8 +407,9 @@ const ROWS: Record<string, Row> = {
     req: () => ({ url: '/v1/push/subscriptions', payload: { endpoint: `https://push.example.com/${uniqueEmail('sub')}`, keys: browserKeys().json } }),
   },
   'DELETE /v1/push/subscriptions': { expect: anyUser(200), req: () => ({ url: '/v1/push/subscriptions', payload: { endpoint: 'https://push.example.com/none' } }) },
-  'GET /v1/calendar': { expect: anyUser(200), req: () => ({ url: '/v1/calendar' }) },
-  'POST /v1/calendar/rotate': { expect: anyUser(200), req: () => ({ url: '/v1/calendar/rotate' }) },
+  // The private feed lists live bookings: a live record of its user, 404 to a test key (issue #31, F3).
+  'GET /v1/calendar': { expect: anyUser(200, 404), req: () => ({ url: '/v1/calendar' }) },
+  'POST /v1/calendar/rotate': { expect: anyUser(200, 404), req: () => ({ url: '/v1/calendar/rotate' }) },
   // The feed itself: the secret link is the credential, so every caller (anonymous too) gets the owner's feed.
   'GET /calendar/{token}': {
     expect: all(200),
@@ -421,14 +420,15 @@ const ROWS: Record<string, Row> = {
     },
   },
 
-  // External calendars (issue #18): a user's own connections, shared by both key modes like the user.
+  // External calendars (issue #18): a user's own connections, in the mode of the key that made them
+  // (issue #31, F3): the owner's test key gets 404 for a live one, like any live record.
   'POST /v1/calendars': { expect: anyUser(201), req: () => ({ url: '/v1/calendars', payload: { kind: 'ics', url: 'http://127.0.0.1:9/matrix.ics', name: neutral } }) },
   'GET /v1/calendars': { expect: anyUser(200), req: () => ({ url: '/v1/calendars' }) },
   'GET /v1/calendars/busy': { expect: anyUser(200), req: () => ({ url: '/v1/calendars/busy?from=2026-01-01T00:00:00Z&to=2026-01-08T00:00:00Z' }) },
-  'GET /v1/calendars/{id}': { expect: ownCalendar(200), req: async (w) => ({ url: `/v1/calendars/${await freshCalendar(w)}` }) },
-  'PATCH /v1/calendars/{id}': { expect: ownCalendar(200), req: async (w) => ({ url: `/v1/calendars/${await freshCalendar(w)}`, payload: { name: neutral } }) },
-  'DELETE /v1/calendars/{id}': { expect: ownCalendar(200), req: async (w) => ({ url: `/v1/calendars/${await freshCalendar(w)}` }) },
-  'POST /v1/calendars/{id}/sync': { expect: ownCalendar(200), req: async (w) => ({ url: `/v1/calendars/${await freshCalendar(w)}/sync` }) },
+  'GET /v1/calendars/{id}': { expect: ownerRecord(200), req: async (w) => ({ url: `/v1/calendars/${await freshCalendar(w)}` }) },
+  'PATCH /v1/calendars/{id}': { expect: ownerRecord(200), req: async (w) => ({ url: `/v1/calendars/${await freshCalendar(w)}`, payload: { name: neutral } }) },
+  'DELETE /v1/calendars/{id}': { expect: ownerRecord(200), req: async (w) => ({ url: `/v1/calendars/${await freshCalendar(w)}` }) },
+  'POST /v1/calendars/{id}/sync': { expect: ownerRecord(200), req: async (w) => ({ url: `/v1/calendars/${await freshCalendar(w)}/sync` }) },
 
   // Availability and bookings
   'GET /v1/availability': { expect: ownerRecord(200), req: (w) => ({ url: `/v1/availability?event_type_id=${w.et.id}&date=2026-01-20` }) },
@@ -624,7 +624,12 @@ describe('access matrix generated from the OpenAPI document', () => {
     const inc = await w.ok<{ Id: number }>(tk, 'POST', '/v1/tickets', { title: 'test-mode incident', org_id: w.orgA.id });
     const et = await w.ok<{ id: number }>(tk, 'POST', '/v1/event-types', eventTypeBody('Test Mode Call'));
     const bk = await w.ok<{ id: string }>(tk, 'POST', '/v1/bookings', { event_type_id: et.id, ...guest(), start_time: w.nextSlot() });
+    const cal = await w.ok<{ id: number }>(tk, 'POST', '/v1/calendars', { kind: 'ics', url: 'http://127.0.0.1:9/test-mode.ics', name: 'test-mode calendar' });
     const calls: [string, string, unknown?][] = [
+      ['GET', `/v1/calendars/${cal.id}`],
+      ['PATCH', `/v1/calendars/${cal.id}`, { name: 'x' }],
+      ['POST', `/v1/calendars/${cal.id}/sync`],
+      ['DELETE', `/v1/calendars/${cal.id}`],
       ['GET', `/v1/tickets/${inc.Id}`],
       ['PATCH', `/v1/incidents/${inc.Id}`, { status: 'closed' }],
       ['GET', `/v1/tickets/${inc.Id}/replies`],
@@ -649,7 +654,13 @@ describe('access matrix generated from the OpenAPI document', () => {
         if (res.statusCode !== 404 || res.json<{ code: string }>().code !== 'not_found') failures.push(`${method} ${url} via ${Object.keys(headers)[0]}: ${res.statusCode} ${res.body.slice(0, 120)}`);
       }
     assert.deepEqual(failures, []);
+    // A push subscription of the test key: removing its endpoint with live credentials leaves it.
+    const endpoint = `https://push.example.com/${w.markers.testA}-matrix-endpoint`;
+    await w.ok(tk, 'POST', '/v1/push/subscriptions', { endpoint, keys: browserKeys().json });
+    for (const headers of [{ cookie: w.owner.cookie }, { 'x-api-key': w.owner.liveKey }] as Headers[]) assert.equal((await w.call(headers, 'DELETE', '/v1/push/subscriptions', { endpoint })).statusCode, 200);
+    assert.deepEqual(await w.t.ctx.db.selectFrom('push_subscriptions').select('livemode').where('endpoint', '=', endpoint).execute(), [{ livemode: 0 }]);
     // The test key still reaches them all.
+    assert.equal((await w.call(tk, 'GET', `/v1/calendars/${cal.id}`)).statusCode, 200);
     assert.equal((await w.call(tk, 'GET', `/v1/tickets/${inc.Id}`)).statusCode, 200);
     assert.equal((await w.call(tk, 'DELETE', `/v1/bookings/${bk.id}`)).statusCode, 200);
   });

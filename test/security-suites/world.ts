@@ -158,6 +158,11 @@ export async function buildWorld(t: TestApp): Promise<World> {
   // The owner's deliveries: email notices of the bookings, the refused webhook.
   const deliveryId = (await ok<{ deliveries: { id: number }[] }>(liveA, 'GET', '/v1/deliveries?limit=200')).deliveries.at(-1)!.id;
 
+  // The owner's calendar connections, one per mode (a private address: refused, an error status).
+  await ok(liveA, 'POST', '/v1/calendars', { kind: 'ics', url: 'http://127.0.0.1:9/world.ics', name: `${markers.liveA} calendar` });
+  await ok(testA, 'POST', '/v1/calendars', { kind: 'ics', url: 'http://127.0.0.1:9/world-test.ics', name: `${markers.testA} calendar` });
+  await ok(testA, 'POST', '/v1/push/subscriptions', { endpoint: `https://push.example.com/${markers.testA}-endpoint`, keys: browserKeys().json });
+
   // Test-mode records in org A (orgs are shared by both modes).
   await ok(testA, 'POST', '/v1/tickets', { title: `${markers.testA} incident`, org_id: orgA.id });
   await ok(testA, 'POST', '/v1/signals', { type: 'note', note: `${markers.testA} note`, org_id: orgA.id });

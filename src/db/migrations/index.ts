@@ -18,6 +18,8 @@ import * as m0017 from './0017-booking-language.js';
 import * as m0018 from './0018-list-sort-indexes.js';
 import * as m0019 from './0019-incident-list-versions.js';
 import * as m0020 from './0020-incident-write-indexes.js';
+import * as m0021 from './0021-mode-scoped-user-resources.js';
+import * as m0022 from './0022-calendar-halt.js';
 import * as m0023 from './0023-inbound-mail.js';
 import * as m0024 from './0024-inbound-mail-retention.js';
 import * as m0027 from './0027-incident-integration.js';
@@ -44,6 +46,8 @@ export const migrations: Record<string, MigrationModule> = {
   '0018-list-sort-indexes': m0018,
   '0019-incident-list-versions': m0019,
   '0020-incident-write-indexes': m0020,
+  '0021-mode-scoped-user-resources': m0021,
+  '0022-calendar-halt': m0022,
   '0023-inbound-mail': m0023,
   '0024-inbound-mail-retention': m0024,
   '0027-incident-integration': m0027,

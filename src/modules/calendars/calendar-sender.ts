@@ -1,17 +1,16 @@
 import type { AppContext } from '../../context.js';
-import { BlockedAddressError } from '../deliveries/ssrf.js';
 import { calendarObjectIcs } from '../deliveries/ics.js';
 import type { OutboxRow } from '../deliveries/outbox.repository.js';
-import { DeliveryError, type Sender } from '../deliveries/senders/types.js';
+import type { Sender } from '../deliveries/senders/types.js';
 import { findBooking } from '../scheduling/bookings.repository.js';
 import { linksOf } from '../scheduling/bookings.service.js';
 import { findEventType } from '../scheduling/event-types.repository.js';
 import { findUserById } from '../users/users.repository.js';
 import { findConnection } from './calendars.repository.js';
-import { DavError, deleteEvent, putEvent } from './dav.js';
+import { deleteEvent, putEvent } from './dav.js';
 import { davOptions } from './sync.service.js';
 import { isObjectWrite, sendObject, type ObjectWrite } from './objects.js';
-import { hostEventOf, type CalendarWrite } from './writes.js';
+import { hostEventOf, writeError, type CalendarWrite } from './writes.js';
 
 /**
  * Writes a booking's event to the host's CalDAV calendar (the delivery's recipient URL): PUT while
@@ -26,6 +25,8 @@ export function calendarSender(ctx: AppContext): Sender {
     const conn = await findConnection(ctx.db, p.connection_id);
     if (!conn) return { outcome: 'skipped', note: 'the calendar connection was removed' };
     const b = await findBooking(ctx.db, p.booking_id);
+    // Queued for a connection of the booking's mode; should that ever not hold, nothing is written.
+    if (b && b.livemode !== conn.livemode) return { outcome: 'skipped', note: 'the calendar connection is of the other mode' };
     const gone = !b || b.status === 'cancelled' || b.status === 'declined';
     try {
       const o = davOptions(ctx, conn);
@@ -35,9 +36,7 @@ export function calendarSender(ctx: AppContext): Sender {
       const manageUrl = linksOf(ctx, b.id).cancel_url.split('?')[0]!;
       return { outcome: 'sent', statusCode: await putEvent(row.recipient, calendarObjectIcs(hostEventOf(b, et, host, manageUrl)), o) };
     } catch (err) {
-      if (err instanceof BlockedAddressError) throw new DeliveryError(err.message, null, true);
-      if (err instanceof DavError) throw new DeliveryError(err.message, err.status, err.status === 401 || err.status === 403);
-      throw new DeliveryError(err instanceof Error ? err.message : String(err));
+      throw writeError(ctx, err);
     }
   };
 }

@@ -1,5 +1,6 @@
 import type { Insertable, Kysely } from 'kysely';
-import type { CalendarConnectionsTable, DB } from '../../db/schema.js';
+import { ownedBy, type OwnerScope } from '../../db/scope.js';
+import { flag, type CalendarConnectionsTable, type DB, type Flag, type Mode } from '../../db/schema.js';
 import type { Interval } from './expand.js';
 
 export type ConnectionRow = Omit<CalendarConnectionsTable, 'id'> & { id: number };
@@ -8,14 +9,15 @@ export async function insertConnection(db: Kysely<DB>, row: Insertable<CalendarC
   return db.insertInto('calendar_connections').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function listConnections(db: Kysely<DB>, userId: number): Promise<ConnectionRow[]> {
-  return db.selectFrom('calendar_connections').selectAll().where('user_id', '=', userId).orderBy('id').execute();
+/** The owner's connections in the credential's mode. */
+export async function listConnections(db: Kysely<DB>, owner: OwnerScope): Promise<ConnectionRow[]> {
+  return db.selectFrom('calendar_connections').selectAll().$call(ownedBy(owner, 'calendar_connections')).orderBy('id').execute();
 }
 
-/** One connection; with `userId`, only if it is that user's. */
-export async function findConnection(db: Kysely<DB>, id: number, userId?: number): Promise<ConnectionRow | undefined> {
+/** One connection; with `owner`, only if it is that user's and of that mode. */
+export async function findConnection(db: Kysely<DB>, id: number, owner?: OwnerScope): Promise<ConnectionRow | undefined> {
   let q = db.selectFrom('calendar_connections').selectAll().where('id', '=', id);
-  if (userId !== undefined) q = q.where('user_id', '=', userId);
+  if (owner !== undefined) q = q.$call(ownedBy(owner, 'calendar_connections'));
   return q.executeTakeFirst();
 }
 
@@ -23,27 +25,33 @@ export async function updateConnection(db: Kysely<DB>, id: number, patch: Partia
   return db.updateTable('calendar_connections').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
-export async function deleteConnection(db: Kysely<DB>, id: number, userId: number): Promise<boolean> {
-  const r = await db.deleteFrom('calendar_connections').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+export async function deleteConnection(db: Kysely<DB>, id: number, owner: OwnerScope): Promise<boolean> {
+  const r = await db.deleteFrom('calendar_connections').where('id', '=', id).$call(ownedBy(owner, 'calendar_connections')).executeTakeFirst();
   return Number(r.numDeletedRows) === 1;
 }
 
-/** Takes the connection's sync lease unless another sync (a request, the job, another instance) holds it. */
-export async function claimSync(db: Kysely<DB>, id: number, nowIso: string, untilIso: string): Promise<boolean> {
-  const r = await db
+/**
+ * Takes the connection's sync lease unless another sync (a request, the job, another instance)
+ * holds it. A halted connection (over a safety limit) is taken only when its owner asks
+ * (`resume`), which also lifts the halt.
+ */
+export async function claimSync(db: Kysely<DB>, id: number, nowIso: string, untilIso: string, resume = false): Promise<boolean> {
+  let q = db
     .updateTable('calendar_connections')
-    .set({ sync_lease_until: untilIso })
+    .set(resume ? { sync_lease_until: untilIso, halted_at: null } : { sync_lease_until: untilIso })
     .where('id', '=', id)
-    .where((eb) => eb.or([eb('sync_lease_until', 'is', null), eb('sync_lease_until', '<', nowIso)]))
-    .executeTakeFirst();
+    .where((eb) => eb.or([eb('sync_lease_until', 'is', null), eb('sync_lease_until', '<', nowIso)]));
+  if (!resume) q = q.where('halted_at', 'is', null);
+  const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
-/** Connections not synced since `beforeIso` (never synced first), oldest first. */
+/** Connections not synced since `beforeIso` (never synced first), oldest first; halted ones never. */
 export async function dueConnections(db: Kysely<DB>, beforeIso: string, limit: number): Promise<number[]> {
   const rows = await db
     .selectFrom('calendar_connections')
     .select('id')
+    .where('halted_at', 'is', null)
     .where((eb) => eb.or([eb('last_synced_at', 'is', null), eb('last_synced_at', '<', beforeIso)]))
     .orderBy('last_synced_at')
     .orderBy('id')
@@ -53,31 +61,35 @@ export async function dueConnections(db: Kysely<DB>, beforeIso: string, limit: n
 }
 
 /** Replaces what a connection contributes to its host's busy time (in the caller's transaction). */
-export async function replaceBusy(db: Kysely<DB>, connectionId: number, userId: number, intervals: Interval[]): Promise<void> {
+export async function replaceBusy(db: Kysely<DB>, connectionId: number, userId: number, livemode: Flag, intervals: Interval[]): Promise<void> {
   await db.deleteFrom('calendar_busy').where('connection_id', '=', connectionId).execute();
-  const rows = intervals.map((i) => ({ connection_id: connectionId, user_id: userId, start_time: new Date(i.start).toISOString(), end_time: new Date(i.end).toISOString() }));
+  const rows = intervals.map((i) => ({ connection_id: connectionId, user_id: userId, livemode, start_time: new Date(i.start).toISOString(), end_time: new Date(i.end).toISOString() }));
   // Batches keep each statement under SQLite's and PostgreSQL's parameter limits.
   for (let i = 0; i < rows.length; i += 500) await db.insertInto('calendar_busy').values(rows.slice(i, i + 500)).execute();
 }
 
-/** The busy intervals a user's calendars contribute to `[fromIso, toIso)`, with their connection. */
-export async function busyOfUser(db: Kysely<DB>, userId: number, fromIso: string, toIso: string) {
+/** The busy intervals the owner's calendars of one mode contribute to `[fromIso, toIso)`, with their connection. */
+export async function busyOfUser(db: Kysely<DB>, owner: OwnerScope, fromIso: string, toIso: string) {
   return db
     .selectFrom('calendar_busy')
     .select(['connection_id', 'start_time', 'end_time'])
-    .where('user_id', '=', userId)
+    .$call(ownedBy(owner, 'calendar_busy'))
     .where('start_time', '<', toIso)
     .where('end_time', '>', fromIso)
     .orderBy('start_time')
     .execute();
 }
 
-/** The host's connection that receives bookings, if any (the oldest, should several have one). */
-export async function writeConnectionOf(db: Kysely<DB>, userId: number) {
+/**
+ * The host's connection that receives bookings of one mode, if any (the oldest, should several
+ * have one): a live booking is written only to a live connection, never to one a test key made.
+ */
+export async function writeConnectionOf(db: Kysely<DB>, userId: number, mode: Mode) {
   return db
     .selectFrom('calendar_connections')
     .select(['id', 'write_calendar'])
     .where('user_id', '=', userId)
+    .where('livemode', '=', flag(mode === 'live'))
     .where('write_calendar', 'is not', null)
     .orderBy('id')
     .executeTakeFirst();

@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, StringEnum } from '../../lib/schemas.js';
 
-const Url = Type.String({ maxLength: 2048, pattern: '^(https?|webcal)://\\S+$', description: 'http(s):// (webcal:// is read as https://)' });
+const url = (description: string) => Type.String({ maxLength: 2048, pattern: '^(https?|webcal)://\\S+$', description });
+const Url = url('http(s):// (webcal:// is read as https://)');
 
 export const CreateCalendarBody = Type.Object({
   kind: StringEnum(['ics', 'caldav'], { description: 'ics: a subscribed feed address; caldav: a CalDAV account (server, principal or calendar URL)' }),
@@ -15,6 +16,9 @@ export type CreateCalendarBody = Static<typeof CreateCalendarBody>;
 export const UpdateCalendarBody = Type.Object(
   {
     name: Type.Optional(Type.String({ maxLength: 100, pattern: '\\S' })),
+    url: Type.Optional(url('a new address (http(s)://, webcal://), read at once; a CalDAV account is discovered again and its picks are reset')),
+    username: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    password: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'a new app password; stored encrypted, never returned' })),
     busy_calendars: Type.Optional(Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 100, description: 'CalDAV: URLs of discovered calendars that count as busy' })),
     write_calendar: Type.Optional(Nullable(Type.String({ maxLength: 2048, description: 'CalDAV: the discovered calendar that receives bookings; null for none' }))),
   },
@@ -28,8 +32,12 @@ export const Calendar = Type.Object({
   name: Type.String(),
   url: Type.String(),
   username: Nullable(Type.String()),
+  livemode: Type.Boolean({ description: 'the mode of the key that connected it; seen and changed only in that mode' }),
   status: StringEnum(['pending', 'ok', 'error']),
   error: Nullable(Type.String()),
+  halted: Type.Boolean({
+    description: 'true when the last read hit a safety limit (error says which): the calendar is not read again until it is changed (PATCH) or synced by hand',
+  }),
   failing_since: Nullable(Type.String()),
   warning: Nullable(Type.String({ description: 'set once the calendar has failed for 24 hours' })),
   last_synced_at: Nullable(Type.String()),

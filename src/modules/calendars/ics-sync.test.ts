@@ -143,6 +143,16 @@ describe('ICS feeds as busy time (a feed served over HTTP on 127.0.0.1)', () => 
     assert.equal((await t.app.inject({ url: '/health' })).statusCode < 500, true);
   });
 
+  test("a server that refuses the connection 'could not be reached': never the socket's error, address or port (issue #31, F11)", async () => {
+    const closed = await startReceiver();
+    await closed.close();
+    const res = await t.app.inject({ method: 'POST', url: '/v1/calendars', headers: key, payload: { kind: 'ics', url: `${closed.origin}/gone.ics` } });
+    assert.equal(res.statusCode, 201, res.body);
+    const c = body<Cal>(res);
+    assert.equal(c.error, 'the calendar server could not be reached');
+    await t.app.inject({ method: 'DELETE', url: `/v1/calendars/${c.id}`, headers: key });
+  });
+
   test('after 24 hours of failure the connection carries a warning; a good sync clears it', async () => {
     feed.respond = () => ({ status: 500 });
     const first = await sync();
@@ -164,6 +174,25 @@ describe('ICS feeds as busy time (a feed served over HTTP on 127.0.0.1)', () => 
     assert.equal(feed.requests.length, 1);
     assert.equal(await syncDueCalendars(t.ctx), 0);
     t.clock.set('2026-03-10T12:00:00.000Z');
+  });
+
+  test('PATCH changes the address or credentials and reads the calendar at once; bad changes are 422s', async () => {
+    const patch = (payload: object) => t.app.inject({ method: 'PATCH', url: `/v1/calendars/${cal.id}`, headers: key, payload });
+    const bad = await patch({ password: 'secret' });
+    assert.equal(bad.statusCode, 422);
+    assert.deepEqual(body<{ details: { field: string }[] }>(bad).details.map((d) => d.field), ['username']);
+    assert.equal((await patch({ url: 'https://[bad' })).statusCode, 422);
+    assert.equal((await patch({ url: 'ftp://x/y.ics' })).statusCode, 422);
+    feed.requests.length = 0;
+    const moved = await patch({ url: `${feed.origin}/moved.ics`, username: 'nora', password: 'app-password' });
+    assert.equal(moved.statusCode, 200, moved.body);
+    assert.deepEqual([body<Cal>(moved).status, body<Cal>(moved).busy_count], ['ok', 1]);
+    assert.equal(feed.requests.length, 1, 'read at once, in full (no If-None-Match after a new address)');
+    assert.equal(feed.requests[0]!.path, '/moved.ics');
+    assert.equal(feed.requests[0]!.headers['if-none-match'], undefined);
+    assert.equal(feed.requests[0]!.headers.authorization, `Basic ${Buffer.from('nora:app-password').toString('base64')}`);
+    const row = await t.ctx.db.selectFrom('calendar_connections').select(['secret']).where('id', '=', cal.id).executeTakeFirstOrThrow();
+    assert.ok(row.secret !== null && !row.secret.includes('app-password'), 'stored encrypted');
   });
 
   test('busy times for the week view, validation, refusals and deletion', async () => {
@@ -188,15 +217,18 @@ describe('ICS feeds as busy time (a feed served over HTTP on 127.0.0.1)', () => 
 });
 
 describe('without MUSTER_ALLOW_PRIVATE_WEBHOOKS a feed on a private address is refused', () => {
-  test('the connection is created with an error status and the server is never asked', async () => {
+  test('the connection is created with an error status, the server is never asked, and the error names no address (issue #31, F11)', async () => {
     const t = await buildTestApp();
     const feed = await startReceiver();
     try {
       const host = await signUp(t.app, { name: 'Pat' });
-      const res = await t.app.inject({ method: 'POST', url: '/v1/calendars', headers: { cookie: host.cookie }, payload: { kind: 'ics', url: `${feed.origin}/a.ics` } });
-      assert.equal(res.statusCode, 201, res.body);
-      assert.equal(body<Cal>(res).status, 'error');
-      assert.match(body<Cal>(res).error ?? '', /refused/);
+      // An address literal, and a name that resolves to one: the error never shows what it resolved to.
+      for (const url of [`${feed.origin}/a.ics`, `http://localhost:${feed.port}/b.ics`]) {
+        const res = await t.app.inject({ method: 'POST', url: '/v1/calendars', headers: { cookie: host.cookie }, payload: { kind: 'ics', url } });
+        assert.equal(res.statusCode, 201, res.body);
+        assert.equal(body<Cal>(res).status, 'error');
+        assert.equal(body<Cal>(res).error, 'refused: not a public address');
+      }
       assert.equal(feed.requests.length, 0);
     } finally {
       await t.close();

@@ -9,12 +9,11 @@ import type { Tx } from '../../db/transaction.js';
 import { iso } from '../../lib/clock.js';
 import { queueDeliveries } from '../deliveries/outbox.js';
 import type { OutboxRow } from '../deliveries/outbox.repository.js';
-import { BlockedAddressError } from '../deliveries/ssrf.js';
-import { DeliveryError, type SendResult } from '../deliveries/senders/types.js';
+import type { SendResult } from '../deliveries/senders/types.js';
 import { findConnection, writeConnectionOf } from './calendars.repository.js';
-import { DavError, deleteEvent, putEvent } from './dav.js';
+import { deleteEvent, putEvent } from './dav.js';
 import { davOptions } from './sync.service.js';
-import { eventUrl } from './writes.js';
+import { eventUrl, writeError } from './writes.js';
 
 export interface CalendarObject {
   /** Unique within the source, stable across changes of the event. */
@@ -34,7 +33,8 @@ export const isObjectWrite = (p: object): p is ObjectWrite => 'object_id' in p;
 
 /** Users who chose a write calendar: whose calendars other features may keep events in. */
 export async function usersWithWriteCalendar(db: Kysely<DB>): Promise<number[]> {
-  const rows = await db.selectFrom('calendar_connections').select('user_id').distinct().where('write_calendar', 'is not', null).orderBy('user_id').execute();
+  // On-call shifts are live: only live connections receive them (issue #31, F3).
+  const rows = await db.selectFrom('calendar_connections').select('user_id').distinct().where('write_calendar', 'is not', null).where('livemode', '=', 1).orderBy('user_id').execute();
   return rows.map((r) => r.user_id);
 }
 
@@ -44,7 +44,8 @@ export async function usersWithWriteCalendar(db: Kysely<DB>): Promise<number[]> 
  * before `since` are left as they are (the past stays in the calendar). Answers how many writes it queued.
  */
 export async function syncCalendarObjects(ctx: AppContext, tx: Tx, userId: number, source: string, since: string, objects: readonly CalendarObject[]): Promise<number> {
-  const conn = await writeConnectionOf(tx.db, userId);
+  // Shifts are live data: never written to a calendar a test key connected (issue #31, F3).
+  const conn = await writeConnectionOf(tx.db, userId, 'live');
   if (!conn?.write_calendar) return 0;
   const now = iso(ctx.clock.now());
   const rows = await tx.db.selectFrom('calendar_objects').selectAll().where('connection_id', '=', conn.id).where('source', '=', source).where('ends_at', '>', since).execute();
@@ -92,8 +93,6 @@ export async function sendObject(ctx: AppContext, row: OutboxRow, p: ObjectWrite
     await ctx.db.deleteFrom('calendar_objects').where('id', '=', obj.id).where('wanted', '=', 0).where('updated_at', '=', obj.updated_at).execute();
     return { outcome: 'sent', statusCode };
   } catch (err) {
-    if (err instanceof BlockedAddressError) throw new DeliveryError(err.message, null, true);
-    if (err instanceof DavError) throw new DeliveryError(err.message, err.status, err.status === 401 || err.status === 403);
-    throw new DeliveryError(err instanceof Error ? err.message : String(err));
+    throw writeError(ctx, err);
   }
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type http from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { vcalendar, vevent } from '../../../test/calendar-fixtures.js';
+import { hostileZoneIcs, vcalendar, vevent } from '../../../test/calendar-fixtures.js';
 import { signUp } from '../../../test/factories.js';
 import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { startReceiver, type Receiver } from '../../../test/peers.js';
@@ -50,5 +50,26 @@ describe('concurrent syncs of one connection', () => {
     assert.equal(await syncConnection(t.ctx, id), false);
     t.clock.set('2026-03-10T12:05:00.001Z');
     assert.equal(await syncConnection(t.ctx, id), true);
+  });
+
+  test('a halted connection: the job and resyncs at once, one resync reads it, the job never (issue #31)', async () => {
+    feed.respond = () => ({ status: 200, headers: { 'content-type': 'text/calendar' }, body: hostileZoneIcs('16010101T000000', 'SECONDLY') });
+    t.clock.set('2026-03-10T13:00:00.000Z');
+    assert.equal(await syncConnection(t.ctx, id, { resume: true }), true);
+    const halted = await t.ctx.db.selectFrom('calendar_connections').select(['halted_at', 'status']).where('id', '=', id).executeTakeFirstOrThrow();
+    assert.ok(halted.halted_at !== null && halted.status === 'error');
+    feed.respond = () => ({ status: 200, body: ics });
+    feed.requests.length = 0;
+    t.clock.set('2026-03-10T14:00:00.000Z');
+    const results = await Promise.all([
+      ...Array.from({ length: 4 }, () => syncConnection(t.ctx, id)),
+      ...Array.from({ length: 4 }, () => syncConnection(t.ctx, id, { resume: true })),
+    ]);
+    // The job's syncs find it halted (or, after a resync claimed it, leased): none of them reads it.
+    assert.deepEqual(results.slice(0, 4), [false, false, false, false]);
+    assert.equal(results.slice(4).filter(Boolean).length, 1, 'one resync read it');
+    assert.equal(feed.requests.length, 1);
+    const after = await t.ctx.db.selectFrom('calendar_connections').select(['halted_at', 'status']).where('id', '=', id).executeTakeFirstOrThrow();
+    assert.deepEqual(after, { halted_at: null, status: 'ok' });
   });
 });

@@ -6,8 +6,10 @@ import { DAY, HOUR, MINUTE, iso } from '../../lib/clock.js';
 import { findUserById } from '../users/users.repository.js';
 import * as repo from './calendars.repository.js';
 import type { ConnectionRow } from './calendars.repository.js';
+import { reachReason } from '../deliveries/reach.js';
 import { discover, eventsBetween, listCalendars, type DavCalendar, type DavOptions } from './dav.js';
-import { busyIntervals, type Interval } from './expand.js';
+import { CalendarLimitError, type Interval } from './expand.js';
+import { expandOffThread } from './expand-pool.js';
 import { guardedFetch } from './http.js';
 import { open } from './secret-box.js';
 
@@ -49,7 +51,7 @@ async function readIcs(ctx: AppContext, row: ConnectionRow, window: Window, fres
   if (res.status === 304) return { changed: false };
   if (res.status < 200 || res.status > 299) throw new Error(`the feed answered HTTP ${res.status}`);
   const etag = typeof res.headers.etag === 'string' ? res.headers.etag : null;
-  return { changed: true, intervals: busyIntervals([res.body], window), patch: { etag } };
+  return { changed: true, intervals: await expandOffThread(ctx, [res.body], window), patch: { etag } };
 }
 
 async function readCaldav(ctx: AppContext, row: ConnectionRow, window: Window, fresh: boolean): Promise<Outcome> {
@@ -67,7 +69,7 @@ async function readCaldav(ctx: AppContext, row: ConnectionRow, window: Window, f
   if (fresh && same) return { changed: false, patch: { calendars: state } };
   const texts: string[] = [];
   for (const u of wanted) texts.push(...(await eventsBetween(u, window.from, window.to, o)));
-  return { changed: true, intervals: busyIntervals(texts, window), patch: { calendars: state } };
+  return { changed: true, intervals: await expandOffThread(ctx, texts, window), patch: { calendars: state } };
 }
 
 interface Window {
@@ -84,14 +86,23 @@ async function windowOf(ctx: AppContext, userId: number): Promise<Window> {
   return { from: now - DAY, to: now + (Math.max(days, 1) + 2) * DAY, hostZone: user?.timezone ?? 'UTC' };
 }
 
+/** What the owner reads in `error`: never a resolved address or a socket's own error (the detail is logged). */
+function failureReason(ctx: AppContext, err: unknown): string {
+  if (err instanceof CalendarLimitError) return `${err.message}; it is not read again until it is changed or synced by hand`;
+  return reachReason(ctx.log, err, 'the calendar server');
+}
+
 /**
  * Syncs one connection now, unless another sync holds it (then nothing happens). Failure keeps the
  * last good busy intervals and records `status: error` with the reason; `failing_since` remembers
- * when it began. Returns whether this call did the sync.
+ * when it began. A calendar over a safety limit (CalendarLimitError: too many repeats, a hostile
+ * time zone, the reader's memory or deadline) is also halted: the background job and restarts
+ * leave it alone until its owner changes it or syncs it (`resume`, which lifts the halt).
+ * Returns whether this call did the sync.
  */
-export async function syncConnection(ctx: AppContext, id: number): Promise<boolean> {
+export async function syncConnection(ctx: AppContext, id: number, opts: { resume?: boolean } = {}): Promise<boolean> {
   const now = ctx.clock.now();
-  if (!(await repo.claimSync(ctx.db, id, iso(now), iso(new Date(now.getTime() + LEASE_MS))))) return false;
+  if (!(await repo.claimSync(ctx.db, id, iso(now), iso(new Date(now.getTime() + LEASE_MS)), opts.resume))) return false;
   const row = await repo.findConnection(ctx.db, id);
   if (!row) return false;
   const fresh = row.refreshed_at !== null && now.getTime() - Date.parse(row.refreshed_at) < REFRESH_MS;
@@ -101,18 +112,20 @@ export async function syncConnection(ctx: AppContext, id: number): Promise<boole
     const done = { ...out.patch, status: 'ok' as const, error: null, failing_since: null, last_synced_at: iso(ctx.clock.now()), sync_lease_until: null, updated_at: iso(ctx.clock.now()) };
     await ctx.transaction(async (tx) => {
       if (!out.changed) return void (await repo.updateConnection(tx.db, id, done));
-      await repo.replaceBusy(tx.db, id, row.user_id, out.intervals);
+      await repo.replaceBusy(tx.db, id, row.user_id, row.livemode, out.intervals);
       await repo.updateConnection(tx.db, id, { ...done, busy_count: out.intervals.length, refreshed_at: iso(now) });
     });
   } catch (err) {
-    const reason = (err instanceof Error ? err.message : String(err)).slice(0, 500);
-    ctx.log.warn({ connection: id, reason }, 'calendar sync failed');
+    const halted = err instanceof CalendarLimitError;
+    const reason = failureReason(ctx, err).slice(0, 500);
+    ctx.log.warn({ connection: id, reason, halted }, 'calendar sync failed');
     await repo.updateConnection(ctx.db, id, {
       status: 'error',
       error: reason,
       failing_since: row.failing_since ?? iso(now),
       last_synced_at: iso(ctx.clock.now()),
       sync_lease_until: null,
+      ...(halted ? { halted_at: iso(ctx.clock.now()) } : {}),
       updated_at: iso(ctx.clock.now()),
     });
   }

@@ -5,10 +5,14 @@ import type { UsersTable } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Invitation } from '../deliveries/ics.js';
 import { queueDelivery } from '../deliveries/outbox.js';
+import { reachReason } from '../deliveries/reach.js';
+import { DeliveryError } from '../deliveries/senders/types.js';
+import { BlockedAddressError } from '../deliveries/ssrf.js';
 import type { BookingRow } from '../scheduling/bookings.repository.js';
 import type { EventTypeRow } from '../scheduling/event-types.repository.js';
 import { LOCATION_LABEL } from '../scheduling/notice-times.js';
 import { writeConnectionOf } from './calendars.repository.js';
+import { DavError } from './dav.js';
 
 export interface CalendarWrite {
   connection_id: number;
@@ -70,7 +74,8 @@ export const eventUrl = (calendarUrl: string, bookingId: string) => new URL(`${e
  * or declined one, so retries and late deliveries always leave the calendar as the booking is.
  */
 export async function queueCalendarWrite(ctx: AppContext, tx: Tx, topic: string, b: BookingRow): Promise<void> {
-  const conn = await writeConnectionOf(tx.db, b.host_id);
+  // Only a connection of the booking's mode: a live booking never goes to a calendar a test key connected.
+  const conn = await writeConnectionOf(tx.db, b.host_id, b.livemode === 1 ? 'live' : 'test');
   if (!conn?.write_calendar) return;
   const payload: CalendarWrite = { connection_id: conn.id, booking_id: b.id };
   await queueDelivery(ctx, tx, {
@@ -82,4 +87,14 @@ export async function queueCalendarWrite(ctx: AppContext, tx: Tx, topic: string,
     userId: b.host_id,
     orgId: b.org_id,
   });
+}
+
+/**
+ * A failed write to a CalDAV calendar as the delivery's error: refused credentials or a refused
+ * address are permanent, anything else is retried. The log its owner reads never shows the address
+ * a name resolved to or a socket's own error (reach.ts, issue #31).
+ */
+export function writeError(ctx: AppContext, err: unknown): DeliveryError {
+  if (err instanceof DavError) return new DeliveryError(err.message, err.status, err.status === 401 || err.status === 403);
+  return new DeliveryError(reachReason(ctx.log, err, 'the calendar server'), null, err instanceof BlockedAddressError);
 }

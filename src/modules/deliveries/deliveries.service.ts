@@ -2,6 +2,8 @@ import { checkPushSubscription, type PushSubscriptionInput } from './push-keys.j
 import { userRowChanged } from '../users/user-cache.js';
 import type { AppContext } from '../../context.js';
 import type { Actor } from '../../lib/actor.js';
+import { flag } from '../../db/schema.js';
+import { ownedBy } from '../../db/scope.js';
 import { iso } from '../../lib/clock.js';
 import { notFound } from '../../lib/errors.js';
 import { fetchWindow, pageOf } from '../../lib/paging.js';
@@ -45,17 +47,19 @@ export async function retryDelivery(ctx: AppContext, actor: Actor, id: number) {
 export async function subscribePush(ctx: AppContext, actor: Actor, s: PushSubscriptionInput) {
   checkPushSubscription(ctx, s);
   const now = iso(ctx.clock.now());
-  // One endpoint is one browser: registering it again (possibly as another user) moves it.
+  // One endpoint is one browser: registering it again (possibly as another user) moves it, within
+  // the credential's mode. A test key's subscription is a row of its own: it never receives live
+  // alerts, and never takes over or removes a live one.
   await ctx.db
     .insertInto('push_subscriptions')
-    .values({ user_id: actor.userId, endpoint: s.endpoint, p256dh: s.keys.p256dh, auth: s.keys.auth, created_at: now })
-    .onConflict((oc) => oc.column('endpoint').doUpdateSet({ user_id: actor.userId, p256dh: s.keys.p256dh, auth: s.keys.auth, created_at: now }))
+    .values({ user_id: actor.userId, livemode: flag(actor.mode === 'live'), endpoint: s.endpoint, p256dh: s.keys.p256dh, auth: s.keys.auth, created_at: now })
+    .onConflict((oc) => oc.columns(['endpoint', 'livemode']).doUpdateSet({ user_id: actor.userId, p256dh: s.keys.p256dh, auth: s.keys.auth, created_at: now }))
     .execute();
   return { ok: true };
 }
 
 export async function unsubscribePush(ctx: AppContext, actor: Actor, endpoint: string) {
-  await ctx.db.deleteFrom('push_subscriptions').where('endpoint', '=', endpoint).where('user_id', '=', actor.userId).execute();
+  await ctx.db.deleteFrom('push_subscriptions').where('endpoint', '=', endpoint).$call(ownedBy(actor, 'push_subscriptions')).execute();
   return { ok: true };
 }
 
@@ -66,10 +70,19 @@ async function feedUrl(ctx: AppContext, userId: number): Promise<string> {
   return `${ctx.config.publicUrl}/calendar/${signToken(ctx.secret, 'calendar', `${user.id}-${user.calendar_feed_version}`)}.ics`;
 }
 
-export const calendarFeedUrl = async (ctx: AppContext, actor: Actor) => ({ url: await feedUrl(ctx, actor.userId) });
+/** The feed carries live bookings (attendees' names and emails): a live record, so a test key gets 404 (docs/api.md). */
+function liveOnly(actor: Actor): void {
+  if (actor.mode !== 'live') throw notFound();
+}
+
+export const calendarFeedUrl = async (ctx: AppContext, actor: Actor) => {
+  liveOnly(actor);
+  return { url: await feedUrl(ctx, actor.userId) };
+};
 
 /** A new link; the old one stops working at once. */
 export async function rotateCalendarFeed(ctx: AppContext, actor: Actor) {
+  liveOnly(actor);
   await ctx.db.updateTable('users').set((eb) => ({ calendar_feed_version: eb('calendar_feed_version', '+', 1) })).where('id', '=', actor.userId).execute();
   userRowChanged(ctx, actor.userId);
   return { url: await feedUrl(ctx, actor.userId) };

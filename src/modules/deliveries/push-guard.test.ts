@@ -81,7 +81,7 @@ describe('push subscriptions and deliveries: keys and the SSRF guard', () => {
     const port = new URL(pushService.origin).port;
     const now = new Date().toISOString();
     for (const endpoint of [`https://127.0.0.1:${port}/push/literal`, `https://localhost:${port}/push/name`]) {
-      await t.ctx.db.insertInto('push_subscriptions').values({ user_id: userId, endpoint, ...browserKeys().json, created_at: now }).execute();
+      await t.ctx.db.insertInto('push_subscriptions').values({ user_id: userId, livemode: 1, endpoint, ...browserKeys().json, created_at: now }).execute();
     }
     pushService.requests.length = 0;
     const created = await t.app.inject({ method: 'POST', url: '/v1/tickets', headers: key, payload: { title: 'Guarded' } });
@@ -89,7 +89,7 @@ describe('push subscriptions and deliveries: keys and the SSRF guard', () => {
     await processDue(t.ctx, createSenders(t.ctx, new https.Agent({ ca: tls.cert })));
     const [push] = (await listDeliveries(t.app, key)).filter((d) => d.kind === 'push');
     assert.equal(push?.status, 'failed', 'refused addresses are not retried');
-    assert.equal(push?.last_error, 'refused: the endpoint is a private, loopback or link-local address');
+    assert.equal(push?.last_error, 'refused: not a public address');
     assert.equal(pushService.requests.length, 0, 'the private service was never contacted');
   });
 

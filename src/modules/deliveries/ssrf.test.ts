@@ -143,7 +143,8 @@ describe('SSRF guard on (no MUSTER_ALLOW_PRIVATE_WEBHOOKS): webhooks never reach
       assert.equal(d.next_attempt_at, null, why);
       assert.equal(d.attempt_log.length, 1, why);
       assert.equal(d.attempt_log[0]?.outcome, 'failed');
-      assert.match(d.last_error ?? '', /^refused: .+ is a private, loopback or link-local address$/, why);
+      // Never the address a name resolved to (issue #31, F11): the owner of the URL learns nothing of the network.
+      assert.equal(d.last_error, 'refused: not a public address', why);
     }
     t.clock.advance(3 * 24 * 3_600_000);
     assert.equal(await processDue(t.ctx, senders), 0, 'nothing is retried');

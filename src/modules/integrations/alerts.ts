@@ -11,7 +11,9 @@ import type { Trigger } from './lifecycle.js';
 // `title`, `state`, `message`, `orgId` and per alert `silenceURL`, `dashboardURL`, `panelURL`,
 // `values` (grafana.com docs, "Configure the webhook notifier for Alerting"). Fields a tool adds in
 // later versions are accepted and ignored.
-const Labels = Type.Record(Type.String(), Type.String());
+// Label sets are small (Prometheus' own series rarely pass 30 labels): 500 keeps any real alert and
+// bounds what one invalid alert can cost (issue #31, F2).
+const Labels = Type.Record(Type.String(), Type.String(), { maxProperties: 500 });
 const Url = Type.Optional(Type.String({ maxLength: 4096 }));
 
 export const AlertItem = Type.Object({
@@ -25,7 +27,7 @@ export const AlertItem = Type.Object({
   silenceURL: Url,
   dashboardURL: Url,
   panelURL: Url,
-  values: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Number()), Type.Null()])),
+  values: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Number(), { maxProperties: 500 }), Type.Null()])),
 });
 export type AlertItem = Static<typeof AlertItem>;
 

@@ -38,11 +38,12 @@ export async function exportRows(db: Kysely<DB>, userId: number, email: string, 
       .where('livemode', '=', livemode)
       .orderBy('id')
       .execute(),
-    db.selectFrom('push_subscriptions').select(['endpoint', 'created_at']).where('user_id', '=', userId).orderBy('id').execute(),
+    db.selectFrom('push_subscriptions').select(['endpoint', 'created_at']).where('user_id', '=', userId).where('livemode', '=', livemode).orderBy('id').execute(),
     db
       .selectFrom('calendar_connections')
       .select(['id', 'kind', 'name', 'url', 'username', 'status', 'last_synced_at', 'created_at'])
       .where('user_id', '=', userId)
+      .where('livemode', '=', livemode)
       .orderBy('id')
       .execute(),
     db

@@ -42,8 +42,9 @@ export async function busyBookings(db: Kysely<DB>, hostIds: number[], livemode: 
     .where('start_time', '>=', earliest(bookings.from))
     .where('end_time', '>', bookings.from);
   if (excludeId) q = q.where('id', '!=', excludeId);
-  // A host's calendar is busy in both modes: a test-mode booking must not land on a real meeting either.
-  const external = db
+  // A live calendar is busy in both modes: a test-mode booking must not land on a real meeting
+  // either. A calendar a test key connected counts in test mode only: it never blocks live bookings.
+  let external = db
     .selectFrom('calendar_busy')
     .select([
       sql<string>`'calendar'`.as('id'),
@@ -58,6 +59,7 @@ export async function busyBookings(db: Kysely<DB>, hostIds: number[], livemode: 
     .where('start_time', '<', calendar.to)
     .where('start_time', '>=', earliest(calendar.from))
     .where('end_time', '>', calendar.from);
+  if (livemode === 1) external = external.where('livemode', '=', 1);
   return q.unionAll(external).execute();
 }
 

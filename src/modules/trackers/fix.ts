@@ -1,3 +1,4 @@
+import { storableTime } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 
 /** One position as a tracker app reported it, already in Muster's units. */
@@ -83,6 +84,8 @@ export function timestamp(value: string | number | undefined, field = 'timestamp
     ms = s.includes('T') ? Date.parse(s) : NaN;
   }
   if (!Number.isFinite(ms)) throw badRequest(field, 'must be epoch seconds or milliseconds, or an ISO 8601 time');
+  // Beyond what a date (or the stored time text) can hold: a 400, never a 500 later (issue #31, F5).
+  if (!storableTime(ms)) throw badRequest(field, 'is out of range (years 0000 to 9999)');
   return new Date(ms);
 }
 

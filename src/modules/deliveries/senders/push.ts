@@ -1,8 +1,10 @@
 import webpush from 'web-push';
 import type https from 'node:https';
 import type { AppContext } from '../../../context.js';
+import { ownedBy } from '../../../db/scope.js';
 import { getOrCreateSetting } from '../../../db/settings.js';
 import { postGuarded } from '../http-post.js';
+import { reachReason } from '../reach.js';
 import type { OutboxRow } from '../outbox.repository.js';
 import { BlockedAddressError } from '../ssrf.js';
 import { DeliveryError, type Sender } from './types.js';
@@ -19,18 +21,6 @@ export async function vapidKeys(ctx: AppContext): Promise<VapidKeys> {
 }
 
 /**
- * The delivery log's words for a push that got no answer. A socket error's own text
- * (`connect ECONNREFUSED 10.0.0.5:8443`, a timeout) would tell whoever registered the endpoint
- * which ports answer on that host: a port-scan oracle (issue 14, item 4). A refused private
- * address is said as such; the cause goes to the server log only.
- */
-function unreachable(ctx: AppContext, err: unknown): string {
-  if (err instanceof BlockedAddressError) return 'refused: the endpoint is a private, loopback or link-local address';
-  ctx.log.info({ err }, 'push service unreachable');
-  return 'the push service could not be reached';
-}
-
-/**
  * Web Push to every browser the user registered: encrypted (aes128gcm) and signed with the VAPID
  * keys, high urgency and a short TTL (an alert an hour late is noise). A 404 or 410 from the
  * push service means the subscription is gone: it is deleted. The request goes out like a
@@ -40,7 +30,9 @@ function unreachable(ctx: AppContext, err: unknown): string {
 export function pushSender(ctx: AppContext, agent?: https.Agent): Sender {
   return async (row: OutboxRow) => {
     const userId = Number(row.recipient.replace(/^user:/, ''));
-    const subs = await ctx.db.selectFrom('push_subscriptions').selectAll().where('user_id', '=', userId).execute();
+    // The browsers registered in the delivery's mode only: a test key's subscription never gets a live alert.
+    const owner = { userId, mode: row.livemode === 1 ? ('live' as const) : ('test' as const) };
+    const subs = await ctx.db.selectFrom('push_subscriptions').selectAll().$call(ownedBy(owner, 'push_subscriptions')).execute();
     if (subs.length === 0) return { outcome: 'skipped', note: 'no push subscription' };
     const keys = await vapidKeys(ctx);
     let delivered = 0;
@@ -65,7 +57,8 @@ export function pushSender(ctx: AppContext, agent?: https.Agent): Sender {
         const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
         status = (await postGuarded(req.endpoint, req.body ?? '', headers, { timeoutMs: ctx.config.webhookTimeoutMs, allowPrivate: ctx.config.allowPrivateWebhooks, ...(agent ? { agent } : {}) })).status;
       } catch (err) {
-        lastError = unreachable(ctx, err);
+        // Never the socket's own error (`connect ECONNREFUSED 10.0.0.5:8443`): a port-scan oracle (reach.ts).
+        lastError = reachReason(ctx.log, err, 'the push service');
         if (!(err instanceof BlockedAddressError)) permanent = false;
         continue;
       }

@@ -4,6 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { iso } from '../../../lib/clock.js';
 import { postGuarded } from '../http-post.js';
 import type { OutboxRow } from '../outbox.repository.js';
+import { reachReason } from '../reach.js';
 import { BlockedAddressError } from '../ssrf.js';
 import { DeliveryError, type Sender } from './types.js';
 
@@ -46,8 +47,8 @@ export function webhookSender(ctx: AppContext): Sender {
         { timeoutMs: ctx.config.webhookTimeoutMs, allowPrivate: ctx.config.allowPrivateWebhooks },
       );
     } catch (err) {
-      if (err instanceof BlockedAddressError) throw new DeliveryError(err.message, null, true);
-      throw new DeliveryError(err instanceof Error ? err.message : String(err));
+      // Never the resolved address or the socket's own error in the log its owner reads (reach.ts).
+      throw new DeliveryError(reachReason(ctx.log, err, 'the webhook receiver'), null, err instanceof BlockedAddressError);
     }
     if (res.status >= 200 && res.status < 300) return { outcome: 'sent', statusCode: res.status };
     if (res.status === 410) {
