@@ -72,12 +72,20 @@ console.log(`running ${files.length} test files on ${env.TEST_DATABASE_URL ? 'Po
 // also writes its totals through scripts/count-reporter.mjs, so the two runs end in one summary.
 fs.mkdirSync(BUILD, { recursive: true });
 const REPORTER = path.resolve('scripts/count-reporter.mjs');
+const TIMES_REPORTER = path.resolve('scripts/file-times-reporter.mjs');
 const runs = [];
+const timeFiles = [];
 const run = (args, list) => {
   if (list.length === 0) return 0;
   const totals = path.join(BUILD, `totals-${runs.length}.json`);
+  const times = path.join(BUILD, `times-${runs.length}.json`);
   runs.push(totals);
-  const reporters = ['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout', '--test-reporter', REPORTER, '--test-reporter-destination', totals];
+  timeFiles.push(times);
+  const reporters = [
+    ...['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout'],
+    ...['--test-reporter', REPORTER, '--test-reporter-destination', totals],
+    ...['--test-reporter', TIMES_REPORTER, '--test-reporter-destination', times],
+  ];
   return spawnSync(process.execPath, [...args, '--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, ...reporters, ...list], { stdio: 'inherit', env }).status ?? 1;
 };
 let status = Math.max(
@@ -107,6 +115,18 @@ if (env.TEST_DATABASE_URL) {
   const { rows } = await client.query('select schema_name from information_schema.schemata where schema_name ~ $1', [`^[a-z]+_${env.TEST_RUN_ID}_`]);
   for (const { schema_name } of rows) await client.query(`drop schema if exists "${schema_name}" cascade`);
   await client.end();
+}
+/** The slowest files of the run (seconds from a file's first test event to its last), above the summary. */
+const spans = timeFiles.flatMap((f) => {
+  const text = fs.existsSync(f) ? fs.readFileSync(f, 'utf8').trim() : '';
+  return Object.entries(text ? JSON.parse(text) : {});
+});
+if (spans.length > 1) {
+  const total = spans.reduce((sum, [, ms]) => sum + ms, 0);
+  console.log(`\nslowest test files (of ${spans.length}, ${Math.round(total / 1000)} s in all; ${process.env.TEST_CONCURRENCY ?? 2} at a time):`);
+  for (const [file, ms] of spans.sort((a, b) => b[1] - a[1]).slice(0, 12)) {
+    console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`);
+  }
 }
 fs.rmSync(BUILD, { recursive: true, force: true });
 console.log(summaryLine());
