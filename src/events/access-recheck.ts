@@ -36,9 +36,21 @@ export interface RecheckHooks<S> {
 }
 
 /**
+ * The slice a stream opened now joins, of `slices` checked one a second from index `tick` on (the
+ * `seq`-th stream to open): one of the far half, so its first check comes between half a period
+ * and a period after it opened (its credential was checked as it opened) and never in the first
+ * seconds, while streams opening together are still spread over half the slices.
+ */
+export function slotFor(tick: number, slices: number, seq: number): number {
+  const half = Math.ceil(slices / 2);
+  return (tick + (slices - half) + (seq % half)) % slices;
+}
+
+/**
  * Checks open streams' access again (issue #31 F4), in batches, yielding the event loop between them:
  * every stream once per `periodMs`, spread out (streams are dealt into one slice per second of the
- * period as they open, and each second one slice is checked, unless the previous check still runs),
+ * period as they open, see slotFor, and each second one slice is checked, unless the previous check
+ * still runs),
  * and all of them on demand (`checkAll`, after a gap in the notices). A check that fails leaves the
  * streams as they are and is reported to `onError`; the next one tries again.
  */
@@ -68,7 +80,7 @@ export class AccessRechecker<S extends Rechecked> {
 
   add(s: S): void {
     if (!s.access || this.slices.length === 0) return;
-    s.slot = this.next++ % this.slices.length;
+    s.slot = slotFor(this.tick, this.slices.length, this.next++);
     this.slices[s.slot]!.add(s);
   }
 

@@ -3,7 +3,7 @@ import { afterEach, describe, mock, test } from 'node:test';
 import type { AccessNotice } from './access.js';
 import { noticeCovers, parseNotice } from './access.js';
 import { createLocalBus, type EventBus } from './bus.js';
-import type { AccessCheck, CheckedStream } from './access-recheck.js';
+import { slotFor, type AccessCheck, type CheckedStream } from './access-recheck.js';
 import { Hub, RESYNC, frame, type Audience, type HubOptions, type Sink, type StreamAccess } from './hub.js';
 
 // Streams end with the access that opened them: notices on the bus close the streams they cover.
@@ -167,9 +167,9 @@ describe('Hub: checking open streams’ access again', () => {
   const settle = () => new Promise((resolve) => setImmediate(resolve));
   const publish = (id: number) => bus.publish({ id, channel: 'incidents', orgId: A, mode: 'live', type: 'incident.created', payload: { id } });
 
-  test('each period checks every stream once, a slice per second, and closes those whose access ended', async () => {
+  test('each period checks every stream once, a slice per second, none in its first half period, and closes those whose access ended', async () => {
     mock.timers.enable({ apis: ['setInterval'] });
-    makeHub({ recheckMs: 3_000 });
+    makeHub({ recheckMs: 6_000 });
     const calls: CheckedStream[][] = [];
     hub.checkAccessWith(refusing([4], calls));
     const sinks = Array.from({ length: 9 }, (_, i) => {
@@ -178,17 +178,34 @@ describe('Hub: checking open streams’ access again', () => {
       return sink;
     });
     hub.subscribe(audience([A]), new FakeSink()); // opened without access: nothing to check
-    for (let second = 0; second < 3; second++) {
-      mock.timers.tick(1_000);
-      await settle();
-    }
-    assert.deepEqual(calls.map((c) => c.length), [3, 3, 3], 'spread: a third of the streams each second');
+    const seconds = async (n: number) => {
+      for (let second = 0; second < n; second++) {
+        mock.timers.tick(1_000);
+        await settle();
+      }
+    };
+    await seconds(3);
+    assert.equal(calls.length, 0, 'just opened (and checked as they opened): not in the first half of the period');
+    await seconds(3);
+    assert.deepEqual(calls.map((c) => c.length), [3, 3, 3], 'spread: a third of the streams each second of the second half');
     assert.deepEqual(calls.flat().map((c) => c.access.keyId).sort((a, b) => a! - b!), [1, 2, 3, 4, 5, 6, 7, 8, 9], 'each once per period');
     assert.deepEqual(sinks.map((s) => s.destroyed), sinks.map((_, i) => i === 3), 'only the revoked key’s stream closed');
     assert.equal(hub.stats().revoked, 1);
-    mock.timers.tick(1_000);
-    await settle();
-    assert.equal(calls.length, 4, 'and round again');
+    await seconds(4);
+    assert.equal(calls.length, 4, 'and round again, a period after the first check');
+  });
+
+  test('a stream opened at any second is first checked between half a period and a period later', () => {
+    for (const slices of [1, 2, 3, 30, 3600]) {
+      for (let tick = 0; tick < 2 * slices + 3; tick++) {
+        for (let seq = 0; seq < 2 * slices + 3; seq++) {
+          const slot = slotFor(tick, slices, seq);
+          assert.ok(slot >= 0 && slot < slices);
+          const wait = ((slot - (tick % slices) + slices) % slices) + 1; // the slice at `tick` is checked at the next second
+          assert.ok(wait >= slices / 2 && wait <= slices, `slices ${slices}, tick ${tick}, seq ${seq}: checked after ${wait} s`);
+        }
+      }
+    }
   });
 
   test('after a gap in the notices every stream is held until its check: a revoked one gets nothing, the others get what they missed', async () => {
