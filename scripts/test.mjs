@@ -116,7 +116,7 @@ if (env.TEST_DATABASE_URL) {
   for (const { schema_name } of rows) await client.query(`drop schema if exists "${schema_name}" cascade`);
   await client.end();
 }
-/** The slowest files of the run (seconds from a file's first test event to its last), above the summary. */
+/** The slowest files of the run (their top-level tests' durations added up), above the summary. */
 const spans = timeFiles.flatMap((f) => {
   const text = fs.existsSync(f) ? fs.readFileSync(f, 'utf8').trim() : '';
   return Object.entries(text ? JSON.parse(text) : {});
