@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { buildTestApp, type TestApp } from './helpers.js';
+import { buildTestApp, type TestApp, type Headers } from './helpers.js';
 import { createKey, setPlan, signUp, type TestUser } from './factories.js';
 import { connectSse, eventOf, listen, until, within, type SseClient } from './sse-client.js';
 
@@ -13,8 +13,6 @@ interface IncidentView {
   status: string;
   priority: string;
 }
-
-type Headers = Record<string, string>;
 
 async function createIncident(t: TestApp, headers: Headers, payload: Record<string, unknown>, url = '/v1/incidents'): Promise<IncidentView> {
   const res = await t.app.inject({ method: 'POST', url, headers, payload });

@@ -1,10 +1,9 @@
 // Shared set-up of the integration tests: an org owner, a member, and helpers to call as them.
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import type { TestApp } from './helpers.js';
+import type { TestApp, Headers } from './helpers.js';
 import { createKey, signUp, type TestUser } from './factories.js';
 
-export type Headers = Record<string, string>;
 export interface CreatedIntegration {
   id: number;
   key: string;

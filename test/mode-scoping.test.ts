@@ -7,8 +7,8 @@ import https from 'node:https';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { vcalendar, vevent } from './calendar-fixtures.js';
 import { createKey, signUp, type TestUser } from './factories.js';
-import { body, buildTestApp, type TestApp } from './helpers.js';
-import { browserKeys, createEventType, selfSignedCert, startReceiver, type Headers, type Receiver } from './peers.js';
+import { body, buildTestApp, type TestApp, type Headers } from './helpers.js';
+import { browserKeys, createEventType, selfSignedCert, startReceiver, type Receiver } from './peers.js';
 import { createSenders, processDue } from '../src/modules/deliveries/worker.js';
 
 interface Cal {

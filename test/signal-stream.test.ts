@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { buildTestApp, type TestApp } from './helpers.js';
+import { buildTestApp, type TestApp, type Headers } from './helpers.js';
 import { createKey, setPlan, signUp, type TestUser } from './factories.js';
 import { connectSse, eventOf, listen, type SseClient, type SseFrame } from './sse-client.js';
 
-type Headers = Record<string, string>;
 type Payload = Record<string, unknown>;
 
 interface SignalView {

@@ -2,15 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { iso } from '../src/lib/clock.js';
 import { insertMembership } from '../src/modules/orgs/orgs.repository.js';
-import { buildTestApp, injector, type TestApp } from './helpers.js';
+import { buildTestApp, injector, type TestApp, type Headers } from './helpers.js';
 import { createKey, login, setPlan, signUp, type TestUser } from './factories.js';
 import { connectSse, eventOf, listen, type SseClient, within } from './sse-client.js';
 
 // Issue #14 item 1: a live stream ends when the access that opened it ends (key revoked, logout,
 // session deleted or expired, membership removed or its role changed, org deleted), within a
 // second, and the same credential cannot open it again.
-
-type Headers = Record<string, string>;
 
 describe('live streams end with the access that opened them', () => {
   let t: TestApp;

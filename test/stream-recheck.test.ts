@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import { iso } from '../src/lib/clock.js';
 import { sha256 } from '../src/lib/crypto.js';
 import { insertMembership } from '../src/modules/orgs/orgs.repository.js';
-import { buildTestApp, injector, type TestApp } from './helpers.js';
+import { buildTestApp, injector, type TestApp, type Headers } from './helpers.js';
 import { createKey, setPlan, signUp, type TestUser } from './factories.js';
 import { listen, openAccepted, type SseClient, within } from './sse-client.js';
 
@@ -11,7 +11,6 @@ import { listen, openAccepted, type SseClient, within } from './sse-client.js';
 // (STREAM_RECHECK_MS), so access ended without any notice at all still closes its streams. Here the
 // changes are made straight in the database, where no notice is ever published.
 
-type Headers = Record<string, string>;
 const RECHECK_MS = 100;
 
 describe('open streams are checked again on a period: access ended without a notice still ends them', () => {

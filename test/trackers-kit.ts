@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import type { TestApp } from './helpers.js';
+import type { TestApp, Headers } from './helpers.js';
 import { setPlan, signUp, type TestUser } from './factories.js';
 
 // Shared by the tracker protocol tests (src/modules/trackers): devices, beacons, shared orgs.
-
-export type Headers = Record<string, string>;
 
 export interface CreatedDevice {
   id: number;

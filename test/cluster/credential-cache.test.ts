@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { dropTestSchema, testSchemaName } from '../helpers.js';
-import { call, newUser, ok, startInstance, until, type ClusterUser, type Headers, type Instance } from './instances.js';
+import { dropTestSchema, testSchemaName, type Headers } from '../helpers.js';
+import { call, newUser, ok, startInstance, until, type ClusterUser, type Instance } from './instances.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 
 // Issue #19: each instance holds keys, sessions and memberships in memory. Access that ends (or a

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './redis-server.js';
 import { entryArgs } from '../entry.js';
+import type { Headers } from '../helpers.js';
 
 // Real server processes (`src/server.ts` through tsx, as `npm run dev` runs it) sharing one
 // database and one Redis, plus a small JSON client for them.
@@ -55,8 +56,6 @@ export async function startInstance(name: string, env: Record<string, string>): 
   await instance.stop();
   throw new Error(`instance ${name} did not become ready:\n${output}`);
 }
-
-export type Headers = Record<string, string>;
 
 export interface Answer<T = Record<string, unknown>> {
   status: number;

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import { body, buildTestApp, type TestApp } from '../helpers.js';
+import { body, buildTestApp, type TestApp, type Headers } from '../helpers.js';
 import { createKey, login, signUp, type TestUser } from '../factories.js';
 
 // A dispatch team for the dispatch tests: an org owned by Olga with an admin, two responders
 // (members) and a stranger in another org. Everyone acts by session cookie; `testKey` is Olga's
 // test-mode key.
 
-export type Headers = Record<string, string>;
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 export interface IncidentView {

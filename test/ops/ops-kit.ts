@@ -4,10 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import type { FastifyInstance } from 'fastify';
-import type { TestApp } from '../helpers.js';
+import type { TestApp, Headers } from '../helpers.js';
 import { multipart } from '../security-suites/world.js';
-
-export type Headers = Record<string, string>;
 
 /** Uploads a small PNG as the caller; answers its image_url. */
 export async function upload(app: FastifyInstance, headers: Headers): Promise<string> {

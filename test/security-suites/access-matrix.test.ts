@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { buildTestApp, type TestApp } from '../helpers.js';
+import { buildTestApp, type TestApp, type Headers } from '../helpers.js';
 import { register, uniqueEmail } from '../factories.js';
 import { browserKeys } from '../peers.js';
-import { buildWorld, eventTypeBody, multipart, login, type Headers, type World } from './world.js';
+import { buildWorld, eventTypeBody, multipart, login, type World } from './world.js';
 
 type Role = 'owner' | 'admin' | 'member' | 'outsider' | 'otherMode' | 'anonymous';
 interface Actor {

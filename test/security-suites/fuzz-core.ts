@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc, { type Arbitrary } from 'fast-check';
-import { buildTestApp, type TestApp } from '../helpers.js';
+import { buildTestApp, type TestApp, type Headers } from '../helpers.js';
 import { register } from '../factories.js';
-import { buildWorld, eventTypeBody, multipart, type Headers, type World } from './world.js';
+import { buildWorld, eventTypeBody, multipart, type World } from './world.js';
 import { junk, mixed, type Hints, type Schema } from './schema-arbitrary.js';
 
 export const SEED = Number(process.env.FUZZ_SEED ?? 20261122);

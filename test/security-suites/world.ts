@@ -7,11 +7,9 @@ import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
 import { createKey, login, register, setPlan, signUp, uniqueEmail, type TestUser } from '../factories.js';
-import type { TestApp } from '../helpers.js';
+import type { TestApp, Headers } from '../helpers.js';
 import { signToken } from '../../src/lib/signing.js';
 import { browserKeys } from '../peers.js';
-
-export type Headers = Record<string, string>;
 
 /** Markers: org-scoped texts of A (team names, invites, member names), A's live records, B's records, A's test-mode records. */
 export interface Markers {

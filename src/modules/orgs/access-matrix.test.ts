@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { body, buildTestApp, type TestApp, type Headers, type Method } from '../../../test/helpers.js';
 import { createKey, register, setPlan, signUp, uniqueEmail, type TestUser } from '../../../test/factories.js';
 
 type Actor = 'owner' | 'admin' | 'member' | 'outsider' | 'anonymous';
@@ -14,8 +14,6 @@ const AUTHENTICATED: readonly Actor[] = ['owner', 'admin', 'member', 'outsider']
 /** The actors who belong to the org. */
 const ORG_MEMBERS: readonly Actor[] = ['owner', 'admin', 'member'];
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-type Headers = Record<string, string>;
 
 const UNAUTHORIZED = { error: 'Unauthorized', code: 'unauthorized' };
 const FORBIDDEN = { error: 'Forbidden', code: 'forbidden' };

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { buildTestApp, testDialect, type TestApp } from '../../../test/helpers.js';
+import { buildTestApp, testDialect, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createKey, signUp, type TestUser } from '../../../test/factories.js';
 import { startRedisServer, type RedisServer } from '../../../test/cluster/redis-server.js';
 import { connectSse, listen, type SseClient } from '../../../test/sse-client.js';
-import { beacons, createDevice, pathOf, sharedOrg, type Headers } from '../../../test/trackers-kit.js';
+import { beacons, createDevice, pathOf, sharedOrg } from '../../../test/trackers-kit.js';
 
 // Issue #31 F12: a member removed from an org stayed on its map (GET /v1/signals/beacons) and its
 // device list (an `active` device in GET /v1/devices) until the 5-minute silence timeout, though
