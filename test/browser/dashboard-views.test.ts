@@ -3,13 +3,12 @@
 // look at), and the live signals map: a beacon that starts appears as a marker and a device row
 // (the field terminal's test relies on that row), and disappears when it stops.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser, BrowserContext } from 'playwright-core';
-import { call, DESKTOP, launchBrowser, noHorizontalOverflow, PHONE, screenshot, signedInContext, signUp, startServer, watchErrors, type ApiUser, type Server } from './harness.js';
+import { before, test } from 'node:test';
+import type { BrowserContext } from 'playwright-core';
+import { type ApiUser, browser, browserSuite, call, DESKTOP, noHorizontalOverflow, PHONE, screenshot, server, signedInContext, signUp, watchErrors } from './harness.js';
 
 
-let server: Server;
-let browser: Browser;
+browserSuite();
 let owner: ApiUser;
 let incidentId: number;
 let eventTypeId: number;
@@ -22,8 +21,6 @@ async function ok<T>(p: Promise<{ status: number; body: T }>, status = [200, 201
 }
 
 before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
   // The first user of an instance is its admin: it may give itself the enterprise plan.
   owner = await signUp(server, { name: 'Avery Admin', timezone: 'Europe/Berlin' });
   const c = owner.cookie;
@@ -70,10 +67,6 @@ before(async () => {
     );
   }
   await ok(call(server, 'POST', '/v1/api-keys', { name: 'CI pipeline', mode: 'test' }, c));
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
 });
 
 const VIEWS: { name: string; path: () => string; ready: string }[] = [

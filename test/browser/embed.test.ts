@@ -6,13 +6,11 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { DESKTOP, launchBrowser, PHONE, screenshot, startServer, watchErrors, type Server } from './harness.js';
-import { dayIn, fillForm, hostBookings, pickSlot, setUpWorld, type World } from './booking-setup.js';
+import { browser, browserSuite, DESKTOP, PHONE, screenshot, server, watchErrors } from './harness.js';
+import { dayIn, fillForm, hostBookings, pickSlot, bookingWorld, type BookingWorld } from './booking-setup.js';
 
-let server: Server;
-let browser: Browser;
-let world: World;
+browserSuite();
+let world: BookingWorld;
 let site: http.Server;
 let siteUrl: string;
 
@@ -40,9 +38,7 @@ const sitePage = (muster: string, path: string) => `<!doctype html>
 </main></body></html>`;
 
 before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  world = await setUpWorld(server);
+  world = await bookingWorld(server);
   site = http.createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').searchParams.get('path') ?? `/assign/${world.host.slug}/intro`;
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
@@ -52,8 +48,6 @@ before(async () => {
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
 });
 after(async () => {
-  await browser?.close();
-  await server?.stop();
   await new Promise((resolve) => site?.close(resolve));
 });
 

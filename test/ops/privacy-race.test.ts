@@ -11,7 +11,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, testDialect, type TestApp, type Headers } from '../helpers.js';
 import { createKey, login, signUp, uniqueEmail, type TestUser } from '../factories.js';
 import { browserKeys } from '../peers.js';
-import { sharedOrg } from './ops-kit.js';
+import { sharedOrg } from '../world.js';
 
 describe(`account deletion races (${testDialect})`, () => {
   let t: TestApp;
@@ -20,7 +20,7 @@ describe(`account deletion races (${testDialect})`, () => {
   before(async () => {
     t = await buildTestApp();
     root = await signUp(t.app, { name: 'Root' });
-    org = await sharedOrg(t.app, root, []);
+    org = await sharedOrg(t.app, { by: root, lift: root });
   });
   after(() => t.close());
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createKey, signUp } from '../../../test/factories.js';
 import { testDialect, type Headers } from '../../../test/helpers.js';
-import { dispatchWorld, signInAgain, type DispatchWorld } from '../../../test/dispatch/world.js';
+import { dispatchWorld, signInAgain, type DispatchWorld } from '../../../test/world.js';
 import { finalShifts, hoursOnCall, whoIsOnCall } from './index.js';
 
 interface LayerOut {
