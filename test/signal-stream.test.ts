@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, type TestApp, type Headers } from './helpers.js';
 import { createKey, signUp, type TestUser } from './factories.js';
-import { connectSse, eventOf, listen, type SseClient, type SseFrame } from './sse-client.js';
+import { eventOf, listen, type SseClient, type SseFrame, StreamSet } from './sse-client.js';
 import { sharedOrg } from './world.js';
 
 type Payload = Record<string, unknown>;
@@ -33,7 +33,7 @@ describe('GET /v1/signals/stream', () => {
   let t: TestApp;
   let port: number;
   let root: TestUser;
-  const clients = new Set<SseClient>();
+  const streams = new StreamSet(() => port, '/v1/signals/stream');
 
   before(async () => {
     t = await buildTestApp({ SSE_HEARTBEAT_MS: '50' });
@@ -41,17 +41,11 @@ describe('GET /v1/signals/stream', () => {
     port = await listen(t);
   });
   after(async () => {
-    await Promise.all([...clients].map((c) => c.close()));
+    await streams.closeAll();
     await t.close();
   });
 
-  async function stream(headers: Headers, path = '/v1/signals/stream'): Promise<SseClient> {
-    const client = await connectSse(port, path, headers);
-    clients.add(client);
-    assert.equal(client.status, 200);
-    await client.waitFor((f) => f.data !== undefined); // subscribed once `connected` is out
-    return client;
-  }
+  const stream = (headers: Headers, path?: string) => streams.open(headers, path);
 
   async function signal(headers: Headers, payload: Payload): Promise<SignalView> {
     const res = await t.app.inject({ method: 'POST', url: '/v1/signals', headers, payload });

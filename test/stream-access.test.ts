@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, injector, type TestApp, type Headers } from './helpers.js';
 import { createKey, login, setPlan, signUp, type TestUser } from './factories.js';
-import { connectSse, eventOf, listen, type SseClient, within } from './sse-client.js';
+import { eventOf, listen, type SseClient, within, StreamSet } from './sse-client.js';
 import { sharedOrg } from './world.js';
 
 // Issue #14 item 1: a live stream ends when the access that opened it ends (key revoked, logout,
@@ -13,7 +13,7 @@ describe('live streams end with the access that opened them', () => {
   let t: TestApp;
   let port: number;
   let root: TestUser;
-  const clients = new Set<SseClient>();
+  const streams = new StreamSet(() => port, '/v1/incidents/stream');
 
   before(async () => {
     t = await buildTestApp({ SSE_HEARTBEAT_MS: '50' });
@@ -22,17 +22,11 @@ describe('live streams end with the access that opened them', () => {
     port = await listen(t);
   });
   after(async () => {
-    await Promise.all([...clients].map((c) => c.close()));
+    await streams.closeAll();
     await t.close();
   });
 
-  async function stream(headers: Headers, path = '/v1/incidents/stream'): Promise<SseClient> {
-    const client = await connectSse(port, path, headers);
-    clients.add(client);
-    assert.equal(client.status, 200);
-    await client.waitForEvent('connected');
-    return client;
-  }
+  const stream = (headers: Headers, path?: string) => streams.open(headers, path);
   const statusOf = async (headers: Headers, path = '/v1/incidents/stream') => (await fetch(`http://127.0.0.1:${port}${path}`, { headers })).status;
   const ends = (c: SseClient, what: string) => within(c.ended, 1_000, what);
   const { ok: call } = injector(() => t.app);
@@ -155,7 +149,7 @@ describe('live streams end with the access that opened them', () => {
     } finally {
       t.ctx.events.streamSlots = slots;
     }
-    assert.equal(t.ctx.events.hub.stats().subscribers, [...clients].filter((c) => c.isOpen).length, 'no stream was left subscribed for it');
+    assert.equal(t.ctx.events.hub.stats().subscribers, [...streams.clients].filter((c) => c.isOpen).length, 'no stream was left subscribed for it');
   });
 
   // Last: it moves the clock past every session's lifetime.

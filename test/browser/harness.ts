@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { GENEROUS_RATE_LIMITS, type Headers, type Method } from '../helpers.js';
-import { uniqueEmail } from '../factories.js';
+import { uniqueEmail, type TestUser } from '../factories.js';
 import type { WorldApi } from '../world.js';
 import { freePort } from '../ports.js';
 import { REPO_ROOT } from '../entry.js';
@@ -153,15 +153,8 @@ export function watchErrors(page: Page): string[] {
 
 export { uniqueEmail };
 
-export interface ApiUser {
-  id: number;
-  email: string;
-  password: string;
-  name: string;
-  slug: string;
-  /** `muster_session=...` for fetch calls made by the test itself. */
-  cookie: string;
-}
+/** A user the test made through the API; `cookie` (`muster_session=...`) is for fetch calls made by the test itself. */
+export type ApiUser = TestUser;
 
 /** JSON call from the test (not the browser) with an optional session cookie. */
 export async function call<T = unknown>(server: Server, method: string, urlPath: string, body?: unknown, cookie?: string): Promise<{ status: number; body: T }> {
