@@ -142,7 +142,7 @@ describe('mode scoping of user-owned resources (calendars, push, the private fee
     const paths = () => pushService.requests.map((r) => r.path);
     assert.ok(paths().length >= 2, `pushes: ${paths().join(' ')}`);
     assert.deepEqual([...new Set(paths())], ['/push/live-browser']);
-    // Test mode: recorded as suppressed, sent to no browser (decisions.md), the live one least of all.
+    // Test mode: recorded as suppressed, sent to no browser (docs/api.md, "Deliveries"), the live one least of all.
     pushService.requests.length = 0;
     await incident(testKey, 'test incident');
     await processDue(t.ctx, senders);

@@ -1,7 +1,7 @@
 // The access matrix of every documented operation, generated from /v1/openapi.json: each
 // operation is called as org A's owner, admin and member (each by session cookie and by live
 // key), a user of another org (B), the owner's test-mode key and anonymously, and must answer as
-// spec/decisions.md says: non-member 404, insufficient role 403, anonymous 401 unless public, a
+// docs/api.md says ("Access: 401, 403, 404"): non-member 404, insufficient role 403, anonymous 401 unless public, a
 // record of the other mode 404. Every 2xx answer to a caller outside the record's tenant or mode is
 // scanned for the markers that org A's records (or B's, or A's test-mode records) carry.
 // An operation the table below does not classify fails the test, so a new route must be added here.
@@ -57,7 +57,7 @@ const orgRoute = (owner: number, admin: number, member: number): Expect => ({ ow
 const orgRecord = (owner: number, admin: number, member: number): Expect => ({ owner, admin, member, outsider: 404, otherMode: 404, anonymous: 401 });
 /** A live record of the owner alone (keys, event types, bookings, deliveries). */
 const ownerRecord = (s: number): Expect => ({ owner: s, admin: 404, member: 404, outsider: 404, otherMode: 404, anonymous: 401 });
-/** Creating in org A: a non-member is refused with 403 (decisions.md, Signals; docs/api.md, Incidents). */
+/** Creating in org A: a non-member is refused with 403 (docs/api.md, "Access: 401, 403, 404" and "Incidents"). */
 const createInOrg = (s: number): Expect => ({ owner: s, admin: s, member: s, outsider: 403, otherMode: s, anonymous: 401 });
 
 const neutral = 'matrix call';

@@ -291,7 +291,7 @@ async function send(t: TestApp, w: Fixture, op: Operation, x: Drawn) {
 
 /**
  * Confirm and decline links are opened by browsers from an email: they answer pages, also for a bad
- * link, unless the client asks for JSON (decisions.md, Bookings).
+ * link, unless the client asks for JSON (docs/api.md, "Bookings").
  */
 const PAGE_ROUTES = /^(GET|POST) \/v1\/bookings\/\{token\}\/(confirm|decline)$/;
 
