@@ -3,16 +3,16 @@
 // times shown in the visitor's zone; a slot taken meanwhile, field errors, the pending confirmation,
 // an unknown page; screenshots of each step at phone and desktop widths.
 import assert from 'node:assert/strict';
-import { before, test } from 'node:test';
+import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { browser, browserSuite, DESKTOP, PHONE, screenshot, server, watchErrors } from './harness.js';
-import { call } from './harness.js';
+import { browser, browserSuite, call, DESKTOP, PHONE, screenshot, server, watchErrors } from './harness.js';
 import { dayIn, fillForm, hostBookings, pickSlot, bookingWorld, timeIn, type BookingWorld } from './booking-setup.js';
 
-browserSuite();
 let world: BookingWorld;
-before(async () => {
-  world = await bookingWorld(server);
+browserSuite({
+  setUp: async () => {
+    world = await bookingWorld(server);
+  },
 });
 
 async function open(path: string, zone: string, viewport: { width: number; height: number } = PHONE): Promise<{ page: Page; errors: string[] }> {

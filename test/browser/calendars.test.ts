@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { browser, browserSuite, DESKTOP, PHONE, screenshot, server, signedInContext, signUp, watchErrors } from './harness.js';
 
-browserSuite({ MUSTER_ALLOW_PRIVATE_WEBHOOKS: 'true' });
+browserSuite({ env: { MUSTER_ALLOW_PRIVATE_WEBHOOKS: 'true' } });
 let feed: http.Server;
 let feedUrl: string;
 

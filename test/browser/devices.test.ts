@@ -4,15 +4,16 @@
 // as Traccar Client sends it) shows the device beaconing with its position, the list never shows
 // the token again, and revoking it takes it off the list and turns its URL into a 401.
 import assert from 'node:assert/strict';
-import { before, test } from 'node:test';
+import { test } from 'node:test';
 import qrcode from 'qrcode-generator';
 import { type ApiUser, browser, browserSuite, DESKTOP, noHorizontalOverflow, PHONE, screenshot, server, signedInContext, signUp, watchErrors } from './harness.js';
 
-browserSuite();
 let owner: ApiUser;
 
-before(async () => {
-  owner = await signUp(server, { name: 'Dana Dispatch' });
+browserSuite({
+  setUp: async () => {
+    owner = await signUp(server, { name: 'Dana Dispatch' });
+  },
 });
 
 for (const [kind, viewport] of [

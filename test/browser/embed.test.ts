@@ -5,11 +5,10 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import { browser, browserSuite, DESKTOP, PHONE, screenshot, server, watchErrors } from './harness.js';
 import { dayIn, fillForm, hostBookings, pickSlot, bookingWorld, type BookingWorld } from './booking-setup.js';
 
-browserSuite();
 let world: BookingWorld;
 let site: http.Server;
 let siteUrl: string;
@@ -37,15 +36,17 @@ const sitePage = (muster: string, path: string) => `<!doctype html>
 </script>
 </main></body></html>`;
 
-before(async () => {
-  world = await bookingWorld(server);
-  site = http.createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').searchParams.get('path') ?? `/assign/${world.host.slug}/intro`;
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(sitePage(server.url, path));
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+browserSuite({
+  setUp: async () => {
+    world = await bookingWorld(server);
+    site = http.createServer((req, res) => {
+      const path = new URL(req.url ?? '/', 'http://x').searchParams.get('path') ?? `/assign/${world.host.slug}/intro`;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(sitePage(server.url, path));
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  },
 });
 after(async () => {
   await new Promise((resolve) => site?.close(resolve));

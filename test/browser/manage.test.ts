@@ -2,15 +2,16 @@
 // The attendee's management page (cancel_url / reschedule_url): reschedule to another slot, then
 // cancel, each checked through the API; the host's confirm and decline pages; screenshots.
 import assert from 'node:assert/strict';
-import { before, test } from 'node:test';
+import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { browser, browserSuite, call, DESKTOP, PHONE, screenshot, server, watchErrors } from './harness.js';
 import { dayIn, pickSlot, bookingWorld, timeIn, type Booking, type BookingWorld } from './booking-setup.js';
 
-browserSuite();
 let world: BookingWorld;
-before(async () => {
-  world = await bookingWorld(server);
+browserSuite({
+  setUp: async () => {
+    world = await bookingWorld(server);
+  },
 });
 
 /** A booking made through the public API at the `index`th slot of day `days` ahead (UTC). */

@@ -5,7 +5,7 @@
 // in view on /field and stale states that clear; a photo attached to an assigned incident
 // (issue 15); the skip link and /field's heading. Every screenshot also runs axe-core (harness).
 import assert from 'node:assert/strict';
-import { before, test } from 'node:test';
+import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { type ApiUser, browser, browserSuite, call, DESKTOP, ok, PHONE, screenshot, server, signedInContext, signUp, uniqueEmail, watchErrors } from './harness.js';
@@ -16,11 +16,12 @@ const VIEWPORTS = [
   ['desktop', DESKTOP],
 ] as const;
 
-browserSuite();
 /** The first account of the instance: its admin. */
 let admin: ApiUser;
-before(async () => {
-  admin = await signUp(server, { name: 'Ada Admin' });
+browserSuite({
+  setUp: async () => {
+    admin = await signUp(server, { name: 'Ada Admin' });
+  },
 });
 
 async function waitFor<T>(f: () => T | undefined | Promise<T | undefined>, what: string): Promise<T> {

@@ -3,18 +3,19 @@
 // dashboard, adds an override by picking a time on the timeline and a person, and sees the final
 // row change; the responder's /field shows their next shift. Every page state is checked by axe-core.
 import assert from 'node:assert/strict';
-import { before, test } from 'node:test';
+import { test } from 'node:test';
 import { type ApiUser, browser, browserSuite, call, DESKTOP, noHorizontalOverflow, PHONE, screenshot, server, signedInContext, signUp, watchErrors } from './harness.js';
 
-browserSuite();
 let admin: ApiUser;
 let responder: ApiUser;
 
-before(async () => {
-  admin = await signUp(server, { name: 'Ada Admin', timezone: 'UTC' });
-  responder = await signUp(server, { name: 'Rory Responder', timezone: 'UTC' });
-  const added = await call(server, 'POST', `/v1/orgs/${admin.slug}/members`, { email: responder.email, role: 'member' }, admin.cookie);
-  assert.equal(added.status, 201, JSON.stringify(added.body));
+browserSuite({
+  setUp: async () => {
+    admin = await signUp(server, { name: 'Ada Admin', timezone: 'UTC' });
+    responder = await signUp(server, { name: 'Rory Responder', timezone: 'UTC' });
+    const added = await call(server, 'POST', `/v1/orgs/${admin.slug}/members`, { email: responder.email, role: 'member' }, admin.cookie);
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+  },
 });
 
 const today = new Date().toISOString().slice(0, 10);

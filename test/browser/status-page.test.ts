@@ -3,13 +3,14 @@
 // status change appear without a reload; an internal reply never does; the page names the org.
 // Screenshots at both widths.
 import assert from 'node:assert/strict';
-import { before, test } from 'node:test';
+import { test } from 'node:test';
 import { type ApiUser, browser, browserSuite, call, DESKTOP, PHONE, screenshot, server, signUp, watchErrors } from './harness.js';
 
-browserSuite();
 let user: ApiUser;
-before(async () => {
-  user = await signUp(server, { name: 'Dana Dispatcher' });
+browserSuite({
+  setUp: async () => {
+    user = await signUp(server, { name: 'Dana Dispatcher' });
+  },
 });
 
 interface Incident {

@@ -5,7 +5,7 @@
 // and the confirmation email is German with a German date. An English browser sees English.
 // At 390 and 1280 px.
 import assert from 'node:assert/strict';
-import { before, test } from 'node:test';
+import { test } from 'node:test';
 import type { Page, Request } from 'playwright-core';
 import { type ApiUser, browser, browserSuite, call, DESKTOP, PHONE, screenshot, server, signUp, watchErrors } from './harness.js';
 
@@ -56,12 +56,13 @@ const ENGLISH = [
   'Loading',
 ];
 
-browserSuite();
 let host: ApiUser;
-before(async () => {
-  host = await signUp(server, { name: 'Hanna Gastgeberin' });
-  const et = await call(server, 'POST', '/v1/event-types', { name: 'Erstgespräch', slug: 'erst', duration_minutes: 30, max_advance_days: 60, availability: ALL_DAY, location_type: 'video' }, host.cookie);
-  assert.equal(et.status, 201, JSON.stringify(et.body));
+browserSuite({
+  setUp: async () => {
+    host = await signUp(server, { name: 'Hanna Gastgeberin' });
+    const et = await call(server, 'POST', '/v1/event-types', { name: 'Erstgespräch', slug: 'erst', duration_minutes: 30, max_advance_days: 60, availability: ALL_DAY, location_type: 'video' }, host.cookie);
+    assert.equal(et.status, 201, JSON.stringify(et.body));
+  },
 });
 
 /** Everything a person reads or hears on the page: its text, and its labels, placeholders and title. */
