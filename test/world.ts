@@ -21,7 +21,8 @@ export interface WorldApi {
   ok: <T = Payload>(headers: Headers, method: Method, url: string, payload?: object, status?: number) => Promise<T>;
 }
 
-const expected = (method: Method, status?: number) => status ?? (method === 'POST' ? 201 : 200);
+/** The status a call must answer: `status` when given, else 201 for POST and 200 for the rest. */
+export const expectedStatus = (method: string, status?: number) => status ?? (method === 'POST' ? 201 : 200);
 
 /** Injects a request into the app: `payload` as JSON, `extra` headers on top of `headers`. */
 export function inject(app: FastifyInstance, headers: Headers, method: Method, url: string, payload?: unknown, extra: Headers = {}): Promise<LightMyRequestResponse> {
@@ -32,7 +33,7 @@ export function inject(app: FastifyInstance, headers: Headers, method: Method, u
 export function appApi(app: FastifyInstance): WorldApi {
   async function ok<T>(headers: Headers, method: Method, url: string, payload?: object, status?: number): Promise<T> {
     const res = await inject(app, headers, method, url, payload);
-    assert.equal(res.statusCode, expected(method, status), `${method} ${url}: ${res.body}`);
+    assert.equal(res.statusCode, expectedStatus(method, status), `${method} ${url}: ${res.body}`);
     return body<T>(res);
   }
   return { signUp: (fields) => signUp(app, fields), ok };

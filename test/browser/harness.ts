@@ -10,7 +10,7 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { GENEROUS_RATE_LIMITS, type Headers, type Method } from '../helpers.js';
 import { uniqueEmail, type TestUser } from '../factories.js';
-import type { WorldApi } from '../world.js';
+import { expectedStatus, type WorldApi } from '../world.js';
 import { freePort } from '../ports.js';
 import { REPO_ROOT } from '../entry.js';
 
@@ -222,7 +222,7 @@ export function serverApi(server: Server): WorldApi {
     const { cookie, ...others } = headers;
     assert.deepEqual(others, {}, 'calls over HTTP carry a session cookie only');
     const res = await call<T>(server, method, url, payload, cookie);
-    assert.equal(res.status, status ?? (method === 'POST' ? 201 : 200), `${method} ${url}: ${JSON.stringify(res.body)}`);
+    assert.equal(res.status, expectedStatus(method, status), `${method} ${url}: ${JSON.stringify(res.body)}`);
     return res.body;
   }
   return { signUp: (fields) => signUp(server, fields), ok };
@@ -255,8 +255,8 @@ export function browserSuite(options: { env?: Record<string, string>; setUp?: ()
 }
 
 /** The body of a JSON call to the suite's server as `user`, asserting its status (201 for POST, else 200). */
-export async function ok<T>(method: string, path: string, body: unknown, user: ApiUser, status = method === 'POST' ? 201 : 200): Promise<T> {
+export async function ok<T>(method: string, path: string, body: unknown, user: ApiUser, status?: number): Promise<T> {
   const res = await call<T>(server, method, path, body, user.cookie);
-  assert.equal(res.status, status, `${method} ${path}: ${JSON.stringify(res.body)}`);
+  assert.equal(res.status, expectedStatus(method, status), `${method} ${path}: ${JSON.stringify(res.body)}`);
   return res.body;
 }
