@@ -2,14 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { iso } from '../src/lib/clock.js';
 import { credentialCache } from '../src/modules/auth/credential-cache.js';
-import { buildTestApp, injector, testDialect, type TestApp } from './helpers.js';
+import { buildTestApp, injector, testDialect, type TestApp, type Headers } from './helpers.js';
 import { createKey, emailedCode, login, setPlan, signUp, uniqueEmail, type TestUser } from './factories.js';
 
 // Issue #19: API keys, sessions and memberships are served from memory, and every change that
 // ends or alters access takes effect on the very next request of this instance (the other
 // instance: test/cluster/credential-cache.test.ts). Queries are counted through onQuery.
 
-type Headers = Record<string, string>;
 const TTL_MS = 5_000;
 /** Small, so that the bound on unknown keys (a tenth) is met by a few requests. */
 const SIZE = 100;

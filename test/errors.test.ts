@@ -5,7 +5,7 @@ import pino from 'pino';
 import { body, buildTestApp, type TestApp } from './helpers.js';
 import { signUp } from './factories.js';
 
-// The error contract of spec/decisions.md, one body per status.
+// The error contract of docs/api.md ("Errors"), one body per status.
 describe('error contract', () => {
   let t: TestApp;
   const lines: string[] = [];

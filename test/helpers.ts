@@ -102,7 +102,10 @@ export function body<T = Record<string, unknown>>(res: LightMyRequestResponse): 
 }
 
 type Payload = Record<string, unknown>;
-type Headers = Record<string, string>;
+/** Request headers as tests send them. */
+export type Headers = Record<string, string>;
+/** The methods tests call the API with. */
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /**
  * Requests injected into the app `app()` returns (a getter: test files build theirs in before()):

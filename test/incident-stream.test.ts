@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { buildTestApp, type TestApp } from './helpers.js';
+import { buildTestApp, type TestApp, type Headers } from './helpers.js';
 import { createKey, setPlan, signUp, type TestUser } from './factories.js';
-import { connectSse, eventOf, listen, until, within, type SseClient } from './sse-client.js';
+import { connectSse, eventOf, listen, until, within, type SseClient, StreamSet } from './sse-client.js';
 
 interface IncidentView {
   Id: number;
@@ -13,8 +13,6 @@ interface IncidentView {
   status: string;
   priority: string;
 }
-
-type Headers = Record<string, string>;
 
 async function createIncident(t: TestApp, headers: Headers, payload: Record<string, unknown>, url = '/v1/incidents'): Promise<IncidentView> {
   const res = await t.app.inject({ method: 'POST', url, headers, payload });
@@ -28,7 +26,7 @@ describe('GET /v1/incidents/stream', () => {
   let t: TestApp;
   let port: number;
   let root: TestUser;
-  const clients = new Set<SseClient>();
+  const streams = new StreamSet(() => port, '/v1/incidents/stream');
 
   before(async () => {
     t = await buildTestApp({ SSE_HEARTBEAT_MS: '50' });
@@ -36,16 +34,11 @@ describe('GET /v1/incidents/stream', () => {
     port = await listen(t);
   });
   after(async () => {
-    await Promise.all([...clients].map((c) => c.close()));
+    await streams.closeAll();
     await t.close();
   });
 
-  async function stream(headers: Headers, path = '/v1/incidents/stream'): Promise<SseClient> {
-    const client = await connectSse(port, path, headers);
-    clients.add(client);
-    assert.equal(client.status, 200);
-    return client;
-  }
+  const stream = (headers: Headers, path?: string) => streams.accepted(headers, path);
 
   test('answers an event stream whose first event names the caller’s orgs, sorted, without an id', async () => {
     // The user's personal org is made after the shared one, so sorting is visible.

@@ -7,8 +7,8 @@ import https from 'node:https';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { vcalendar, vevent } from './calendar-fixtures.js';
 import { createKey, signUp, type TestUser } from './factories.js';
-import { body, buildTestApp, type TestApp } from './helpers.js';
-import { browserKeys, createEventType, selfSignedCert, startReceiver, type Headers, type Receiver } from './peers.js';
+import { body, buildTestApp, type TestApp, type Headers } from './helpers.js';
+import { browserKeys, createEventType, selfSignedCert, startReceiver, type Receiver } from './peers.js';
 import { createSenders, processDue } from '../src/modules/deliveries/worker.js';
 
 interface Cal {
@@ -142,7 +142,7 @@ describe('mode scoping of user-owned resources (calendars, push, the private fee
     const paths = () => pushService.requests.map((r) => r.path);
     assert.ok(paths().length >= 2, `pushes: ${paths().join(' ')}`);
     assert.deepEqual([...new Set(paths())], ['/push/live-browser']);
-    // Test mode: recorded as suppressed, sent to no browser (decisions.md), the live one least of all.
+    // Test mode: recorded as suppressed, sent to no browser (docs/api.md, "Deliveries"), the live one least of all.
     pushService.requests.length = 0;
     await incident(testKey, 'test incident');
     await processDue(t.ctx, senders);

@@ -14,6 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import ICAL from 'ical.js';
 import { SMTPServer } from 'smtp-server';
 import type { ManualClock } from '../src/lib/clock.js';
+import type { Headers } from './helpers.js';
 
 // ---------------------------------------------------------------------------------------------
 // HTTP(S) receivers: webhooks, the push service, Twilio, a phone hook
@@ -401,8 +402,6 @@ export function verifyVapid(authorization: string | undefined, publicKey: string
 // ---------------------------------------------------------------------------------------------
 // API helpers that write real outbox rows
 // ---------------------------------------------------------------------------------------------
-
-export type Headers = Record<string, string>;
 
 export interface EventType {
   id: number;

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { buildTestApp, type TestApp } from './helpers.js';
-import { createKey, setPlan, signUp, type TestUser } from './factories.js';
-import { connectSse, eventOf, listen, type SseClient, type SseFrame } from './sse-client.js';
+import { buildTestApp, type TestApp, type Headers } from './helpers.js';
+import { createKey, signUp, type TestUser } from './factories.js';
+import { eventOf, listen, type SseClient, type SseFrame, StreamSet } from './sse-client.js';
+import { sharedOrg } from './world.js';
 
-type Headers = Record<string, string>;
 type Payload = Record<string, unknown>;
 
 interface SignalView {
@@ -33,7 +33,7 @@ describe('GET /v1/signals/stream', () => {
   let t: TestApp;
   let port: number;
   let root: TestUser;
-  const clients = new Set<SseClient>();
+  const streams = new StreamSet(() => port, '/v1/signals/stream');
 
   before(async () => {
     t = await buildTestApp({ SSE_HEARTBEAT_MS: '50' });
@@ -41,17 +41,11 @@ describe('GET /v1/signals/stream', () => {
     port = await listen(t);
   });
   after(async () => {
-    await Promise.all([...clients].map((c) => c.close()));
+    await streams.closeAll();
     await t.close();
   });
 
-  async function stream(headers: Headers, path = '/v1/signals/stream'): Promise<SseClient> {
-    const client = await connectSse(port, path, headers);
-    clients.add(client);
-    assert.equal(client.status, 200);
-    await client.waitFor((f) => f.data !== undefined); // subscribed once `connected` is out
-    return client;
-  }
+  const stream = (headers: Headers, path?: string) => streams.open(headers, path);
 
   async function signal(headers: Headers, payload: Payload): Promise<SignalView> {
     const res = await t.app.inject({ method: 'POST', url: '/v1/signals', headers, payload });
@@ -71,17 +65,10 @@ describe('GET /v1/signals/stream', () => {
   }
 
   /** A shared org made by an agency-plan boss, with `crew` added as members. */
-  async function sharedOrg(name: string, ...crew: TestUser[]): Promise<{ boss: TestUser; id: number; slug: string }> {
+  /** An org on the agency plan made by a new boss, with `crew` added as members. */
+  async function bossOrg(name: string, ...crew: TestUser[]) {
     const boss = await signUp(t.app, { name: `${name} Boss` });
-    await setPlan(t.app, root.cookie, boss.id, 'agency');
-    const created = await t.app.inject({ method: 'POST', url: '/v1/orgs', headers: { cookie: boss.cookie }, payload: { name } });
-    assert.equal(created.statusCode, 201, created.body);
-    const org = created.json<{ id: number; slug: string }>();
-    for (const u of crew) {
-      const added = await t.app.inject({ method: 'POST', url: `/v1/orgs/${org.slug}/members`, headers: { cookie: boss.cookie }, payload: { email: u.email, role: 'member' } });
-      assert.equal(added.statusCode, 201, added.body);
-    }
-    return { boss, ...org };
+    return { boss, ...(await sharedOrg(t.app, { by: boss, lift: root, name, members: crew.map((user) => ({ user, role: 'member' as const })) })) };
   }
 
   /** [type, a short label] of every event after `connected`. */
@@ -95,7 +82,7 @@ describe('GET /v1/signals/stream', () => {
 
   test('the first event is {type: connected, org_ids} with the caller’s orgs, sorted', async () => {
     const crew = await signUp(t.app, { name: 'Crew' });
-    const shared = await sharedOrg('Connected Ops', crew);
+    const shared = await bossOrg('Connected Ops', crew);
     const orgIds = await orgIdsOf(crew);
     assert.equal(orgIds.length, 2);
     assert.ok(orgIds.includes(shared.id));
@@ -218,7 +205,7 @@ describe('GET /v1/signals/stream', () => {
   test("only members of the signal's org receive it", async () => {
     const crew = await signUp(t.app, { name: 'Crew Two' });
     const outsider = await signUp(t.app, { name: 'Outsider' });
-    const shared = await sharedOrg('Members Only', crew);
+    const shared = await bossOrg('Members Only', crew);
     const [crewOwnOrg] = (await orgIdsOf(crew)).filter((id) => id !== shared.id);
     const bossStream = await stream({ cookie: shared.boss.cookie });
     const crewStream = await stream({ cookie: crew.cookie });

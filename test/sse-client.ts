@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { TestApp } from './helpers.js';
+import type { Headers, TestApp } from './helpers.js';
 
 // Live streams need a real socket (app.inject cannot hold a response open), so stream tests listen
 // on a random local port and read the stream with this small Server-Sent Events client.
@@ -137,7 +137,7 @@ function parseFrame(raw: string): SseFrame {
 }
 
 /** Opens a stream; resolves with the client once the response headers are in. */
-export function connectSse(port: number, path: string, headers: Record<string, string> = {}): Promise<SseClient> {
+export function connectSse(port: number, path: string, headers: Headers = {}): Promise<SseClient> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, path, method: 'GET', agent: false, headers: { accept: 'text/event-stream', ...headers } });
     req.once('response', (res) => resolve(new SseClient(req, res)));
@@ -147,13 +147,49 @@ export function connectSse(port: number, path: string, headers: Record<string, s
 }
 
 /** Opens a stream that must be accepted: asserts 200, waits for its `connected` event, and keeps the client in `kept` (to close after). */
-export async function openAccepted(port: number, path: string, headers: Record<string, string>, kept: { add(c: SseClient): unknown } | SseClient[]): Promise<SseClient> {
+export async function openAccepted(port: number, path: string, headers: Headers, kept: { add(c: SseClient): unknown } | SseClient[]): Promise<SseClient> {
   const client = await connectSse(port, path, headers);
   if (Array.isArray(kept)) kept.push(client);
   else kept.add(client);
   assert.equal(client.status, 200, `${path}: ${client.status}`);
   await client.waitForEvent('connected');
   return client;
+}
+
+/**
+ * The streams a test file opens on its app's port, all closed by `closeAll()` in its after hook:
+ * `connect` only connects (for refusals and resumes), `accepted` asserts a 200, and `open` also
+ * waits for the `connected` event (the stream is subscribed once it is out).
+ */
+export class StreamSet {
+  readonly clients = new Set<SseClient>();
+
+  constructor(
+    private readonly port: () => number,
+    private readonly defaultPath: string,
+  ) {}
+
+  async connect(headers: Headers, path = this.defaultPath): Promise<SseClient> {
+    const client = await connectSse(this.port(), path, headers);
+    this.clients.add(client);
+    return client;
+  }
+
+  async accepted(headers: Headers, path = this.defaultPath): Promise<SseClient> {
+    const client = await this.connect(headers, path);
+    assert.equal(client.status, 200, `${path}: ${client.status}`);
+    return client;
+  }
+
+  async open(headers: Headers, path = this.defaultPath): Promise<SseClient> {
+    const client = await this.accepted(headers, path);
+    await client.waitForEvent('connected');
+    return client;
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.clients].map((c) => c.close()));
+  }
 }
 
 export function portOf(t: TestApp): number {

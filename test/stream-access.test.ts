@@ -1,22 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { iso } from '../src/lib/clock.js';
-import { insertMembership } from '../src/modules/orgs/orgs.repository.js';
-import { buildTestApp, injector, type TestApp } from './helpers.js';
+import { buildTestApp, injector, type TestApp, type Headers } from './helpers.js';
 import { createKey, login, setPlan, signUp, type TestUser } from './factories.js';
-import { connectSse, eventOf, listen, type SseClient, within } from './sse-client.js';
+import { eventOf, listen, type SseClient, within, StreamSet } from './sse-client.js';
+import { sharedOrg } from './world.js';
 
 // Issue #14 item 1: a live stream ends when the access that opened it ends (key revoked, logout,
 // session deleted or expired, membership removed or its role changed, org deleted), within a
 // second, and the same credential cannot open it again.
 
-type Headers = Record<string, string>;
-
 describe('live streams end with the access that opened them', () => {
   let t: TestApp;
   let port: number;
   let root: TestUser;
-  const clients = new Set<SseClient>();
+  const streams = new StreamSet(() => port, '/v1/incidents/stream');
 
   before(async () => {
     t = await buildTestApp({ SSE_HEARTBEAT_MS: '50' });
@@ -25,17 +22,11 @@ describe('live streams end with the access that opened them', () => {
     port = await listen(t);
   });
   after(async () => {
-    await Promise.all([...clients].map((c) => c.close()));
+    await streams.closeAll();
     await t.close();
   });
 
-  async function stream(headers: Headers, path = '/v1/incidents/stream'): Promise<SseClient> {
-    const client = await connectSse(port, path, headers);
-    clients.add(client);
-    assert.equal(client.status, 200);
-    await client.waitForEvent('connected');
-    return client;
-  }
+  const stream = (headers: Headers, path?: string) => streams.open(headers, path);
   const statusOf = async (headers: Headers, path = '/v1/incidents/stream') => (await fetch(`http://127.0.0.1:${port}${path}`, { headers })).status;
   const ends = (c: SseClient, what: string) => within(c.ended, 1_000, what);
   const { ok: call } = injector(() => t.app);
@@ -43,12 +34,8 @@ describe('live streams end with the access that opened them', () => {
     call<{ Id: number }>('POST', '/v1/incidents', headers, { title, ...(orgId === undefined ? {} : { org_id: orgId }) });
   const receives = (c: SseClient, created: { Id: number }) => c.waitForEvent('incident.created', (p) => p.Id === created.Id, 2_000);
 
-  /** A shared org of root's with `user` in it as `role`. */
-  async function sharedOrg(user: TestUser, role: 'member' | 'admin' = 'member') {
-    const org = await call<{ id: number; slug: string }>('POST', '/v1/orgs', { cookie: root.cookie }, { name: `Ops ${Math.random().toString(36).slice(2, 8)}` });
-    await insertMembership(t.ctx.db, { orgId: org.id, userId: user.id, role, primary: false, createdAt: iso(t.clock.now()) });
-    return org;
-  }
+  /** A shared org of root's with `user` in it as a member. */
+  const sharedOrgWith = (user: TestUser) => sharedOrg(t.app, { by: root, members: [{ user, role: 'member' }] });
 
   test('a revoked key closes its streams (both channels) within a second and cannot reopen them; other credentials stay', async () => {
     const user = await signUp(t.app);
@@ -104,7 +91,7 @@ describe('live streams end with the access that opened them', () => {
 
   test('a member removed from an org: their streams close; reopened, they no longer carry the org’s events', async () => {
     const user = await signUp(t.app);
-    const org = await sharedOrg(user);
+    const org = await sharedOrgWith(user);
     const key = await createKey(t.app, user.cookie, 'live');
     const before = await stream({ 'x-api-key': key.key });
     assert.ok((eventOf(before.frames[0]!)?.org_ids ?? []).includes(org.id));
@@ -125,7 +112,7 @@ describe('live streams end with the access that opened them', () => {
 
   test('a role change closes the member’s streams that include the org; setting the same role closes nothing', async () => {
     const user = await signUp(t.app);
-    const org = await sharedOrg(user);
+    const org = await sharedOrgWith(user);
     const first = await stream({ cookie: user.cookie });
     await call('PATCH', `/v1/orgs/${org.slug}/members/${user.id}`, { cookie: root.cookie }, { role: 'admin' });
     await ends(first, 'the stream closing on a role change');
@@ -138,7 +125,7 @@ describe('live streams end with the access that opened them', () => {
 
   test('a deleted org closes its members’ streams', async () => {
     const user = await signUp(t.app);
-    const org = await sharedOrg(user);
+    const org = await sharedOrgWith(user);
     const member = await stream({ cookie: user.cookie });
     await call('DELETE', `/v1/orgs/${org.slug}`, { cookie: root.cookie });
     await ends(member, 'the member’s stream closing with the org');
@@ -162,7 +149,7 @@ describe('live streams end with the access that opened them', () => {
     } finally {
       t.ctx.events.streamSlots = slots;
     }
-    assert.equal(t.ctx.events.hub.stats().subscribers, [...clients].filter((c) => c.isOpen).length, 'no stream was left subscribed for it');
+    assert.equal(t.ctx.events.hub.stats().subscribers, [...streams.clients].filter((c) => c.isOpen).length, 'no stream was left subscribed for it');
   });
 
   // Last: it moves the clock past every session's lifetime.

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { buildTestApp, type TestApp } from './helpers.js';
+import { buildTestApp, type Headers, type TestApp } from './helpers.js';
 import { createKey, signUp } from './factories.js';
-import { connectSse, eventOf, listen, until, type SseClient } from './sse-client.js';
+import { eventOf, listen, until, StreamSet } from './sse-client.js';
 
 // Issue #14 items 8 and 14: a per-user cap on concurrent streams (STREAM_LIMIT_PER_USER, 429 with
 // Retry-After), the SSE retry: field, and a resync event for a Last-Event-ID the replay no longer covers.
@@ -10,28 +10,19 @@ import { connectSse, eventOf, listen, until, type SseClient } from './sse-client
 describe('stream cap, retry and resync', () => {
   let t: TestApp;
   let port: number;
-  const clients = new Set<SseClient>();
+  const streams = new StreamSet(() => port, '/v1/incidents/stream');
 
   before(async () => {
     t = await buildTestApp({ SSE_HEARTBEAT_MS: '50', STREAM_LIMIT_PER_USER: '4' });
     port = await listen(t);
   });
   after(async () => {
-    await Promise.all([...clients].map((c) => c.close()));
+    await streams.closeAll();
     await t.close();
   });
 
-  async function connect(headers: Record<string, string>, path = '/v1/incidents/stream'): Promise<SseClient> {
-    const client = await connectSse(port, path, headers);
-    clients.add(client);
-    return client;
-  }
-  const open = async (headers: Record<string, string>, path?: string) => {
-    const c = await connect(headers, path);
-    assert.equal(c.status, 200);
-    await c.waitForEvent('connected');
-    return c;
-  };
+  const connect = (headers: Headers, path?: string) => streams.connect(headers, path);
+  const open = (headers: Headers, path?: string) => streams.open(headers, path);
 
   test('a user’s fifth concurrent stream (keys of both modes and sessions together, both channels) is 429 with Retry-After', async () => {
     const user = await signUp(t.app);

@@ -2,23 +2,22 @@ import { after, before, describe, test } from 'node:test';
 import { iso } from '../src/lib/clock.js';
 import { sha256 } from '../src/lib/crypto.js';
 import { insertMembership } from '../src/modules/orgs/orgs.repository.js';
-import { buildTestApp, injector, type TestApp } from './helpers.js';
+import { buildTestApp, injector, type TestApp, type Headers } from './helpers.js';
 import { createKey, setPlan, signUp, type TestUser } from './factories.js';
-import { listen, openAccepted, type SseClient, within } from './sse-client.js';
+import { listen, type SseClient, within, StreamSet } from './sse-client.js';
 
 // Issue #31 F4: access notices close streams at once, but a notice can be lost (Redis away between
 // instances). Every open stream's credential and orgs are also checked on a period
 // (STREAM_RECHECK_MS), so access ended without any notice at all still closes its streams. Here the
 // changes are made straight in the database, where no notice is ever published.
 
-type Headers = Record<string, string>;
 const RECHECK_MS = 100;
 
 describe('open streams are checked again on a period: access ended without a notice still ends them', () => {
   let t: TestApp;
   let port: number;
   let root: TestUser;
-  const clients = new Set<SseClient>();
+  const streams = new StreamSet(() => port, '/v1/incidents/stream');
 
   before(async () => {
     t = await buildTestApp({ STREAM_RECHECK_MS: String(RECHECK_MS) });
@@ -27,11 +26,11 @@ describe('open streams are checked again on a period: access ended without a not
     port = await listen(t);
   });
   after(async () => {
-    await Promise.all([...clients].map((c) => c.close()));
+    await streams.closeAll();
     await t.close();
   });
 
-  const stream = (headers: Headers, path = '/v1/incidents/stream') => openAccepted(port, path, headers, clients);
+  const stream = (headers: Headers, path?: string) => streams.open(headers, path);
   /** Several periods: the check runs every RECHECK_MS, so this bound is generous. */
   const ends = (c: SseClient, what: string) => within(c.ended, 20 * RECHECK_MS, what);
   const { ok: call } = injector(() => t.app);

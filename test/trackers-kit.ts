@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
-import type { TestApp } from './helpers.js';
-import { setPlan, signUp, type TestUser } from './factories.js';
+import type { TestApp, Headers } from './helpers.js';
 
 // Shared by the tracker protocol tests (src/modules/trackers): devices, beacons, shared orgs.
-
-export type Headers = Record<string, string>;
 
 export interface CreatedDevice {
   id: number;
@@ -52,19 +49,5 @@ export async function beaconOf(t: TestApp, headers: Headers, deviceId: string): 
 
 /** A path relative to the app: the device URLs carry PUBLIC_URL (http://muster.test) in front. */
 export const pathOf = (url: string) => url.replace(/^https?:\/\/[^/]+/, '');
-
-/** An org on the agency plan made by a new boss, with `crew` added as members. */
-export async function sharedOrg(t: TestApp, admin: TestUser, name: string, ...crew: TestUser[]) {
-  const boss = await signUp(t.app, { name: `${name} Boss` });
-  await setPlan(t.app, admin.cookie, boss.id, 'agency');
-  const created = await t.app.inject({ method: 'POST', url: '/v1/orgs', headers: { cookie: boss.cookie }, payload: { name } });
-  assert.equal(created.statusCode, 201, created.body);
-  const org = created.json<{ id: number; slug: string }>();
-  for (const u of crew) {
-    const added = await t.app.inject({ method: 'POST', url: `/v1/orgs/${org.slug}/members`, headers: { cookie: boss.cookie }, payload: { email: u.email, role: 'member' } });
-    assert.equal(added.statusCode, 201, added.body);
-  }
-  return { boss, ...org };
-}
 
 export const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { buildTestApp, injector, testDialect, type TestApp } from './helpers.js';
+import { buildTestApp, injector, testDialect, type TestApp, type Headers } from './helpers.js';
 import { createKey, emailedCode, setPlan, signUp, type TestUser } from './factories.js';
 
 // Issue #19: GET /v1/auth/me and every beacon (POST /v1/signals, tracker fixes) read the user's
@@ -8,8 +8,6 @@ import { createKey, emailedCode, setPlan, signUp, type TestUser } from './factor
 // and each change of a plan, applies on the very next request of this instance (the other
 // instance: test/cluster/credential-cache.test.ts). The TTL is a minute, so that nothing passes
 // because an entry aged out. Queries are counted through onQuery.
-
-type Headers = Record<string, string>;
 
 describe(`user rows and org access in memory (${testDialect})`, () => {
   let t: TestApp;

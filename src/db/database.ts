@@ -57,7 +57,7 @@ function openSqlite(file: string, log: KyselyConfig['log']): Database {
   // that spills to a new temp file past 64 KiB, which a creation (about 20 pages) passes: a file
   // created, written page by page and unlinked per member. MEMORY also holds temp tables and sorts
   // no index serves in memory; the incident list's queries walk indexes and stop at their limit
-  // (docs/architecture.md, "Statement journals in memory"; docs/operations.md, "SQLite settings").
+  // (docs/performance.md, "Statement journals in memory"; docs/operations.md, "SQLite settings").
   sqlite.pragma('temp_store = MEMORY');
   sqlite.pragma('foreign_keys = ON');
   // Another process holding the write lock (a migration, a second CLI) makes us wait, not fail.

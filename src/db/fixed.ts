@@ -135,7 +135,7 @@ export function insertRows<R>(db: Kysely<DB>, table: keyof DB, objects: readonly
 /**
  * What `returning id` answers for one row inserted on SQLite, without the clause: SQLite runs
  * RETURNING like a trigger, so the statement keeps a statement journal (a copy of every page it
- * changes; docs/architecture.md, "Statement journals in memory") and buffers its rows. On the
+ * changes; docs/performance.md, "Statement journals in memory") and buffers its rows. On the
  * incident insert at 300,000 rows, with the journal in memory as database.ts keeps it
  * (`npx tsx bench/returning-cost.ts --memory`, CPU): 21-25 us with `returning *`, 15-20 with
  * `returning id`, 9-11 without. The id is the insert's rowid, which better-sqlite3 answers with the

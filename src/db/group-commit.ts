@@ -36,7 +36,7 @@ const ROLLBACK_TO = CompiledQuery.raw('rollback to muster_member');
 const RELEASE = CompiledQuery.raw('release muster_member');
 
 /**
- * Grouped commits on SQLite (docs/architecture.md, "Grouped commits"). A transaction asked for is
+ * Grouped commits on SQLite (docs/performance.md, "Grouped commits"). A transaction asked for is
  * queued; at the next check phase of the event loop (setImmediate: after the I/O poll phase, so the
  * requests read in this loop turn have all queued theirs) one SQLite transaction opens (BEGIN
  * IMMEDIATE), runs the queued transactions one after another, each inside a SAVEPOINT (a failing one

@@ -4,7 +4,7 @@ import pino from 'pino';
 import { createContext, type AppContext } from '../context.js';
 import { MINUTE } from '../lib/clock.js';
 import { testDialect } from '../../test/helpers.js';
-import { dispatchWorld, type DispatchWorld } from '../../test/dispatch/world.js';
+import { dispatchWorld, type DispatchWorld } from '../../test/world.js';
 import { sweepEscalations } from './escalation-sweeper.js';
 
 describe('escalation of unacknowledged incidents', () => {

@@ -1,4 +1,4 @@
-// Every error a client can see. The error plugin turns these into the bodies of spec/decisions.md.
+// Every error a client can see. The error plugin turns these into the bodies of docs/api.md, "Errors".
 export type ErrorCode =
   | 'bad_request'
   | 'unauthorized'

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
-/** The one error body of spec/decisions.md. Every route documents it for 4xx and 5xx. */
+/** The one error body (docs/api.md, "Errors"). Every route documents it for 4xx and 5xx. */
 export const ErrorResponse = Type.Object(
   {
     error: Type.String(),

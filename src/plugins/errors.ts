@@ -78,7 +78,7 @@ export function fieldErrors(issues: AjvIssue[], part: string | undefined): { det
 /** The details alone (the Events API lists them as its `errors`). */
 export const toFieldErrors = (issues: AjvIssue[], part: string | undefined): FieldError[] => fieldErrors(issues, part).details;
 
-/** Maps every failure to the bodies of spec/decisions.md; a 5xx never shows its cause to the client. */
+/** Maps every failure to the bodies of docs/api.md, "Errors"; a 5xx never shows its cause to the client. */
 export default fp(
   (app: FastifyInstance) => {
     app.setErrorHandler((err: FastifyError, request, reply) => {

@@ -3,7 +3,8 @@
 // exist tomorrow in any zone; plus small helpers to pick a day and a slot.
 import assert from 'node:assert/strict';
 import type { FrameLocator, Page } from 'playwright-core';
-import { call, signUp, type ApiUser, type Server } from './harness.js';
+import { castWorld, cookieOf } from '../world.js';
+import { call, serverApi, type ApiUser, type Server } from './harness.js';
 
 export interface Booking {
   id: string;
@@ -19,7 +20,7 @@ export interface Booking {
   reschedule_url: string;
 }
 
-export interface World {
+export interface BookingWorld {
   admin: ApiUser;
   host: ApiUser;
   org: string;
@@ -32,25 +33,21 @@ export interface World {
 
 const ALL_DAY = { timezone: 'UTC', weekly: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((day) => ({ day, start: '00:00', end: '24:00' })) };
 
-async function ok<T>(p: Promise<{ status: number; body: T }>, want = 201): Promise<T> {
-  const r = await p;
-  assert.equal(r.status, want, JSON.stringify(r.body));
-  return r.body;
-}
-
-export async function setUpWorld(server: Server): Promise<World> {
-  const admin = await signUp(server, { name: 'Instance Admin' });
-  const host = await signUp(server, { name: 'Alice Morgan' });
-  await ok(call(server, 'PATCH', `/v1/users/${host.id}`, { plan: 'agency' }, admin.cookie), 200);
+/** The host, their event types and their org's team, made through the server's API by the world builder. */
+export async function bookingWorld(server: Server): Promise<BookingWorld> {
+  const api = serverApi(server);
+  const { people, org } = await castWorld(api, {
+    people: { admin: { name: 'Instance Admin' }, host: { name: 'Alice Morgan', plan: 'agency' } },
+    // The host makes the team, so is its active member already (issue 33).
+    org: { by: 'host', name: 'Acme Field Services', team: { name: 'Support Desk', fields: { routing: 'round_robin' } } },
+  });
+  const { admin, host } = people;
   const et = (body: object, path = '/v1/event-types') =>
-    ok(call<{ id: number }>(server, 'POST', path, { duration_minutes: 30, min_notice_hours: 0, max_advance_days: 60, availability: ALL_DAY, ...body }, host.cookie));
+    api.ok<{ id: number }>(cookieOf(host), 'POST', path, { duration_minutes: 30, min_notice_hours: 0, max_advance_days: 60, availability: ALL_DAY, ...body });
   const intro = await et({ name: 'Intro call', slug: 'intro', location_type: 'video', description: 'A 30 minute video call to see whether we are a good fit.\nBring your questions.' });
   const approval = await et({ name: 'Site visit', slug: 'visit', location_type: 'in_person', requires_confirmation: true });
-  const org = await ok(call<{ slug: string }>(server, 'POST', '/v1/orgs', { name: 'Acme Field Services' }, host.cookie));
-  const team = await ok(call<{ slug: string }>(server, 'POST', `/v1/orgs/${org.slug}/teams`, { name: 'Support Desk', routing: 'round_robin' }, host.cookie));
-  // The host made the team, so is its active member already (issue 33).
-  const support = await et({ name: 'Support session', slug: 'support', location_type: 'phone' }, `/v1/orgs/${org.slug}/teams/${team.slug}/event-types`);
-  return { admin, host, org: org.slug, team: team.slug, intro: intro.id, approval: approval.id, support: support.id };
+  const support = await et({ name: 'Support session', slug: 'support', location_type: 'phone' }, `/v1/orgs/${org!.slug}/teams/${org!.team!}/event-types`);
+  return { admin, host, org: org!.slug, team: org!.team!, intro: intro.id, approval: approval.id, support: support.id };
 }
 
 /** YYYY-MM-DD of now plus `days` in a zone. */

@@ -3,23 +3,16 @@
 // times shown in the visitor's zone; a slot taken meanwhile, field errors, the pending confirmation,
 // an unknown page; screenshots of each step at phone and desktop widths.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { DESKTOP, launchBrowser, PHONE, screenshot, startServer, watchErrors, type Server } from './harness.js';
-import { call } from './harness.js';
-import { dayIn, fillForm, hostBookings, pickSlot, setUpWorld, timeIn, type World } from './booking-setup.js';
+import { test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { browser, browserSuite, call, DESKTOP, PHONE, screenshot, server, watchErrors } from './harness.js';
+import { dayIn, fillForm, hostBookings, pickSlot, bookingWorld, timeIn, type BookingWorld } from './booking-setup.js';
 
-let server: Server;
-let browser: Browser;
-let world: World;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  world = await setUpWorld(server);
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
+let world: BookingWorld;
+browserSuite({
+  setUp: async () => {
+    world = await bookingWorld(server);
+  },
 });
 
 async function open(path: string, zone: string, viewport: { width: number; height: number } = PHONE): Promise<{ page: Page; errors: string[] }> {

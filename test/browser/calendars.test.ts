@@ -6,11 +6,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { DESKTOP, launchBrowser, PHONE, screenshot, signedInContext, signUp, startServer, watchErrors, type Server } from './harness.js';
+import { browser, browserSuite, DESKTOP, PHONE, screenshot, server, signedInContext, signUp, watchErrors } from './harness.js';
 
-let server: Server;
-let browser: Browser;
+browserSuite({ env: { MUSTER_ALLOW_PRIVATE_WEBHOOKS: 'true' } });
 let feed: http.Server;
 let feedUrl: string;
 
@@ -35,12 +33,8 @@ before(async () => {
   feed = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/calendar' }).end(ICS));
   await new Promise<void>((resolve) => feed.listen(0, '127.0.0.1', resolve));
   feedUrl = `http://127.0.0.1:${(feed.address() as AddressInfo).port}/personal.ics`;
-  server = await startServer({ MUSTER_ALLOW_PRIVATE_WEBHOOKS: 'true' });
-  browser = await launchBrowser();
 });
 after(async () => {
-  await browser?.close();
-  await server?.stop();
   feed?.close();
 });
 

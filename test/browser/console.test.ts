@@ -3,26 +3,11 @@
 // counts per status, bulk status change), the incident page (source, saved changes), form errors in
 // plain words with the field highlighted, and the searchable time zone list; at 390 and 1280 px.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { call, DESKTOP, launchBrowser, PHONE, screenshot, signedInContext, signUp, startServer, watchErrors, type ApiUser, type Server } from './harness.js';
+import { test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { browser, browserSuite, DESKTOP, ok, PHONE, screenshot, server, signedInContext, signUp, watchErrors } from './harness.js';
 
-let server: Server;
-let browser: Browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-async function ok<T>(method: string, path: string, body: unknown, user: ApiUser, status = method === 'POST' ? 201 : 200): Promise<T> {
-  const res = await call<T>(server, method, path, body, user.cookie);
-  assert.equal(res.status, status, `${method} ${path}: ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+browserSuite();
 
 async function noSideways(page: Page) {
   const wide = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

@@ -3,13 +3,10 @@
 // look at), and the live signals map: a beacon that starts appears as a marker and a device row
 // (the field terminal's test relies on that row), and disappears when it stops.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser, BrowserContext } from 'playwright-core';
-import { call, DESKTOP, launchBrowser, noHorizontalOverflow, PHONE, screenshot, signedInContext, signUp, startServer, watchErrors, type ApiUser, type Server } from './harness.js';
+import { test } from 'node:test';
+import type { BrowserContext } from 'playwright-core';
+import { type ApiUser, browser, browserSuite, call, DESKTOP, noHorizontalOverflow, PHONE, screenshot, server, signedInContext, signUp, watchErrors } from './harness.js';
 
-
-let server: Server;
-let browser: Browser;
 let owner: ApiUser;
 let incidentId: number;
 let eventTypeId: number;
@@ -21,59 +18,55 @@ async function ok<T>(p: Promise<{ status: number; body: T }>, status = [200, 201
   return r.body;
 }
 
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  // The first user of an instance is its admin: it may give itself the enterprise plan.
-  owner = await signUp(server, { name: 'Avery Admin', timezone: 'Europe/Berlin' });
-  const c = owner.cookie;
-  await ok(call(server, 'PATCH', `/v1/users/${owner.id}`, { plan: 'enterprise' }, c));
-  const mate = await signUp(server, { name: 'Sam Field' });
-  const org = await ok(call<{ id: number }>(server, 'POST', '/v1/orgs', { name: 'North Ops', slug: orgSlug, description: 'Northern district response' }, c));
-  await ok(call(server, 'POST', `/v1/orgs/${orgSlug}/members`, { email: mate.email, role: 'member' }, c));
-  await ok(call(server, 'POST', `/v1/orgs/${orgSlug}/members`, { email: 'pending.person@example.com', role: 'admin' }, c));
-  await ok(call(server, 'POST', `/v1/orgs/${orgSlug}/teams`, { name: 'Night shift', routing: 'round_robin' }, c));
-  await ok(call(server, 'POST', `/v1/orgs/${orgSlug}/teams/night-shift/members`, { user_id: mate.id }, c));
+browserSuite({
+  setUp: async () => {
+    // The first user of an instance is its admin: it may give itself the enterprise plan.
+    owner = await signUp(server, { name: 'Avery Admin', timezone: 'Europe/Berlin' });
+    const c = owner.cookie;
+    await ok(call(server, 'PATCH', `/v1/users/${owner.id}`, { plan: 'enterprise' }, c));
+    const mate = await signUp(server, { name: 'Sam Field' });
+    const org = await ok(call<{ id: number }>(server, 'POST', '/v1/orgs', { name: 'North Ops', slug: orgSlug, description: 'Northern district response' }, c));
+    await ok(call(server, 'POST', `/v1/orgs/${orgSlug}/members`, { email: mate.email, role: 'member' }, c));
+    await ok(call(server, 'POST', `/v1/orgs/${orgSlug}/members`, { email: 'pending.person@example.com', role: 'admin' }, c));
+    await ok(call(server, 'POST', `/v1/orgs/${orgSlug}/teams`, { name: 'Night shift', routing: 'round_robin' }, c));
+    await ok(call(server, 'POST', `/v1/orgs/${orgSlug}/teams/night-shift/members`, { user_id: mate.id }, c));
 
-  const titles: [string, string][] = [
-    ['Power outage at the depot', 'urgent'],
-    ['Flooded underpass on Route 9', 'high'],
-    ['Fallen tree blocking the bike path', 'normal'],
-    ['Graffiti on the water tower', 'low'],
-  ];
-  for (const [title, priority] of titles) {
-    const t = await ok(call<{ Id: number }>(server, 'POST', '/v1/tickets', { title, priority, description: `${title}. Reported by phone.`, location_name: 'North district' }, c));
-    incidentId = t.Id;
-  }
-  await ok(call(server, 'POST', `/v1/tickets/${incidentId}/replies`, { body: 'We have crews on site.', public: true }, c));
-  await ok(call(server, 'POST', `/v1/tickets/${incidentId}/replies`, { body: 'Need a cherry picker from the east yard.' }, c));
-  await ok(call(server, 'PATCH', `/v1/tickets/${incidentId}`, { status: 'in_progress' }, c));
-  await ok(call(server, 'POST', '/v1/tickets', { title: 'Gas smell reported near school', priority: 'urgent', org_id: org.id }, c));
+    const titles: [string, string][] = [
+      ['Power outage at the depot', 'urgent'],
+      ['Flooded underpass on Route 9', 'high'],
+      ['Fallen tree blocking the bike path', 'normal'],
+      ['Graffiti on the water tower', 'low'],
+    ];
+    for (const [title, priority] of titles) {
+      const t = await ok(call<{ Id: number }>(server, 'POST', '/v1/tickets', { title, priority, description: `${title}. Reported by phone.`, location_name: 'North district' }, c));
+      incidentId = t.Id;
+    }
+    await ok(call(server, 'POST', `/v1/tickets/${incidentId}/replies`, { body: 'We have crews on site.', public: true }, c));
+    await ok(call(server, 'POST', `/v1/tickets/${incidentId}/replies`, { body: 'Need a cherry picker from the east yard.' }, c));
+    await ok(call(server, 'PATCH', `/v1/tickets/${incidentId}`, { status: 'in_progress' }, c));
+    await ok(call(server, 'POST', '/v1/tickets', { title: 'Gas smell reported near school', priority: 'urgent', org_id: org.id }, c));
 
-  await ok(call(server, 'POST', '/v1/signals', { type: 'note', note: 'Road closed at the bridge, detour via Mill Lane.', lat: 52.52, lng: 13.405 }, c));
-  await ok(call(server, 'POST', '/v1/signals', { type: 'checkin', lat: 52.515, lng: 13.39 }, c));
-  await ok(call(server, 'POST', '/v1/signals', { type: 'alert', note: 'Injured person at the north gate', lat: 52.53, lng: 13.41, org_id: org.id }, c));
-  await ok(call(server, 'POST', '/v1/signals', { type: 'beacon', lat: 52.5205, lng: 13.4095, accuracy: 12, meta: { device_id: 'dev-seed01-00000001' } }, c));
-  await ok(call(server, 'POST', '/v1/signals', { type: 'beacon', lat: 52.51, lng: 13.38, accuracy: 30, meta: { device_id: 'dev-seed02-00000002' }, org_id: org.id }, c));
+    await ok(call(server, 'POST', '/v1/signals', { type: 'note', note: 'Road closed at the bridge, detour via Mill Lane.', lat: 52.52, lng: 13.405 }, c));
+    await ok(call(server, 'POST', '/v1/signals', { type: 'checkin', lat: 52.515, lng: 13.39 }, c));
+    await ok(call(server, 'POST', '/v1/signals', { type: 'alert', note: 'Injured person at the north gate', lat: 52.53, lng: 13.41, org_id: org.id }, c));
+    await ok(call(server, 'POST', '/v1/signals', { type: 'beacon', lat: 52.5205, lng: 13.4095, accuracy: 12, meta: { device_id: 'dev-seed01-00000001' } }, c));
+    await ok(call(server, 'POST', '/v1/signals', { type: 'beacon', lat: 52.51, lng: 13.38, accuracy: 30, meta: { device_id: 'dev-seed02-00000002' }, org_id: org.id }, c));
 
-  const week = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((day) => ({ day, start: '00:00', end: '24:00' }));
-  const et = await ok(
-    call<{ id: number }>(server, 'POST', '/v1/event-types', { name: 'Site survey', duration_minutes: 45, location_type: 'in_person', availability: { timezone: 'UTC', weekly: week } }, c),
-  );
-  eventTypeId = et.id;
-  await ok(call(server, 'POST', '/v1/event-types', { name: 'Intro call', duration_minutes: 15, requires_confirmation: true }, c));
-  const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
-  const slots = await ok(call<{ slots: { start_time: string }[] }>(server, 'GET', `/v1/availability?event_type_id=${eventTypeId}&date=${tomorrow}&timezone=UTC`, undefined, c));
-  for (const [i, name] of ['Jordan Lee', 'Priya Natarajan'].entries()) {
-    await ok(
-      call(server, 'POST', '/v1/bookings', { event_type_id: eventTypeId, attendee_name: name, attendee_email: `guest${i}@example.com`, start_time: slots.slots[i * 4]!.start_time, notes: i === 0 ? 'Gate code 4411' : undefined }, c),
+    const week = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((day) => ({ day, start: '00:00', end: '24:00' }));
+    const et = await ok(
+      call<{ id: number }>(server, 'POST', '/v1/event-types', { name: 'Site survey', duration_minutes: 45, location_type: 'in_person', availability: { timezone: 'UTC', weekly: week } }, c),
     );
-  }
-  await ok(call(server, 'POST', '/v1/api-keys', { name: 'CI pipeline', mode: 'test' }, c));
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
+    eventTypeId = et.id;
+    await ok(call(server, 'POST', '/v1/event-types', { name: 'Intro call', duration_minutes: 15, requires_confirmation: true }, c));
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const slots = await ok(call<{ slots: { start_time: string }[] }>(server, 'GET', `/v1/availability?event_type_id=${eventTypeId}&date=${tomorrow}&timezone=UTC`, undefined, c));
+    for (const [i, name] of ['Jordan Lee', 'Priya Natarajan'].entries()) {
+      await ok(
+        call(server, 'POST', '/v1/bookings', { event_type_id: eventTypeId, attendee_name: name, attendee_email: `guest${i}@example.com`, start_time: slots.slots[i * 4]!.start_time, notes: i === 0 ? 'Gate code 4411' : undefined }, c),
+      );
+    }
+    await ok(call(server, 'POST', '/v1/api-keys', { name: 'CI pipeline', mode: 'test' }, c));
+  },
 });
 
 const VIEWS: { name: string; path: () => string; ready: string }[] = [
@@ -87,7 +80,6 @@ const VIEWS: { name: string; path: () => string; ready: string }[] = [
   { name: 'org-detail', path: () => `/app/orgs/${orgSlug}`, ready: '[data-testid="member-list"] li' },
   { name: 'settings', path: () => '/app/settings', ready: '[data-testid="key-row"]' },
 ];
-
 
 for (const [kind, viewport] of [
   ['phone', PHONE],

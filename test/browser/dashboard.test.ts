@@ -4,21 +4,11 @@
 // Also: ?next= after sign-in (the field terminal sends people to /app/?next=/field), the emailed
 // code, and registration through the form.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { DESKTOP, launchBrowser, signUp, startServer, uniqueEmail, watchErrors, type Server } from './harness.js';
+import { test } from 'node:test';
+import { browser, browserSuite, DESKTOP, server, signUp, uniqueEmail, watchErrors } from './harness.js';
 
 
-let server: Server;
-let browser: Browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+browserSuite();
 
 test('log in through the form, create an incident, reply publicly and internally; the status page shows only the public reply', async () => {
   const user = await signUp(server, { name: 'Dana Dispatcher' });

@@ -4,23 +4,16 @@
 // as Traccar Client sends it) shows the device beaconing with its position, the list never shows
 // the token again, and revoking it takes it off the list and turns its URL into a 401.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import qrcode from 'qrcode-generator';
-import type { Browser } from 'playwright-core';
-import { DESKTOP, launchBrowser, noHorizontalOverflow, PHONE, screenshot, signedInContext, signUp, startServer, watchErrors, type ApiUser, type Server } from './harness.js';
+import { type ApiUser, browser, browserSuite, DESKTOP, noHorizontalOverflow, PHONE, screenshot, server, signedInContext, signUp, watchErrors } from './harness.js';
 
-let server: Server;
-let browser: Browser;
 let owner: ApiUser;
 
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  owner = await signUp(server, { name: 'Dana Dispatch' });
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
+browserSuite({
+  setUp: async () => {
+    owner = await signUp(server, { name: 'Dana Dispatch' });
+  },
 });
 
 for (const [kind, viewport] of [

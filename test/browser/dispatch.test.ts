@@ -3,28 +3,12 @@
 // incident's page; the responder's /field shows it at once, acknowledges, goes en route and
 // resolves; the dispatcher's page shows each step on the timeline as it happens.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { call, DESKTOP, launchBrowser, PHONE, screenshot, signedInContext, signUp, startServer, watchErrors, type ApiUser, type Server } from './harness.js';
+import { test } from 'node:test';
+import { browser, browserSuite, DESKTOP, ok, PHONE, screenshot, server, signedInContext, signUp, watchErrors } from './harness.js';
 
 const SCENE = { lat: 52.52, lng: 13.405 };
 
-let server: Server;
-let browser: Browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-async function ok<T>(method: string, path: string, body: unknown, user: ApiUser, status = method === 'POST' ? 201 : 200): Promise<T> {
-  const res = await call<T>(server, method, path, body, user.cookie);
-  assert.equal(res.status, status, `${method} ${path}: ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+browserSuite();
 
 test('a dispatcher assigns the nearest responder; the responder acknowledges, goes en route and resolves from /field; the timeline follows live', async () => {
   const dispatcher = await signUp(server, { name: 'Dora Dispatcher' });

@@ -5,14 +5,11 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { DESKTOP, launchBrowser, PHONE, screenshot, startServer, watchErrors, type Server } from './harness.js';
-import { dayIn, fillForm, hostBookings, pickSlot, setUpWorld, type World } from './booking-setup.js';
+import { after, test } from 'node:test';
+import { browser, browserSuite, DESKTOP, PHONE, screenshot, server, watchErrors } from './harness.js';
+import { dayIn, fillForm, hostBookings, pickSlot, bookingWorld, type BookingWorld } from './booking-setup.js';
 
-let server: Server;
-let browser: Browser;
-let world: World;
+let world: BookingWorld;
 let site: http.Server;
 let siteUrl: string;
 
@@ -39,21 +36,19 @@ const sitePage = (muster: string, path: string) => `<!doctype html>
 </script>
 </main></body></html>`;
 
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  world = await setUpWorld(server);
-  site = http.createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').searchParams.get('path') ?? `/assign/${world.host.slug}/intro`;
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(sitePage(server.url, path));
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+browserSuite({
+  setUp: async () => {
+    world = await bookingWorld(server);
+    site = http.createServer((req, res) => {
+      const path = new URL(req.url ?? '/', 'http://x').searchParams.get('path') ?? `/assign/${world.host.slug}/intro`;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(sitePage(server.url, path));
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  },
 });
 after(async () => {
-  await browser?.close();
-  await server?.stop();
   await new Promise((resolve) => site?.close(resolve));
 });
 

@@ -5,24 +5,15 @@
 // once, even when the answer to a send is lost and it is sent again; notifications are offered on
 // the first visit, and the alert screen says who an alert reaches and how (issue 33).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { test } from 'node:test';
+import type { BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
-import { call, DESKTOP, launchBrowser, PHONE, screenshot, signedInContext, signUp, startServer, watchErrors, type ApiUser, type Server } from './harness.js';
+import { type ApiUser, browser, browserSuite, call, DESKTOP, PHONE, screenshot, server, signedInContext, signUp, watchErrors } from './harness.js';
 import { browserKeys } from '../peers.js';
 
 const HERE = { latitude: 52.52, longitude: 13.405, accuracy: 12 };
 
-let server: Server;
-let browser: Browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+browserSuite();
 
 async function fieldContext(user: ApiUser, viewport: { width: number; height: number } = PHONE): Promise<BrowserContext> {
   return signedInContext(browser, server, user, { viewport, permissions: ['geolocation'], geolocation: HERE });

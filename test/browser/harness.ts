@@ -1,13 +1,16 @@
 // Browser tests: a real server started from the build (`node dist/server.js`) on a fresh data
 // directory, and Debian's Chromium driven by playwright-core. `npm run test:browser` builds first.
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { GENEROUS_RATE_LIMITS } from '../helpers.js';
+import { GENEROUS_RATE_LIMITS, type Headers, type Method } from '../helpers.js';
+import { uniqueEmail, type TestUser } from '../factories.js';
+import { expectedStatus, type WorldApi } from '../world.js';
 import { freePort } from '../ports.js';
 import { REPO_ROOT } from '../entry.js';
 
@@ -23,7 +26,6 @@ export interface Server {
   output(): string;
   stop(): Promise<void>;
 }
-
 
 /** Starts `node dist/server.js` on a free port with its own DATA_DIR (rate limits lifted, no map tiles); resolves once /readyz answers. */
 export async function startServer(env: Record<string, string> = {}): Promise<Server> {
@@ -148,21 +150,10 @@ export function watchErrors(page: Page): string[] {
   return errors;
 }
 
-let seq = 0;
-export function uniqueEmail(prefix = 'user'): string {
-  seq += 1;
-  return `${prefix}-${process.pid}-${seq}@example.com`;
-}
+export { uniqueEmail };
 
-export interface ApiUser {
-  id: number;
-  email: string;
-  password: string;
-  name: string;
-  slug: string;
-  /** `muster_session=...` for fetch calls made by the test itself. */
-  cookie: string;
-}
+/** A user the test made through the API; `cookie` (`muster_session=...`) is for fetch calls made by the test itself. */
+export type ApiUser = TestUser;
 
 /** JSON call from the test (not the browser) with an optional session cookie. */
 export async function call<T = unknown>(server: Server, method: string, urlPath: string, body?: unknown, cookie?: string): Promise<{ status: number; body: T }> {
@@ -223,4 +214,49 @@ export async function noHorizontalOverflow(page: Page): Promise<void> {
     return { by: document.documentElement.scrollWidth - width, wide: wide.map((el) => `${el.tagName.toLowerCase()}.${el.className}`) };
   });
   assert.ok(over.by <= 0, `${page.url()} scrolls sideways by ${over.by}px at ${page.viewportSize()?.width}px: ${over.wide.join(', ')}`);
+}
+
+/** The world builder's API (test/world.ts) over HTTP: people and records made through `server`'s API as any client would. */
+export function serverApi(server: Server): WorldApi {
+  async function ok<T>(headers: Headers, method: Method, url: string, payload?: object, status?: number): Promise<T> {
+    const { cookie, ...others } = headers;
+    assert.deepEqual(others, {}, 'calls over HTTP carry a session cookie only');
+    const res = await call<T>(server, method, url, payload, cookie);
+    assert.equal(res.status, expectedStatus(method, status), `${method} ${url}: ${JSON.stringify(res.body)}`);
+    return res.body;
+  }
+  return { signUp: (fields) => signUp(server, fields), ok };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The suite: every browser test file calls browserSuite() once, at its top.
+// ---------------------------------------------------------------------------------------------
+
+/** The file's server and Chromium, set by browserSuite()'s before hook (live bindings: read them inside tests and hooks). */
+export let server: Server;
+export let browser: Browser;
+
+/**
+ * Registers the hooks of a browser test file: a server started from the build (with `env`) and
+ * Chromium before its first test, then the file's own `setUp` (its fixture, made through the
+ * server), all stopped after its last test. The fixture goes here rather than in a before hook of
+ * its own: Node 20 does not wait for one top-level before hook to end before starting the next.
+ */
+export function browserSuite(options: { env?: Record<string, string>; setUp?: () => Promise<void> } = {}): void {
+  before(async () => {
+    server = await startServer(options.env);
+    browser = await launchBrowser();
+    await options.setUp?.();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+}
+
+/** The body of a JSON call to the suite's server as `user`, asserting its status (201 for POST, else 200). */
+export async function ok<T>(method: string, path: string, body: unknown, user: ApiUser, status?: number): Promise<T> {
+  const res = await call<T>(server, method, path, body, user.cookie);
+  assert.equal(res.status, expectedStatus(method, status), `${method} ${path}: ${JSON.stringify(res.body)}`);
+  return res.body;
 }

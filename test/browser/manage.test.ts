@@ -2,22 +2,16 @@
 // The attendee's management page (cancel_url / reschedule_url): reschedule to another slot, then
 // cancel, each checked through the API; the host's confirm and decline pages; screenshots.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { call, DESKTOP, launchBrowser, PHONE, screenshot, startServer, watchErrors, type Server } from './harness.js';
-import { dayIn, pickSlot, setUpWorld, timeIn, type Booking, type World } from './booking-setup.js';
+import { test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { browser, browserSuite, call, DESKTOP, PHONE, screenshot, server, watchErrors } from './harness.js';
+import { dayIn, pickSlot, bookingWorld, timeIn, type Booking, type BookingWorld } from './booking-setup.js';
 
-let server: Server;
-let browser: Browser;
-let world: World;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  world = await setUpWorld(server);
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
+let world: BookingWorld;
+browserSuite({
+  setUp: async () => {
+    world = await bookingWorld(server);
+  },
 });
 
 /** A booking made through the public API at the `index`th slot of day `days` ahead (UTC). */

@@ -4,26 +4,11 @@
 // trail grows as its beacons arrive; Follow keeps a moving device in view; "create incident here"
 // from a signal and from a point on the map creates the incident at that position, shown as a marker.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { call, DESKTOP, launchBrowser, PHONE, screenshot, signedInContext, signUp, startServer, watchErrors, type ApiUser, type Server } from './harness.js';
+import { test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { type ApiUser, browser, browserSuite, DESKTOP, ok, PHONE, screenshot, server, signedInContext, signUp, watchErrors } from './harness.js';
 
-let server: Server;
-let browser: Browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-async function ok<T>(method: string, path: string, body: unknown, user: ApiUser, status = method === 'POST' ? 201 : 200): Promise<T> {
-  const res = await call<T>(server, method, path, body, user.cookie);
-  assert.equal(res.status, status, `${method} ${path}: ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+browserSuite();
 
 const marker = (key: string) => `.leaflet-marker-icon[data-key="${key}"]`;
 

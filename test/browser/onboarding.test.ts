@@ -5,10 +5,10 @@
 // in view on /field and stale states that clear; a photo attached to an assigned incident
 // (issue 15); the skip link and /field's heading. Every screenshot also runs axe-core (harness).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { test } from 'node:test';
+import type { Page } from 'playwright-core';
 import sharp from 'sharp';
-import { call, DESKTOP, launchBrowser, PHONE, screenshot, signedInContext, signUp, startServer, uniqueEmail, watchErrors, type ApiUser, type Server } from './harness.js';
+import { type ApiUser, browser, browserSuite, call, DESKTOP, ok, PHONE, screenshot, server, signedInContext, signUp, uniqueEmail, watchErrors } from './harness.js';
 
 const HERE = { latitude: 52.52, longitude: 13.405, accuracy: 12 };
 const VIEWPORTS = [
@@ -16,25 +16,13 @@ const VIEWPORTS = [
   ['desktop', DESKTOP],
 ] as const;
 
-let server: Server;
-let browser: Browser;
 /** The first account of the instance: its admin. */
 let admin: ApiUser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  admin = await signUp(server, { name: 'Ada Admin' });
+browserSuite({
+  setUp: async () => {
+    admin = await signUp(server, { name: 'Ada Admin' });
+  },
 });
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-async function ok<T>(method: string, path: string, body: unknown, user: ApiUser, status = method === 'POST' ? 201 : 200): Promise<T> {
-  const res = await call<T>(server, method, path, body, user.cookie);
-  assert.equal(res.status, status, `${method} ${path}: ${JSON.stringify(res.body)}`);
-  return res.body;
-}
 
 async function waitFor<T>(f: () => T | undefined | Promise<T | undefined>, what: string): Promise<T> {
   for (let i = 0; i < 200; i++) {

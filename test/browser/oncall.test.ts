@@ -3,26 +3,19 @@
 // dashboard, adds an override by picking a time on the timeline and a person, and sees the final
 // row change; the responder's /field shows their next shift. Every page state is checked by axe-core.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { call, DESKTOP, launchBrowser, noHorizontalOverflow, PHONE, screenshot, signedInContext, signUp, startServer, watchErrors, type ApiUser, type Server } from './harness.js';
+import { test } from 'node:test';
+import { type ApiUser, browser, browserSuite, call, DESKTOP, noHorizontalOverflow, PHONE, screenshot, server, signedInContext, signUp, watchErrors } from './harness.js';
 
-let server: Server;
-let browser: Browser;
 let admin: ApiUser;
 let responder: ApiUser;
 
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  admin = await signUp(server, { name: 'Ada Admin', timezone: 'UTC' });
-  responder = await signUp(server, { name: 'Rory Responder', timezone: 'UTC' });
-  const added = await call(server, 'POST', `/v1/orgs/${admin.slug}/members`, { email: responder.email, role: 'member' }, admin.cookie);
-  assert.equal(added.status, 201, JSON.stringify(added.body));
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
+browserSuite({
+  setUp: async () => {
+    admin = await signUp(server, { name: 'Ada Admin', timezone: 'UTC' });
+    responder = await signUp(server, { name: 'Rory Responder', timezone: 'UTC' });
+    const added = await call(server, 'POST', `/v1/orgs/${admin.slug}/members`, { email: responder.email, role: 'member' }, admin.cookie);
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+  },
 });
 
 const today = new Date().toISOString().slice(0, 10);

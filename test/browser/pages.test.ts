@@ -1,20 +1,10 @@
 /// <reference lib="dom" />
 // Every page address serves its built page, the assets load, and nothing errors in the console.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { launchBrowser, startServer, watchErrors, type Server } from './harness.js';
+import { test } from 'node:test';
+import { browser, browserSuite, server, watchErrors } from './harness.js';
 
-let server: Server;
-let browser: Browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+browserSuite();
 
 test('the root redirects to the dashboard, which renders without errors', async () => {
   const page = await browser.newPage();

@@ -6,20 +6,10 @@
 // which answered a 404 JSON page. It is now the dashboard's registration with the address filled
 // in; registering there signs the person in. At 390 and 1280 px.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { DESKTOP, launchBrowser, PHONE, screenshot, startServer, uniqueEmail, watchErrors, type Server } from './harness.js';
+import { test } from 'node:test';
+import { browser, browserSuite, DESKTOP, PHONE, screenshot, server, uniqueEmail, watchErrors } from './harness.js';
 
-let server: Server;
-let browser: Browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+browserSuite();
 
 test('first run: a fresh instance opens on "Create account"; the first admin is welcomed, sets their own plan and the default plan of new accounts', async () => {
   const context = await browser.newContext({ viewport: PHONE });

@@ -3,21 +3,14 @@
 // status change appear without a reload; an internal reply never does; the page names the org.
 // Screenshots at both widths.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { call, DESKTOP, launchBrowser, PHONE, screenshot, signUp, startServer, watchErrors, type ApiUser, type Server } from './harness.js';
+import { test } from 'node:test';
+import { type ApiUser, browser, browserSuite, call, DESKTOP, PHONE, screenshot, server, signUp, watchErrors } from './harness.js';
 
-let server: Server;
-let browser: Browser;
 let user: ApiUser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  user = await signUp(server, { name: 'Dana Dispatcher' });
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
+browserSuite({
+  setUp: async () => {
+    user = await signUp(server, { name: 'Dana Dispatcher' });
+  },
 });
 
 interface Incident {

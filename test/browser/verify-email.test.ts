@@ -3,20 +3,10 @@
 // JSON page. It is a page now: one click confirms the address (a mail scanner that opens the link
 // spends nothing), and a used or expired link offers a new email. At 390 and 1280 px.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { call, DESKTOP, launchBrowser, PHONE, screenshot, startServer, uniqueEmail, watchErrors, type Server } from './harness.js';
+import { test } from 'node:test';
+import { browser, browserSuite, call, DESKTOP, PHONE, screenshot, server, uniqueEmail, watchErrors } from './harness.js';
 
-let server: Server;
-let browser: Browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+browserSuite();
 
 /** The confirmation links emailed to `email` so far (the development mailer logs each email's text). */
 function links(email: string): string[] {

@@ -5,9 +5,9 @@
 // and the confirmation email is German with a German date. An English browser sees English.
 // At 390 and 1280 px.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser, Page, Request } from 'playwright-core';
-import { call, DESKTOP, launchBrowser, PHONE, screenshot, signUp, startServer, watchErrors, type ApiUser, type Server } from './harness.js';
+import { test } from 'node:test';
+import type { Page, Request } from 'playwright-core';
+import { type ApiUser, browser, browserSuite, call, DESKTOP, PHONE, screenshot, server, signUp, watchErrors } from './harness.js';
 
 const ALL_DAY = { timezone: 'UTC', weekly: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((day) => ({ day, start: '00:00', end: '24:00' })) };
 
@@ -56,19 +56,13 @@ const ENGLISH = [
   'Loading',
 ];
 
-let server: Server;
-let browser: Browser;
 let host: ApiUser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  host = await signUp(server, { name: 'Hanna Gastgeberin' });
-  const et = await call(server, 'POST', '/v1/event-types', { name: 'Erstgespräch', slug: 'erst', duration_minutes: 30, max_advance_days: 60, availability: ALL_DAY, location_type: 'video' }, host.cookie);
-  assert.equal(et.status, 201, JSON.stringify(et.body));
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
+browserSuite({
+  setUp: async () => {
+    host = await signUp(server, { name: 'Hanna Gastgeberin' });
+    const et = await call(server, 'POST', '/v1/event-types', { name: 'Erstgespräch', slug: 'erst', duration_minutes: 30, max_advance_days: 60, availability: ALL_DAY, location_type: 'video' }, host.cookie);
+    assert.equal(et.status, 201, JSON.stringify(et.body));
+  },
 });
 
 /** Everything a person reads or hears on the page: its text, and its labels, placeholders and title. */

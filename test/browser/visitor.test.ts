@@ -4,26 +4,20 @@
 // (ICS, Google, Outlook) on the confirmation and management pages, and dates and text in the
 // visitor's language; at 390 and 1280 px.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { call, DESKTOP, launchBrowser, PHONE, screenshot, signUp, startServer, watchErrors, type ApiUser, type Server } from './harness.js';
+import { test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { type ApiUser, browser, browserSuite, call, DESKTOP, PHONE, screenshot, server, signUp, watchErrors } from './harness.js';
 
 const PLACE = 'https://meet.example.com/abc-defg';
 const WEEKDAYS = { timezone: 'UTC', weekly: ['mon', 'tue', 'wed', 'thu', 'fri'].map((day) => ({ day, start: '00:00', end: '24:00' })) };
 
-let server: Server;
-let browser: Browser;
 let host: ApiUser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  host = await signUp(server, { name: 'Vera Visit' });
-  const et = await call(server, 'POST', '/v1/event-types', { name: 'Weekday call', slug: 'weekday', duration_minutes: 30, max_advance_days: 60, availability: WEEKDAYS, location_type: 'video', location: PLACE }, host.cookie);
-  assert.equal(et.status, 201, JSON.stringify(et.body));
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
+browserSuite({
+  setUp: async () => {
+    host = await signUp(server, { name: 'Vera Visit' });
+    const et = await call(server, 'POST', '/v1/event-types', { name: 'Weekday call', slug: 'weekday', duration_minutes: 30, max_advance_days: 60, availability: WEEKDAYS, location_type: 'video', location: PLACE }, host.cookie);
+    assert.equal(et.status, 201, JSON.stringify(et.body));
+  },
 });
 
 const isWeekend = (d: string) => [0, 6].includes(new Date(`${d}T00:00:00Z`).getUTCDay());

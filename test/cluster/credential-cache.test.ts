@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { dropTestSchema, testSchemaName } from '../helpers.js';
-import { call, newUser, ok, startInstance, until, type ClusterUser, type Headers, type Instance } from './instances.js';
+import { dropTestSchema, testSchemaName, type Headers } from '../helpers.js';
+import { call, clusterEnv, newUser, ok, startInstance, until, type ClusterUser, type Instance } from './instances.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 
 // Issue #19: each instance holds keys, sessions and memberships in memory. Access that ends (or a
@@ -23,17 +23,9 @@ describe('two instances: the credential cache of each follows changes made on th
 
   before(async () => {
     redis = await startRedisServer();
-    const env = {
-      DATABASE_URL,
-      DATABASE_SCHEMA: schema,
-      REDIS_URL: redis.url,
-      REDIS_PREFIX: redis.prefix,
-      PUBLIC_URL: 'http://muster.test',
+    const env = clusterEnv(DATABASE_URL, schema, redis, {
       CREDENTIAL_CACHE_TTL_MS: '60000',
-      RATE_LIMIT_API: '1000000',
-      RATE_LIMIT_AUTH: '1000000',
-      RATE_LIMIT_PUBLIC: '1000000',
-    };
+    });
     a = await startInstance('a', env); // the first migrates the schema
     b = await startInstance('b', env);
     db = new pg.Client({ connectionString: DATABASE_URL });

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './redis-server.js';
 import { entryArgs } from '../entry.js';
+import type { Headers } from '../helpers.js';
 
 // Real server processes (`src/server.ts` through tsx, as `npm run dev` runs it) sharing one
 // database and one Redis, plus a small JSON client for them.
@@ -55,8 +56,6 @@ export async function startInstance(name: string, env: Record<string, string>): 
   await instance.stop();
   throw new Error(`instance ${name} did not become ready:\n${output}`);
 }
-
-export type Headers = Record<string, string>;
 
 export interface Answer<T = Record<string, unknown>> {
   status: number;
@@ -124,8 +123,10 @@ export function clusterEnv(databaseUrl: string, schema: string, redis: { url: st
     REDIS_URL: redis.url,
     REDIS_PREFIX: redis.prefix,
     PUBLIC_URL: 'http://muster.test',
+    // Everything comes from one address; the limits are not what these tests are about.
     RATE_LIMIT_API: '1000000',
     RATE_LIMIT_AUTH: '1000000',
+    RATE_LIMIT_BOOKING: '1000000',
     RATE_LIMIT_PUBLIC: '1000000',
     ...extra,
   };

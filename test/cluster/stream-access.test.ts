@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { dropTestSchema, testSchemaName } from '../helpers.js';
 import { connectSse, eventOf, within, type SseClient } from '../sse-client.js';
-import { call, newUser, ok, startInstance, until, type ClusterUser, type Instance } from './instances.js';
+import { call, clusterEnv, newUser, ok, startInstance, until, type ClusterUser, type Instance } from './instances.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 
 // Issue #14 items 1 and 8 across instances: access that ends on instance A closes the streams it
@@ -22,18 +22,10 @@ describe('two instances: streams end with access everywhere, and one cap counts 
 
   before(async () => {
     redis = await startRedisServer();
-    const env = {
-      DATABASE_URL,
-      DATABASE_SCHEMA: schema,
-      REDIS_URL: redis.url,
-      REDIS_PREFIX: redis.prefix,
-      PUBLIC_URL: 'http://muster.test',
+    const env = clusterEnv(DATABASE_URL, schema, redis, {
       SSE_HEARTBEAT_MS: '1000',
       STREAM_LIMIT_PER_USER: String(LIMIT),
-      RATE_LIMIT_API: '1000000',
-      RATE_LIMIT_AUTH: '1000000',
-      RATE_LIMIT_PUBLIC: '1000000',
-    };
+    });
     a = await startInstance('a', env); // the first migrates the schema
     b = await startInstance('b', env);
     db = new pg.Client({ connectionString: DATABASE_URL });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { dropTestSchema, testSchemaName } from '../helpers.js';
+import { dropTestSchema, testSchemaName, type Headers } from '../helpers.js';
 import { eventOf, openAccepted, type SseClient } from '../sse-client.js';
-import { call, clusterEnv, newUser, ok, startInstance, until, type Headers, type Instance } from './instances.js';
+import { call, clusterEnv, newUser, ok, startInstance, until, type Instance } from './instances.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 
 // Issue #31 F4: with Redis stopped, the notices of a key revoked and a session logged out on A never

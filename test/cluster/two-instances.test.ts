@@ -4,7 +4,7 @@ import pg from 'pg';
 import { dropTestSchema, testSchemaName } from '../helpers.js';
 import { startReceiver, type Receiver } from '../peers.js';
 import { connectSse, eventOf, type SseClient } from '../sse-client.js';
-import { call, newUser, ok, startInstance, until, type ClusterUser, type Instance } from './instances.js';
+import { call, clusterEnv, newUser, ok, startInstance, until, type ClusterUser, type Instance } from './instances.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 
 // Scale-out as operators run it: two server processes (A and B) on different ports, one
@@ -28,23 +28,13 @@ describe('two instances on one PostgreSQL and one Redis', () => {
   before(async () => {
     redis = await startRedisServer();
     receiver = await startReceiver();
-    env = {
-      DATABASE_URL,
-      DATABASE_SCHEMA: schema,
-      REDIS_URL: redis.url,
-      REDIS_PREFIX: redis.prefix,
-      PUBLIC_URL: 'http://muster.test',
+    env = clusterEnv(DATABASE_URL, schema, redis, {
       MUSTER_ALLOW_PRIVATE_WEBHOOKS: 'true',
       OUTBOX_POLL_MS: '50',
       SLA_SWEEP_INTERVAL_MS: '200',
       BEACON_SWEEP_INTERVAL_MS: '200',
       SSE_HEARTBEAT_MS: '1000',
-      // Everything here comes from one address; the limits are not what this test is about.
-      RATE_LIMIT_API: '1000000',
-      RATE_LIMIT_AUTH: '1000000',
-      RATE_LIMIT_BOOKING: '1000000',
-      RATE_LIMIT_PUBLIC: '1000000',
-    };
+    });
     // One after the other: the first creates the schema and migrates it.
     a = await startInstance('a', env);
     b = await startInstance('b', env);

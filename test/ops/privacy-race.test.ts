@@ -8,12 +8,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { buildTestApp, testDialect, type TestApp } from '../helpers.js';
+import { buildTestApp, testDialect, type TestApp, type Headers } from '../helpers.js';
 import { createKey, login, signUp, uniqueEmail, type TestUser } from '../factories.js';
 import { browserKeys } from '../peers.js';
-import { sharedOrg } from './ops-kit.js';
-
-type Headers = Record<string, string>;
+import { sharedOrg } from '../world.js';
 
 describe(`account deletion races (${testDialect})`, () => {
   let t: TestApp;
@@ -22,7 +20,7 @@ describe(`account deletion races (${testDialect})`, () => {
   before(async () => {
     t = await buildTestApp();
     root = await signUp(t.app, { name: 'Root' });
-    org = await sharedOrg(t.app, root, []);
+    org = await sharedOrg(t.app, { by: root, lift: root });
   });
   after(() => t.close());
 

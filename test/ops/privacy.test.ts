@@ -6,7 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import { buildTestApp, type TestApp } from '../helpers.js';
 import { createKey, emailedCode, signUp, type TestUser } from '../factories.js';
 import { bookPublic, createEventType } from '../peers.js';
-import { exists, fileOf, postSignal, sharedOrg, signalIds, upload } from './ops-kit.js';
+import { exists, fileOf, postSignal, signalIds, upload } from './ops-kit.js';
+import { sharedOrg } from '../world.js';
 import { defaultJobs } from '../../src/jobs/scheduler.js';
 import * as privacyRepo from '../../src/modules/privacy/privacy.repository.js';
 import { deleteMemberlessOrgs } from '../../src/modules/privacy/privacy.service.js';
@@ -37,7 +38,7 @@ describe('export and deletion', () => {
     t = await buildTestApp();
     ada = await signUp(t.app, { name: 'Ada Exporter' });
     bob = await signUp(t.app, { name: 'Bob Bystander' });
-    org = await sharedOrg(t.app, ada, [{ email: bob.email, role: 'member' }]);
+    org = await sharedOrg(t.app, { by: ada, lift: ada, members: [{ user: bob, role: 'member' }] });
     adaKey = (await createKey(t.app, ada.cookie, 'live', 'ada key')).key;
     bobKey = (await createKey(t.app, bob.cookie, 'live', 'bob key')).key;
   });
@@ -168,7 +169,7 @@ describe('orgs left without members', () => {
   test('a deletion that stopped between its two transactions leaves orgs without members; the memberless-orgs job deletes them with their files, and spares orgs with a member', async () => {
     const carol = await signUp(t.app, { name: 'Carol Crashed' });
     const dan = await signUp(t.app, { name: 'Dan Stays' });
-    const shop = await sharedOrg(t.app, carol, [{ email: dan.email, role: 'member' }]);
+    const shop = await sharedOrg(t.app, { by: carol, lift: carol, members: [{ user: dan, role: 'member' }] });
     // Dan's own org: it has a member and stays.
     const shared = (await t.app.inject({ method: 'GET', url: '/v1/orgs', headers: { cookie: dan.cookie } })).json<{ orgs: { id: number }[] }>().orgs[0]!;
     // Dan leaves a photo in the shop, then is removed from it: his capture stays in the org.

@@ -6,7 +6,8 @@ import { buildTestApp, type TestApp } from '../helpers.js';
 import { createKey, signUp, type TestUser } from '../factories.js';
 import { DAY } from '../../src/lib/clock.js';
 import { sweepRetention } from '../../src/modules/retention/retention.service.js';
-import { exists, fileOf, postSignal, sharedOrg, signalIds, upload } from './ops-kit.js';
+import { exists, fileOf, postSignal, signalIds, upload } from './ops-kit.js';
+import { sharedOrg } from '../world.js';
 
 const TOKEN = 'metrics-token-0123456789';
 
@@ -28,7 +29,7 @@ describe('retention settings', () => {
     owner = await signUp(t.app);
     admin = await signUp(t.app);
     member = await signUp(t.app);
-    slug = (await sharedOrg(t.app, owner, [{ email: admin.email, role: 'admin' }, { email: member.email, role: 'member' }])).slug;
+    slug = (await sharedOrg(t.app, { by: owner, lift: owner, members: [{ user: admin, role: 'admin' }, { user: member, role: 'member' }] })).slug;
   });
   after(() => t.close());
 

@@ -1,18 +1,18 @@
 // The access matrix of every documented operation, generated from /v1/openapi.json: each
 // operation is called as org A's owner, admin and member (each by session cookie and by live
 // key), a user of another org (B), the owner's test-mode key and anonymously, and must answer as
-// spec/decisions.md says: non-member 404, insufficient role 403, anonymous 401 unless public, a
+// docs/api.md says ("Access: 401, 403, 404"): non-member 404, insufficient role 403, anonymous 401 unless public, a
 // record of the other mode 404. Every 2xx answer to a caller outside the record's tenant or mode is
 // scanned for the markers that org A's records (or B's, or A's test-mode records) carry.
 // An operation the table below does not classify fails the test, so a new route must be added here.
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { buildTestApp, type TestApp } from '../helpers.js';
+import { buildTestApp, type TestApp, type Headers } from '../helpers.js';
 import { register, uniqueEmail } from '../factories.js';
 import { browserKeys } from '../peers.js';
-import { buildWorld, eventTypeBody, multipart, login, type Headers, type World } from './world.js';
+import { connectSse, eventOf, listen, type StreamEvent } from '../sse-client.js';
+import { buildFixture, eventTypeBody, multipart, login, type Fixture } from './fixture.js';
 
 type Role = 'owner' | 'admin' | 'member' | 'outsider' | 'otherMode' | 'anonymous';
 interface Actor {
@@ -35,7 +35,7 @@ interface Req {
 }
 interface Row {
   expect: Expect;
-  req: (w: World, a: Actor) => Req | Promise<Req>;
+  req: (w: Fixture, a: Actor) => Req | Promise<Req>;
   /** Public by design: the answer may show what its token or slug names, so it is not scanned. */
   isPublic?: boolean;
   /** An SSE stream: called over a socket, read up to its first event. */
@@ -43,7 +43,7 @@ interface Row {
   /** The code of its 403 when it is not `forbidden` (a plan refusal). */
   code403?: string;
   /** Further checks of a 2xx answer. */
-  then?: (res: LightMyRequestResponse, a: Actor, w: World) => void | Promise<void>;
+  then?: (res: LightMyRequestResponse, a: Actor, w: Fixture) => void | Promise<void>;
 }
 
 const REFUSAL_CODES: Partial<Record<number, string>> = { 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' };
@@ -57,39 +57,39 @@ const orgRoute = (owner: number, admin: number, member: number): Expect => ({ ow
 const orgRecord = (owner: number, admin: number, member: number): Expect => ({ owner, admin, member, outsider: 404, otherMode: 404, anonymous: 401 });
 /** A live record of the owner alone (keys, event types, bookings, deliveries). */
 const ownerRecord = (s: number): Expect => ({ owner: s, admin: 404, member: 404, outsider: 404, otherMode: 404, anonymous: 401 });
-/** Creating in org A: a non-member is refused with 403 (decisions.md, Signals; docs/api.md, Incidents). */
+/** Creating in org A: a non-member is refused with 403 (docs/api.md, "Access: 401, 403, 404" and "Incidents"). */
 const createInOrg = (s: number): Expect => ({ owner: s, admin: s, member: s, outsider: 403, otherMode: s, anonymous: 401 });
 
 const neutral = 'matrix call';
 const guest = () => ({ attendee_name: 'Matrix Guest', attendee_email: uniqueEmail('guest'), timezone: 'UTC' });
 
 /** A fresh live booking of the owner's event type. */
-async function freshBooking(w: World): Promise<string> {
+async function freshBooking(w: Fixture): Promise<string> {
   const b = await w.ok<{ id: string }>({ 'x-api-key': w.owner.liveKey }, 'POST', '/v1/bookings', { event_type_id: w.et.id, ...guest(), start_time: w.nextSlot() });
   return b.id;
 }
 
 /** The owner's live calendar connection (a private address: refused, so created at once with an error status). */
-async function freshCalendar(w: World): Promise<number> {
+async function freshCalendar(w: Fixture): Promise<number> {
   return (await w.ok<{ id: number }>({ 'x-api-key': w.owner.liveKey }, 'POST', '/v1/calendars', { kind: 'ics', url: 'http://127.0.0.1:9/matrix.ics', name: `${w.markers.liveA} calendar` })).id;
 }
 
 /** A fresh registered user, a member of org A. */
-async function freshOrgMember(w: World): Promise<number> {
+async function freshOrgMember(w: Fixture): Promise<number> {
   const u = await register(w.t.app, { name: 'Target User' });
   await w.ok({ cookie: w.owner.cookie }, 'POST', `/v1/orgs/${w.orgA.slug}/members`, { email: u.email, role: 'member' });
   return u.id;
 }
 
 /** A fresh live device of the owner in org A (POST /v1/devices with the live key). */
-async function ownerDevice(w: World): Promise<{ id: number; token: string }> {
+async function ownerDevice(w: Fixture): Promise<{ id: number; token: string }> {
   return w.ok<{ id: number; token: string }>({ 'x-api-key': w.owner.liveKey }, 'POST', '/v1/devices', { name: `${w.markers.liveA} tracker`, org_id: w.orgA.id });
 }
 
-const orgPath = (w: World) => `/v1/orgs/${w.orgA.slug}`;
+const orgPath = (w: Fixture) => `/v1/orgs/${w.orgA.slug}`;
 /** Org A's schedule (one per world), or a fresh one to delete; the member is on call in it. */
-const schedules = new WeakMap<World, Promise<number>>();
-async function schedulePath(w: World, fresh = false): Promise<string> {
+const schedules = new WeakMap<Fixture, Promise<number>>();
+async function schedulePath(w: Fixture, fresh = false): Promise<string> {
   const make = () =>
     w
       .ok<{ id: number }>({ 'x-api-key': w.owner.liveKey }, 'POST', `${orgPath(w)}/schedules`, {
@@ -106,12 +106,12 @@ async function schedulePath(w: World, fresh = false): Promise<string> {
   return `${orgPath(w)}/schedules/${await id}`;
 }
 /** An override of the member for tomorrow (by the world's clock). */
-const overrideBody = (w: World) => {
+const overrideBody = (w: Fixture) => {
   const start = w.t.clock.nowMs() + 24 * 3_600_000;
   return { user_id: w.member.id, start: new Date(start).toISOString(), end: new Date(start + 3_600_000).toISOString() };
 };
 
-const teamPath = (w: World) => `${orgPath(w)}/teams/${w.teamA}`;
+const teamPath = (w: Fixture) => `${orgPath(w)}/teams/${w.teamA}`;
 
 const INCIDENT_ROWS = (base: '/v1/tickets' | '/v1/incidents'): Record<string, Row> => ({
   [`POST ${base}`]: { expect: createInOrg(201), req: (w) => ({ url: base, payload: { title: neutral, org_id: w.orgA.id } }) },
@@ -136,15 +136,15 @@ const INCIDENT_ROWS = (base: '/v1/tickets' | '/v1/incidents'): Record<string, Ro
   [`GET ${base}/status/{token}`]: { expect: all(200), isPublic: true, req: (w) => ({ url: `${base}/status/${w.incident.customer_token}` }) },
 });
 
-const PUBLIC_BOOKING = (path: (w: World) => string): Row => ({
+const PUBLIC_BOOKING = (path: (w: Fixture) => string): Row => ({
   expect: all(201),
   isPublic: true,
   req: (w) => ({ url: path(w), payload: { ...guest(), start_time: w.nextSlot() } }),
 });
 
 /** One live integration of org A per world, made by its owner: the key the ingest rows post with. */
-const integrationKeys = new WeakMap<World, Promise<string>>();
-function integrationKey(w: World): Promise<string> {
+const integrationKeys = new WeakMap<Fixture, Promise<string>>();
+function integrationKey(w: Fixture): Promise<string> {
   let key = integrationKeys.get(w);
   if (!key) {
     key = w.ok<{ key: string }>({ 'x-api-key': w.owner.liveKey }, 'POST', '/v1/integrations', { name: neutral, org_id: w.orgA.id }).then((i) => i.key);
@@ -503,19 +503,19 @@ interface OpenApi {
 
 describe('access matrix generated from the OpenAPI document', () => {
   let t: TestApp;
-  let w: World;
+  let w: Fixture;
   let actors: Actor[];
   let ops: { key: string; isPublic: boolean }[];
-  let base: string;
+  let port: number;
 
   before(async () => {
     t = await buildTestApp();
-    w = await buildWorld(t);
+    w = await buildFixture(t);
     const doc = (await t.app.inject({ url: '/v1/openapi.json' })).json<OpenApi>();
     ops = Object.entries(doc.paths).flatMap(([path, methods]) =>
       Object.entries(methods).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, isPublic: Array.isArray(op.security) && op.security.length === 0 })),
     );
-    const cred = (u: World['owner'] | World['admin'], role: Role): Actor[] => [
+    const cred = (u: Fixture['owner'] | Fixture['admin'], role: Role): Actor[] => [
       { name: `${role} (cookie)`, role, headers: { cookie: u.cookie }, user: u, via: 'cookie' },
       { name: `${role} (live key)`, role, headers: { authorization: `Bearer ${u.liveKey}` }, user: u, via: 'key' },
     ];
@@ -527,8 +527,7 @@ describe('access matrix generated from the OpenAPI document', () => {
       { name: 'owner (test key)', role: 'otherMode', headers: { 'x-api-key': w.owner.testKey }, user: w.owner, via: 'key' },
       { name: 'anonymous', role: 'anonymous', headers: {}, via: 'none' },
     ];
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    port = await listen(t);
   });
   after(() => t.close());
 
@@ -555,21 +554,14 @@ describe('access matrix generated from the OpenAPI document', () => {
     return [m.orgB, m.testA];
   }
 
-  async function callStream(a: Actor, url: string): Promise<{ status: number; first: string }> {
-    const ac = new AbortController();
-    const res = await fetch(base + url, { headers: a.headers, signal: ac.signal });
-    let first = '';
-    if (res.body) {
-      const reader = res.body.getReader();
-      const dec = new TextDecoder();
-      while (!first.includes('\n\n')) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        first += dec.decode(value);
-      }
+  /** The status of a stream opened as `a`, and its first event when it opened. */
+  async function callStream(a: Actor, url: string): Promise<{ status: number; first?: StreamEvent }> {
+    const client = await connectSse(port, url, a.headers);
+    try {
+      return { status: client.status, first: client.status === 200 ? eventOf(await client.waitFor((f) => f.data !== undefined)) : undefined };
+    } finally {
+      await client.close();
     }
-    ac.abort();
-    return { status: res.status, first };
   }
 
   async function cell(key: string, row: Row, a: Actor): Promise<void> {
@@ -580,9 +572,9 @@ describe('access matrix generated from the OpenAPI document', () => {
     const expected = row.expect[a.role];
     if (row.stream) {
       const { status, first } = await callStream(a, req.url);
-      assert.equal(status, expected, `${label}: expected ${expected}, got ${status} ${first}`);
+      assert.equal(status, expected, `${label}: expected ${expected}, got ${status}`);
       if (status === 200) {
-        const ev = JSON.parse(first.split('\n').find((l) => l.startsWith('data: '))!.slice(6)) as { type: string; org_ids: number[] };
+        const ev = first as StreamEvent & { org_ids: number[] };
         assert.equal(ev.type, 'connected', label);
         const inA = ['owner', 'admin', 'member', 'otherMode'].includes(a.role);
         assert.equal(ev.org_ids.includes(w.orgA.id), inA, `${label}: org A in the stream's orgs ${JSON.stringify(ev.org_ids)}`);

@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc, { type Arbitrary } from 'fast-check';
-import { buildTestApp, type TestApp } from '../helpers.js';
+import { buildTestApp, type TestApp, type Headers } from '../helpers.js';
 import { register } from '../factories.js';
-import { buildWorld, eventTypeBody, multipart, type Headers, type World } from './world.js';
+import { buildFixture, eventTypeBody, multipart, type Fixture } from './fixture.js';
 import { junk, mixed, type Hints, type Schema } from './schema-arbitrary.js';
 
 export const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
@@ -72,7 +72,7 @@ interface Disposable {
   scheduleFeed: string;
 }
 
-async function disposables(w: World): Promise<Disposable> {
+async function disposables(w: Fixture): Promise<Disposable> {
   const oc = { cookie: w.owner.cookie };
   const lk = { 'x-api-key': w.owner.liveKey };
   const n = 6;
@@ -112,7 +112,7 @@ async function disposables(w: World): Promise<Disposable> {
 type ParamSet = Record<string, string | number>;
 
 /** Existing values for an operation's path parameters: the world's for reads, disposable ones for changes. */
-function realParams(op: Operation, w: World, d: Disposable): ParamSet[] {
+function realParams(op: Operation, w: Fixture, d: Disposable): ParamSet[] {
   const p = op.path;
   const mutating = op.method === 'PATCH' || op.method === 'DELETE' || /\/(cancel|reschedule|confirm|decline)$/.test(p);
   const each = <T>(xs: T[], f: (x: T) => ParamSet) => xs.map(f);
@@ -147,7 +147,7 @@ function realParams(op: Operation, w: World, d: Disposable): ParamSet[] {
 }
 
 /** Body and query fields that name records of this world. */
-function hintsOf(w: World, d: Disposable): Hints {
+function hintsOf(w: Fixture, d: Disposable): Hints {
   const someDate = fc.date({ min: new Date('2026-01-01T00:00:00Z'), max: new Date('2026-03-31T00:00:00Z'), noInvalidDate: true });
   return {
     event_type_id: fc.oneof(fc.constantFrom(w.et.id, w.pendingEt.id, w.teamEt.id), fc.integer({ min: 1, max: 2 ** 31 - 1 })),
@@ -200,7 +200,7 @@ function queryString(q: Record<string, unknown>): string {
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
-function uploadBodies(w: World): Arbitrary<Drawn['body']> {
+function uploadBodies(w: Fixture): Arbitrary<Drawn['body']> {
   const mp = (bytes: Buffer, name?: string, type?: string, field?: string) => ({ kind: 'multipart' as const, ...multipart(bytes, name, type, field) });
   return fc.oneof(
     fc.constant(mp(w.pngBytes)),
@@ -216,7 +216,7 @@ function uploadBodies(w: World): Arbitrary<Drawn['body']> {
   );
 }
 
-function drawFor(op: Operation, w: World, d: Disposable, hints: Hints): Arbitrary<Drawn> {
+function drawFor(op: Operation, w: Fixture, d: Disposable, hints: Hints): Arbitrary<Drawn> {
   const pathParams = op.parameters.filter((p) => p.in === 'path');
   const queryParams = op.parameters.filter((p) => p.in === 'query');
   const sets = realParams(op, w, d);
@@ -264,11 +264,11 @@ function drawFor(op: Operation, w: World, d: Disposable, hints: Hints): Arbitrar
 const TOOL_ROUTES = /^POST \/v1\/integrations\/(alertmanager|grafana)$/;
 let toolKey = '';
 
-async function send(t: TestApp, w: World, op: Operation, x: Drawn) {
+async function send(t: TestApp, w: Fixture, op: Operation, x: Drawn) {
   const url = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeSegment(x.params[name] ?? '')) + queryString(x.query);
   // The admin routes act as the instance admin, so they reach their handlers too.
   const who = op.path.startsWith('/v1/users') && op.path !== '/v1/users' ? w.root : op.key === 'GET /v1/users' ? w.root : w.owner;
-  const liveKey = who === w.root ? (w as World & { rootKey: string }).rootKey : w.owner.liveKey;
+  const liveKey = who === w.root ? (w as Fixture & { rootKey: string }).rootKey : w.owner.liveKey;
   const headers: Headers = {};
   if (x.cred === 'cookie') headers.cookie = who.cookie;
   if (x.cred === 'key') headers['x-api-key'] = liveKey;
@@ -291,7 +291,7 @@ async function send(t: TestApp, w: World, op: Operation, x: Drawn) {
 
 /**
  * Confirm and decline links are opened by browsers from an email: they answer pages, also for a bad
- * link, unless the client asks for JSON (decisions.md, Bookings).
+ * link, unless the client asks for JSON (docs/api.md, "Bookings").
  */
 const PAGE_ROUTES = /^(GET|POST) \/v1\/bookings\/\{token\}\/(confirm|decline)$/;
 
@@ -314,7 +314,7 @@ export function assertContract(op: string, url: string, status: number, contentT
 export function fuzzSuite(title: string, pick: (op: Operation, index: number) => boolean): void {
   describe(title, () => {
     let t: TestApp;
-    let w: World & { rootKey: string };
+    let w: Fixture & { rootKey: string };
     let d: Disposable;
     let hints: Hints;
     let ops: Operation[];
@@ -322,7 +322,7 @@ export function fuzzSuite(title: string, pick: (op: Operation, index: number) =>
     before(async () => {
       console.log(`fuzz seed ${SEED} (FUZZ_SEED to change), ${RUNS} runs per operation`);
       t = await buildTestApp();
-      const world = await buildWorld(t);
+      const world = await buildFixture(t);
       const rootKey = (await world.ok<{ key: string }>({ cookie: world.root.cookie }, 'POST', '/v1/api-keys', { name: 'root', mode: 'live' })).key;
       w = { ...world, rootKey };
       d = await disposables(w);

@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { createKey, signUp, type TestUser } from '../factories.js';
-import { body, buildTestApp, testDialect, type TestApp } from '../helpers.js';
+import { body, buildTestApp, testDialect, type TestApp, type Headers } from '../helpers.js';
 
-type Headers = Record<string, string>;
 const REFUSED = { error: 'Cross-site request refused', code: 'forbidden' };
 const OWN_ORIGIN = 'http://muster.test'; // PUBLIC_URL of the test apps
 

@@ -3,9 +3,7 @@ import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { createKey, signUp, type TestUser } from '../factories.js';
-import { body, buildTestApp, testDialect, type TestApp } from '../helpers.js';
-
-type Headers = Record<string, string>;
+import { body, buildTestApp, testDialect, type TestApp, type Headers } from '../helpers.js';
 
 /** The directives of a Content-Security-Policy header, by name. */
 function csp(res: LightMyRequestResponse): Map<string, string> {

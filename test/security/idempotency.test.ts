@@ -6,9 +6,8 @@ import { createContext } from '../../src/context.js';
 import { iso } from '../../src/lib/clock.js';
 import { requestFingerprint } from '../../src/plugins/idempotency.js';
 import { createKey, signUp, type TestUser } from '../factories.js';
-import { body, buildTestApp, testDialect, type TestApp } from '../helpers.js';
+import { body, buildTestApp, testDialect, type TestApp, type Headers } from '../helpers.js';
 
-type Headers = Record<string, string>;
 interface ErrorBody {
   error: string;
   code: string;

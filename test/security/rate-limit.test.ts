@@ -4,9 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { createKey, signUp, type TestUser } from '../factories.js';
-import { body, buildTestApp, testDialect, type TestApp } from '../helpers.js';
+import { body, buildTestApp, testDialect, type TestApp, type Headers } from '../helpers.js';
 
-type Headers = Record<string, string>;
 const WINDOW_MS = 60_000;
 const LIMITS = { RATE_LIMIT_API: '5', RATE_LIMIT_AUTH: '3', RATE_LIMIT_BOOKING: '2', RATE_LIMIT_PUBLIC: '4', RATE_LIMIT_WINDOW_MS: String(WINDOW_MS) };
 const REDIS_URL = 'redis://127.0.0.1:6379';

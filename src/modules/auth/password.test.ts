@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { body, buildTestApp, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createKey, emailedCode, login, register, signUp, type TestUser } from '../../../test/factories.js';
-
-type Headers = Record<string, string>;
 
 describe('changing and resetting a password (issue #14 item 6)', () => {
   let t: TestApp;

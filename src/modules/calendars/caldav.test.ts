@@ -3,8 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import ICAL from 'ical.js';
 import { BERLIN_VTIMEZONE, vcalendar, vevent } from '../../../test/calendar-fixtures.js';
 import { createKey, signUp, type TestUser } from '../../../test/factories.js';
-import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
-import { createEventType, listDeliveries, type Headers } from '../../../test/peers.js';
+import { body, buildTestApp, type TestApp, type Headers } from '../../../test/helpers.js';
+import { createEventType, listDeliveries } from '../../../test/peers.js';
 import { makeCalendar, startRadicale, type Radicale } from '../../../test/radicale.js';
 import { createSenders, processDue, type Senders } from '../deliveries/worker.js';
 

@@ -7,8 +7,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { after, before, describe, test } from 'node:test';
 import { hostileZoneIcs, hostWeekIcs, manyRdatesIcs } from '../../../test/calendar-fixtures.js';
 import { createKey, signUp, type TestUser } from '../../../test/factories.js';
-import { body, buildTestApp, testDialect, type TestApp } from '../../../test/helpers.js';
-import { startReceiver, type Headers, type Receiver } from '../../../test/peers.js';
+import { body, buildTestApp, testDialect, type TestApp, type Headers } from '../../../test/helpers.js';
+import { startReceiver, type Receiver } from '../../../test/peers.js';
 import { syncDueCalendars } from './sync.service.js';
 
 interface Cal {

@@ -3,8 +3,8 @@ import type http from 'node:http';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { hostWeekIcs, vcalendar, vevent } from '../../../test/calendar-fixtures.js';
 import { createKey, signUp, type TestUser } from '../../../test/factories.js';
-import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
-import { createEventType, startReceiver, type Headers, type Receiver } from '../../../test/peers.js';
+import { body, buildTestApp, type TestApp, type Headers } from '../../../test/helpers.js';
+import { createEventType, startReceiver, type Receiver } from '../../../test/peers.js';
 import { syncDueCalendars } from './sync.service.js';
 
 interface Cal {

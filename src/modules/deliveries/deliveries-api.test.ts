@@ -1,21 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { flag } from '../../db/schema.js';
-import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { body, buildTestApp, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createKey, setPlan, dropConfirmationEmails, signUp, type TestUser } from '../../../test/factories.js';
-import {
-  bookAs,
-  bookPublic,
-  createEventType,
-  listDeliveries,
-  parseIcs,
-  pathOf,
-  startReceiver,
-  type Booking,
-  type Delivery,
-  type Headers,
-  type Receiver,
-} from '../../../test/peers.js';
+import { bookAs, bookPublic, createEventType, listDeliveries, parseIcs, pathOf, startReceiver, type Booking, type Delivery, type Receiver } from '../../../test/peers.js';
 import { createSenders, processDue, type Senders } from './worker.js';
 
 describe('deliveries API and calendar feeds', () => {

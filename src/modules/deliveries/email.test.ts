@@ -4,21 +4,9 @@ import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { sweepSla } from '../../jobs/sla-sweeper.js';
 import { MINUTE } from '../../lib/clock.js';
-import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { body, buildTestApp, type TestApp, type Headers } from '../../../test/helpers.js';
 import { setPlan, signUp, type TestUser } from '../../../test/factories.js';
-import {
-  bookPublic,
-  createEventType,
-  guest,
-  listDeliveries,
-  parseIcs,
-  pathOf,
-  startSmtp,
-  type Booking,
-  type Headers,
-  type Mail,
-  type SmtpPeer,
-} from '../../../test/peers.js';
+import { bookPublic, createEventType, guest, listDeliveries, parseIcs, pathOf, startSmtp, type Booking, type Mail, type SmtpPeer } from '../../../test/peers.js';
 import { queueEmail } from './email.js';
 import { createSenders, processDue, type Senders } from './worker.js';
 

@@ -3,9 +3,9 @@ import { createECDH, randomBytes } from 'node:crypto';
 import https from 'node:https';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { body, buildTestApp, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createKey, signUp } from '../../../test/factories.js';
-import { browserKeys, listDeliveries, selfSignedCert, startReceiver, type Headers, type Receiver } from '../../../test/peers.js';
+import { browserKeys, listDeliveries, selfSignedCert, startReceiver, type Receiver } from '../../../test/peers.js';
 import { createSenders, processDue } from './worker.js';
 
 // Issue 14, item 4: push endpoints get the webhooks' SSRF guard, and keys are checked when stored.

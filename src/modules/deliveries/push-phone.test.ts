@@ -2,19 +2,9 @@ import assert from 'node:assert/strict';
 import https from 'node:https';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { DAY } from '../../lib/clock.js';
-import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { body, buildTestApp, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createKey, signUp, type TestUser } from '../../../test/factories.js';
-import {
-  browserKeys,
-  decryptPush,
-  listDeliveries,
-  selfSignedCert,
-  startReceiver,
-  verifyVapid,
-  type BrowserKeys,
-  type Headers,
-  type Receiver,
-} from '../../../test/peers.js';
+import { browserKeys, decryptPush, listDeliveries, selfSignedCert, startReceiver, verifyVapid, type BrowserKeys, type Receiver } from '../../../test/peers.js';
 import { createSenders, processDue, type Senders } from './worker.js';
 
 const SID = 'AC0123456789abcdef0123456789abcdef';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { buildTestApp, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createKey, setPlan, signUp, type TestUser } from '../../../test/factories.js';
-import { bookPublic, createEventType, hasIpv6Loopback, listDeliveries, startReceiver, type Headers, type Receiver } from '../../../test/peers.js';
+import { bookPublic, createEventType, hasIpv6Loopback, listDeliveries, startReceiver, type Receiver } from '../../../test/peers.js';
 import { postGuarded } from './http-post.js';
 import { BlockedAddressError, isPrivateAddress } from './ssrf.js';
 import { createSenders, processDue, type Senders } from './worker.js';

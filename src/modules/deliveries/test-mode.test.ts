@@ -2,21 +2,9 @@ import assert from 'node:assert/strict';
 import https from 'node:https';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { body, buildTestApp, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createKey, dropConfirmationEmails, signUp, type TestUser } from '../../../test/factories.js';
-import {
-  bookAs,
-  browserKeys,
-  createEventType,
-  listDeliveries,
-  selfSignedCert,
-  startReceiver,
-  startSmtp,
-  type Booking,
-  type Headers,
-  type Receiver,
-  type SmtpPeer,
-} from '../../../test/peers.js';
+import { bookAs, browserKeys, createEventType, listDeliveries, selfSignedCert, startReceiver, startSmtp, type Booking, type Receiver, type SmtpPeer } from '../../../test/peers.js';
 import { createSenders, processDue, type Senders } from './worker.js';
 
 /**

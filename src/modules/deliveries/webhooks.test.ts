@@ -2,21 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { MINUTE } from '../../lib/clock.js';
-import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { body, buildTestApp, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createKey, setPlan, dropConfirmationEmails, signUp, type TestUser } from '../../../test/factories.js';
-import {
-  bookPublic,
-  createEventType,
-  listDeliveries,
-  pathOf,
-  startReceiver,
-  type Booking,
-  type Delivery,
-  type EventType,
-  type Headers,
-  type ReceivedRequest,
-  type Receiver,
-} from '../../../test/peers.js';
+import { bookPublic, createEventType, listDeliveries, pathOf, startReceiver, type Booking, type Delivery, type EventType, type ReceivedRequest, type Receiver } from '../../../test/peers.js';
 import { createSenders, processDue, type Senders } from './worker.js';
 
 // Long enough that a loaded machine (CI runs suites side by side) answers a live receiver well within it.

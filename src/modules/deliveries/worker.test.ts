@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { iso } from '../../lib/clock.js';
-import { buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { buildTestApp, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createKey, setPlan, dropConfirmationEmails, signUp, type TestUser } from '../../../test/factories.js';
-import { bookPublic, createEventType, listDeliveries, startReceiver, startSmtp, until, type Headers, type Receiver, type SmtpPeer } from '../../../test/peers.js';
+import { bookPublic, createEventType, listDeliveries, startReceiver, startSmtp, until, type Receiver, type SmtpPeer } from '../../../test/peers.js';
 import { claimDue } from './outbox.repository.js';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS, createSenders, processDue, startOutboxWorker, type Senders } from './worker.js';
 

@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { sha256 } from '../../lib/crypto.js';
 import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { createKey, signUp, type TestUser } from '../../../test/factories.js';
-import { beaconOf, createDevice, pathOf, sharedOrg } from '../../../test/trackers-kit.js';
+import { beaconOf, createDevice, pathOf } from '../../../test/trackers-kit.js';
+import { sharedOrg } from '../../../test/world.js';
 
 interface DeviceView {
   id: number;
@@ -75,14 +76,15 @@ describe('/v1/devices', () => {
   test('the list shows last position and last seen; an org admin sees every device of the org, a member only theirs', async () => {
     const crew = await signUp(t.app, { name: 'Crew' });
     const other = await signUp(t.app, { name: 'Other' });
-    const org = await sharedOrg(t, root, 'Devices Ops', crew, other);
+    const boss = await signUp(t.app, { name: 'Devices Ops Boss' });
+    const org = await sharedOrg(t.app, { by: boss, lift: root, name: 'Devices Ops', members: [{ user: crew, role: 'member' }, { user: other, role: 'member' }] });
     const d = await createDevice(t, { cookie: crew.cookie }, { org_id: org.id, device_id: 'crew-van' });
     assert.equal((await fix(d.token, 51.5, -0.12)).statusCode, 200);
     const mine = (await list({ cookie: crew.cookie })).find((x) => x.id === d.id)!;
     assert.equal(mine.active, true);
     assert.deepEqual({ lat: mine.last_position?.lat, lng: mine.last_position?.lng }, { lat: 51.5, lng: -0.12 });
     assert.equal(mine.last_seen_at, t.clock.now().toISOString());
-    assert.ok((await list({ cookie: org.boss.cookie })).some((x) => x.id === d.id), 'the owner of the org sees it');
+    assert.ok((await list({ cookie: boss.cookie })).some((x) => x.id === d.id), 'the owner of the org sees it');
     assert.ok(!(await list({ cookie: other.cookie })).some((x) => x.id === d.id), 'another member does not');
     assert.equal((await t.app.inject({ method: 'DELETE', url: `/v1/devices/${d.id}`, headers: { cookie: other.cookie } })).statusCode, 404);
   });
@@ -101,7 +103,8 @@ describe('/v1/devices', () => {
 
   test('PATCH renames and moves to another org of the owner; the old org sees the device switched off', async () => {
     const u = await signUp(t.app);
-    const org = await sharedOrg(t, root, 'Move Ops', u);
+    const boss = await signUp(t.app, { name: 'Move Ops Boss' });
+    const org = await sharedOrg(t.app, { by: boss, lift: root, name: 'Move Ops', members: [{ user: u, role: 'member' }] });
     const d = await createDevice(t, { cookie: u.cookie });
     await fix(d.token);
     const patch = (payload: object, cookie = u.cookie) => t.app.inject({ method: 'PATCH', url: `/v1/devices/${d.id}`, headers: { cookie }, payload });
@@ -110,7 +113,7 @@ describe('/v1/devices', () => {
     assert.deepEqual([body(moved).name, body(moved).org_id, body(moved).active], ['Truck 3', org.id, false]);
     assert.equal(await beaconOf(t, { cookie: u.cookie }, d.device_id), undefined);
     await fix(d.token);
-    assert.equal((await beaconOf(t, { cookie: org.boss.cookie }, d.device_id))?.org_id, org.id, 'its next fix lands in the new org');
+    assert.equal((await beaconOf(t, { cookie: boss.cookie }, d.device_id))?.org_id, org.id, 'its next fix lands in the new org');
     const outsider = await signUp(t.app);
     assert.equal((await patch({ org_id: (await createDevice(t, { cookie: outsider.cookie })).org_id })).statusCode, 403, 'not an org of the owner');
     assert.equal((await patch({})).statusCode, 422);

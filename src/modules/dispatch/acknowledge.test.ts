@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { connectSse, listen, type SseClient } from '../../../test/sse-client.js';
-import { dispatchWorld, type DispatchWorld, type IncidentView, type TimelineView } from '../../../test/dispatch/world.js';
+import { dispatchWorld, type DispatchWorld, type IncidentView, type TimelineView } from '../../../test/world.js';
 
 describe('assignment, acknowledgement and progress', () => {
   let w: DispatchWorld;

@@ -3,8 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { MINUTE } from '../../lib/clock.js';
 import type { TestUser } from '../../../test/factories.js';
-import { dispatchWorld, type DispatchWorld, type Headers } from '../../../test/dispatch/world.js';
+import { dispatchWorld, type DispatchWorld } from '../../../test/world.js';
 import { boundingBox, haversineM } from './geo.js';
+import type { Headers } from '../../../test/helpers.js';
 
 interface Responder {
   user_id: number;

@@ -8,7 +8,7 @@ import { boundingBox, haversineM } from './geo.js';
 import { memberNames, openAssignments } from './responders.repository.js';
 import type { Responder, RespondersQuery } from './responders.schemas.js';
 
-/** A device and its distance, side by side: a copy of the device with the distance added would cost ~1 µs per device on Node 20 (docs/architecture.md, "Object spread on hot paths"). */
+/** A device and its distance, side by side: a copy of the device with the distance added would cost ~1 µs per device on Node 20 (docs/performance.md, "Object spread on hot paths"). */
 interface Candidate {
   device: DevicePosition;
   distance_m: number | null;

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { body, buildTestApp, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createKey, signUp, type TestUser } from '../../../test/factories.js';
 import { connectSse, listen, type SseClient } from '../../../test/sse-client.js';
 
-type Headers = Record<string, string>;
 interface Event {
   id: number;
   incident_id: number;

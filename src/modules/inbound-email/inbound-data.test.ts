@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type nodemailer from 'nodemailer';
 import { DAY } from '../../lib/clock.js';
 import { buildTestApp, type TestApp } from '../../../test/helpers.js';
-import { buildWorld, type CreatedIntegration, type World } from '../../../test/integrations-world.js';
+import { integrationsWorld, type CreatedIntegration, type IntegrationsWorld } from '../../../test/world.js';
 import { mailDns, sendTo, type SendOptions } from '../../../test/mail-kit.js';
 import { sweepRetention } from '../retention/retention.service.js';
 import { startInboundSmtp, type InboundListener } from './smtp-listener.js';
@@ -12,7 +12,7 @@ import { startInboundSmtp, type InboundListener } from './smtp-listener.js';
 // their incident, under retention, and are part of a person's export when they sent them.
 describe('received mail as personal data', () => {
   let t: TestApp;
-  let w: World;
+  let w: IntegrationsWorld;
   let smtp: InboundListener;
   let i: CreatedIntegration;
   let slug: string;
@@ -20,7 +20,7 @@ describe('received mail as personal data', () => {
 
   before(async () => {
     t = await buildTestApp({ INBOUND_EMAIL_DOMAIN: 'in.muster.test', INBOUND_SMTP_PORT: '0', INBOUND_SMTP_HOST: '127.0.0.1' });
-    w = await buildWorld(t);
+    w = await integrationsWorld(t);
     smtp = await startInboundSmtp(t.ctx, { resolver: mailDns().resolver });
     i = await w.integration();
     slug = w.owner.slug;

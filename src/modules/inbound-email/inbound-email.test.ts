@@ -3,14 +3,14 @@ import { after, before, describe, test } from 'node:test';
 import nodemailer from 'nodemailer';
 import sharp from 'sharp';
 import { buildTestApp, type TestApp } from '../../../test/helpers.js';
-import { buildWorld, type CreatedIntegration, type World } from '../../../test/integrations-world.js';
+import { integrationsWorld, type CreatedIntegration, type IntegrationsWorld } from '../../../test/world.js';
 import { mailDns, type DkimKey } from '../../../test/mail-kit.js';
 import { startInboundSmtp, type InboundListener } from './smtp-listener.js';
 
 // Speaks SMTP to the real listener, with nodemailer as the sending client.
 describe('inbound email', () => {
   let t: TestApp;
-  let w: World;
+  let w: IntegrationsWorld;
   let smtp: InboundListener;
   let i: CreatedIntegration;
   let png: Buffer;
@@ -20,7 +20,7 @@ describe('inbound email', () => {
   const live = () => ({ 'x-api-key': w.liveKey });
   before(async () => {
     t = await buildTestApp({ INBOUND_EMAIL_DOMAIN: 'in.muster.test', INBOUND_SMTP_PORT: '0', INBOUND_SMTP_HOST: '127.0.0.1', INBOUND_MAX_BYTES: '200000' });
-    w = await buildWorld(t);
+    w = await integrationsWorld(t);
     exampleCom = dns.dkim('example.com');
     smtp = await startInboundSmtp(t.ctx, { resolver: dns.resolver });
     i = await w.integration();

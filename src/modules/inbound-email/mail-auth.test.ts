@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { authenticate } from 'mailauth';
 import nodemailer from 'nodemailer';
 import { buildTestApp, type TestApp } from '../../../test/helpers.js';
-import { buildWorld, type World } from '../../../test/integrations-world.js';
+import { integrationsWorld, type IntegrationsWorld } from '../../../test/world.js';
 import { mailDns, refusalCode, sendTo, type DkimKey, type SendOptions } from '../../../test/mail-kit.js';
 import { startInboundSmtp, type InboundListener } from './smtp-listener.js';
 
@@ -13,7 +13,7 @@ import { startInboundSmtp, type InboundListener } from './smtp-listener.js';
 // seal. Every message goes through the real SMTP listener, signed as real servers sign.
 describe('mail authentication', () => {
   let t: TestApp;
-  let w: World;
+  let w: IntegrationsWorld;
   let smtp: InboundListener;
   const dns = mailDns();
   let exampleCom: DkimKey;
@@ -32,7 +32,7 @@ describe('mail authentication', () => {
       INBOUND_TRUSTED_AUTHSERV_IDS: 'relay.example.com',
       INBOUND_TRUSTED_FORWARDERS: 'fwd.example.net',
     });
-    w = await buildWorld(t);
+    w = await integrationsWorld(t);
     exampleCom = dns.dkim('example.com');
     dns.txt('_dmarc.example.com', 'v=DMARC1; p=reject');
     other = dns.dkim('evil.example.net');

@@ -4,7 +4,7 @@ import { Ajv } from 'ajv';
 import type nodemailer from 'nodemailer';
 import sharp from 'sharp';
 import { buildTestApp, type TestApp } from '../../../test/helpers.js';
-import { buildWorld, type CreatedIntegration, type World } from '../../../test/integrations-world.js';
+import { integrationsWorld, type CreatedIntegration, type IntegrationsWorld } from '../../../test/world.js';
 import { mailDns, sendTo, type DkimKey, type SendOptions } from '../../../test/mail-kit.js';
 import { startSmtp, type Mail, type SmtpPeer } from '../../../test/peers.js';
 import { connectSse, listen, type SseClient } from '../../../test/sse-client.js';
@@ -24,7 +24,7 @@ const validSignalEvent = ajv.compile(SignalStreamEvent);
 
 describe('mail from real clients', () => {
   let t: TestApp;
-  let w: World;
+  let w: IntegrationsWorld;
   let smtp: InboundListener;
   let outgoing: SmtpPeer;
   let senders: Senders;
@@ -38,7 +38,7 @@ describe('mail from real clients', () => {
   before(async () => {
     outgoing = await startSmtp();
     t = await buildTestApp({ INBOUND_EMAIL_DOMAIN: 'in.muster.test', INBOUND_SMTP_PORT: '0', INBOUND_SMTP_HOST: '127.0.0.1', SMTP_URL: outgoing.url, SSE_HEARTBEAT_MS: '1000' });
-    w = await buildWorld(t);
+    w = await integrationsWorld(t);
     exampleCom = dns.dkim('example.com');
     smtp = await startInboundSmtp(t.ctx, { resolver: dns.resolver });
     senders = createSenders(t.ctx);

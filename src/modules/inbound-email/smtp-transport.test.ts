@@ -6,14 +6,14 @@ import { after, before, describe, test } from 'node:test';
 import nodemailer from 'nodemailer';
 import { buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { selfSignedCert } from '../../../test/peers.js';
-import { buildWorld, type World } from '../../../test/integrations-world.js';
+import { integrationsWorld, type IntegrationsWorld } from '../../../test/world.js';
 import { mailDns } from '../../../test/mail-kit.js';
 import { startInboundSmtp, type InboundListener } from './smtp-listener.js';
 
 // The listener's transport: STARTTLS when a certificate is configured, the per-client rate limit.
 describe('inbound SMTP transport', () => {
   let t: TestApp;
-  let w: World;
+  let w: IntegrationsWorld;
   let smtp: InboundListener;
   let address: string;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-inbound-tls-'));
@@ -29,7 +29,7 @@ describe('inbound SMTP transport', () => {
       INBOUND_SMTP_TLS_CERT: path.join(dir, 'cert.pem'),
       INBOUND_RATE_LIMIT: '3',
     });
-    w = await buildWorld(t);
+    w = await integrationsWorld(t);
     smtp = await startInboundSmtp(t.ctx, { resolver: mailDns().resolver });
     address = (await w.integration()).email_address!;
   });

@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { buildTestApp, injector, testDialect, type TestApp } from '../../../test/helpers.js';
+import { buildTestApp, injector, testDialect, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createKey, setPlan, signUp, type TestUser } from '../../../test/factories.js';
 
 // Issue #19, POST /v1/tickets: the org check comes from the credential cache (targetOrgWrite) and
 // the creator's name and phone from the user cache, so a creation reads no org, membership or user
 // row once they are held. Every change that decides a creation's answer applies to the very next
 // creation of this instance (the TTL is a minute, so nothing passes because an entry aged out).
-
-type Headers = Record<string, string>;
 
 describe(`incident creation from the caches (${testDialect})`, () => {
   let t: TestApp;

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { HOUR, MINUTE } from '../../lib/clock.js';
-import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { body, buildTestApp, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createKey, setPlan, signUp, type TestUser } from '../../../test/factories.js';
 
-type Headers = Record<string, string>;
 interface Incident {
   Id: number;
   org_id: number;

@@ -2,18 +2,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, testDialect, type TestApp } from '../../../test/helpers.js';
 import { pdTrigger } from '../../../test/integrations-payloads.js';
-import { buildWorld, type World } from '../../../test/integrations-world.js';
+import { integrationsWorld, type IntegrationsWorld } from '../../../test/world.js';
 
 // Issue #32: reporters see incident numbers (`#63` in their email). A dedup repeat used to reach an
 // INSERT that ON CONFLICT refused after it had taken the next id (a PostgreSQL sequence value,
 // SQLite's AUTOINCREMENT counter): five repeats moved the next new incident from #63 to #69.
 describe(`a dedup repeat takes no incident number (${testDialect})`, () => {
   let t: TestApp;
-  let w: World;
+  let w: IntegrationsWorld;
   const live = () => ({ 'x-api-key': w.liveKey });
   before(async () => {
     t = await buildTestApp();
-    w = await buildWorld(t);
+    w = await integrationsWorld(t);
   });
   after(() => t.close());
 

@@ -2,18 +2,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, testDialect, type TestApp } from '../../../test/helpers.js';
 import { pdTrigger } from '../../../test/integrations-payloads.js';
-import { buildWorld, type World } from '../../../test/integrations-world.js';
+import { integrationsWorld, type IntegrationsWorld } from '../../../test/world.js';
 
 // A repeated trigger carries the count of triggers so far (`alert_repeated {count}`), taken from the
 // incident's latest repeat, not by counting every repeat: a monitor that re-fires for days must not
 // make each trigger slower than the last (dedup.ts, nextRepeatCount).
 describe(`repeat counts on ${testDialect}`, () => {
   let t: TestApp;
-  let w: World;
+  let w: IntegrationsWorld;
   const queries: string[] = [];
   before(async () => {
     t = await buildTestApp({}, { onQuery: (q) => queries.push(q) });
-    w = await buildWorld(t);
+    w = await integrationsWorld(t);
   });
   after(() => t.close());
 

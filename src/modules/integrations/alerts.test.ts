@@ -2,16 +2,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { alertmanagerMessage, grafanaMessage } from '../../../test/integrations-payloads.js';
-import { buildWorld, type CreatedIntegration, type World } from '../../../test/integrations-world.js';
+import { integrationsWorld, type CreatedIntegration, type IntegrationsWorld } from '../../../test/world.js';
 
 describe('Alertmanager and Grafana webhooks', () => {
   let t: TestApp;
-  let w: World;
+  let w: IntegrationsWorld;
   let i: CreatedIntegration;
   const live = () => ({ 'x-api-key': w.liveKey });
   before(async () => {
     t = await buildTestApp();
-    w = await buildWorld(t);
+    w = await integrationsWorld(t);
     i = await w.integration();
   });
   after(() => t.close());

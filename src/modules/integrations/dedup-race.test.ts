@@ -9,16 +9,16 @@ import { loadConfig } from '../../config.js';
 import { createContext, type AppContext } from '../../context.js';
 import { GENEROUS_RATE_LIMITS, buildTestApp, testDialect, type TestApp } from '../../../test/helpers.js';
 import { pdFollowUp, pdTrigger } from '../../../test/integrations-payloads.js';
-import { buildWorld, type World } from '../../../test/integrations-world.js';
+import { integrationsWorld, type IntegrationsWorld } from '../../../test/world.js';
 
 // The database decides dedup races (a partial unique index), so this holds on PostgreSQL's
 // concurrent connections as well as on SQLite's serialised writes.
 describe('dedup under concurrency', () => {
   let t: TestApp;
-  let w: World;
+  let w: IntegrationsWorld;
   before(async () => {
     t = await buildTestApp();
-    w = await buildWorld(t);
+    w = await integrationsWorld(t);
   });
   after(() => t.close());
 
@@ -51,11 +51,11 @@ describe('dedup under concurrency', () => {
 // it applies. SQLite is one instance by design: there the same calls race on one app.
 describe(`Events API: triggers and resolves of one key racing on two instances (${testDialect})`, () => {
   let t: TestApp;
-  let w: World;
+  let w: IntegrationsWorld;
   let second: { app: FastifyInstance; ctx: AppContext; dir: string } | undefined;
   before(async () => {
     t = await buildTestApp();
-    w = await buildWorld(t);
+    w = await integrationsWorld(t);
     if (testDialect === 'postgres') {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-second-'));
       const config = loadConfig({

@@ -2,15 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { alertmanagerMessage, grafanaMessage, pdTrigger } from '../../../test/integrations-payloads.js';
-import { buildWorld, type Ticket, type World } from '../../../test/integrations-world.js';
+import { integrationsWorld, type Ticket, type IntegrationsWorld } from '../../../test/world.js';
 import { setPlan, signUp } from '../../../test/factories.js';
 
 describe('integrations API', () => {
   let t: TestApp;
-  let w: World;
+  let w: IntegrationsWorld;
   before(async () => {
     t = await buildTestApp({ INBOUND_EMAIL_DOMAIN: 'in.muster.test' });
-    w = await buildWorld(t);
+    w = await integrationsWorld(t);
   });
   after(() => t.close());
 

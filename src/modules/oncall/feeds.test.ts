@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import ICAL from 'ical.js';
-import { dispatchWorld, signInAgain, type DispatchWorld } from '../../../test/dispatch/world.js';
+import { dispatchWorld, signInAgain, type DispatchWorld } from '../../../test/world.js';
 import { makeCalendar, startRadicale, type Radicale } from '../../../test/radicale.js';
 import { createSenders, processDue, type Senders } from '../deliveries/worker.js';
 import { syncShiftCalendars } from './index.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createContext, type AppContext } from '../../context.js';
 import { defaultJobs } from '../../jobs/scheduler.js';
-import { dispatchWorld, signInAgain, type DispatchWorld } from '../../../test/dispatch/world.js';
+import { dispatchWorld, signInAgain, type DispatchWorld } from '../../../test/world.js';
 import { sendHandoffNotices } from './index.js';
 import { noticeText } from './notice-text.js';
 

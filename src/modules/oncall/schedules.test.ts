@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createKey, signUp } from '../../../test/factories.js';
-import { testDialect } from '../../../test/helpers.js';
-import { dispatchWorld, signInAgain, type DispatchWorld, type Headers } from '../../../test/dispatch/world.js';
+import { testDialect, type Headers } from '../../../test/helpers.js';
+import { dispatchWorld, signInAgain, type DispatchWorld } from '../../../test/world.js';
 import { finalShifts, hoursOnCall, whoIsOnCall } from './index.js';
 
 interface LayerOut {

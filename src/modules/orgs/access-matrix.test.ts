@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { body, buildTestApp, type TestApp, type Headers, type Method } from '../../../test/helpers.js';
 import { createKey, register, setPlan, signUp, uniqueEmail, type TestUser } from '../../../test/factories.js';
+import { sharedOrg } from '../../../test/world.js';
 
 type Actor = 'owner' | 'admin' | 'member' | 'outsider' | 'anonymous';
 const ACTORS: readonly Actor[] = ['owner', 'admin', 'member', 'outsider', 'anonymous'];
@@ -14,8 +15,6 @@ const AUTHENTICATED: readonly Actor[] = ['owner', 'admin', 'member', 'outsider']
 /** The actors who belong to the org. */
 const ORG_MEMBERS: readonly Actor[] = ['owner', 'admin', 'member'];
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-type Headers = Record<string, string>;
 
 const UNAUTHORIZED = { error: 'Unauthorized', code: 'unauthorized' };
 const FORBIDDEN = { error: 'Forbidden', code: 'forbidden' };
@@ -115,20 +114,23 @@ describe('org, member and team access matrix', () => {
   async function newWorld(by?: TestUser): Promise<World> {
     seq += 1;
     const boss = by ?? (await signUp(t.app, { name: `Boss ${seq}` }));
-    if (!by) await raiseToAgency(boss);
-    const org = await ok<{ id: number; slug: string }>(cookie(boss), 'POST', '/v1/orgs', { name: `Matrix Org ${seq}` });
-    const w: World = {
+    const org = await sharedOrg(t.app, {
+      by: boss,
+      ...(by ? {} : { lift: root }),
+      name: `Matrix Org ${seq}`,
+      members: [
+        { user: admin, role: 'admin' },
+        { user: member, role: 'member' },
+      ],
+      team: { name: `Matrix Team ${seq}`, members: [member] },
+    });
+    return {
       org: org.slug,
       orgId: org.id,
-      team: '',
+      team: org.team!,
       owner: boss,
       as: { owner: cookie(boss), admin: cookie(admin), member: cookie(member), outsider: cookie(outsider), anonymous: {} },
     };
-    await addToOrg(w, admin.email, 'admin');
-    await addToOrg(w, member.email, 'member');
-    w.team = (await ok<{ slug: string }>(cookie(boss), 'POST', `/v1/orgs/${w.org}/teams`, { name: `Matrix Team ${seq}` })).slug;
-    await addToTeam(w, member.id);
-    return w;
   }
 
   /** The world with `member` as the target: for routes that name no other user. */

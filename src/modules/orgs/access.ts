@@ -80,7 +80,7 @@ export async function actorScope(ctx: AppContext, actor: Actor, orgId?: number):
 
 /**
  * The org a new record goes into: `orgId` from the body, else the caller's primary org. Naming an
- * org the caller does not belong to is 403 (the caller chose it; spec/decisions.md, Signals);
+ * org the caller does not belong to is 403 (the caller chose it; docs/api.md, "Access: 401, 403, 404");
  * a locked org refuses new records.
  */
 export async function targetOrg(ctx: AppContext, actor: Actor, orgId: number | undefined): Promise<OrgAccess> {

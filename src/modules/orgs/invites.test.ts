@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DAY } from '../../lib/clock.js';
-import { body, buildTestApp, testDialect, type TestApp } from '../../../test/helpers.js';
+import { body, buildTestApp, testDialect, type TestApp, type Headers } from '../../../test/helpers.js';
 import { login, register, setPlan, signUp, uniqueEmail, verifyEmail, type TestUser } from '../../../test/factories.js';
-
-type Headers = Record<string, string>;
 
 /**
  * Issue #14 item 5: registering an invited address used to join the org at once. An invite is now

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MINUTE } from '../../lib/clock.js';
-import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { body, buildTestApp, type TestApp, type Headers, type Method } from '../../../test/helpers.js';
 import { createKey, setPlan, signUp, type TestUser } from '../../../test/factories.js';
 
-type Headers = Record<string, string>;
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 interface Window {
   day: string;
   start: string;

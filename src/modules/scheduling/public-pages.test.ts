@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { body, buildTestApp, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createKey, setPlan, signUp, type TestUser } from '../../../test/factories.js';
 
-type Headers = Record<string, string>;
 interface PublicEventType {
   event_type_id: number;
   name: string;

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { buildTestApp, testDialect, type TestApp } from '../../../test/helpers.js';
+import { buildTestApp, testDialect, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createKey, signUp, type TestUser } from '../../../test/factories.js';
 import { startRedisServer, type RedisServer } from '../../../test/cluster/redis-server.js';
 import { connectSse, listen, type SseClient } from '../../../test/sse-client.js';
-import { beacons, createDevice, pathOf, sharedOrg, type Headers } from '../../../test/trackers-kit.js';
+import { beacons, createDevice, pathOf } from '../../../test/trackers-kit.js';
+import { sharedOrg } from '../../../test/world.js';
 
 // Issue #31 F12: a member removed from an org stayed on its map (GET /v1/signals/beacons) and its
 // device list (an `active` device in GET /v1/devices) until the 5-minute silence timeout, though
@@ -55,9 +56,10 @@ for (const kind of ['memory', 'redis'] as const) {
 
     test('their beacons (live and test) and their tracker leave the map and the device list with the removal, with beacon_off', async () => {
       const mia = await signUp(t.app, { name: 'Mia Member' });
-      const org = await sharedOrg(t, admin, `Crew ${kind}`, mia);
-      const boss = { cookie: org.boss.cookie };
-      const bossTest = { 'x-api-key': (await createKey(t.app, org.boss.cookie, 'test')).key };
+      const owner = await signUp(t.app, { name: `Crew ${kind} Boss` });
+      const org = await sharedOrg(t.app, { by: owner, lift: admin, name: `Crew ${kind}`, members: [{ user: mia, role: 'member' }] });
+      const boss = { cookie: owner.cookie };
+      const bossTest = { 'x-api-key': (await createKey(t.app, owner.cookie, 'test')).key };
       const miaTest = { 'x-api-key': (await createKey(t.app, mia.cookie, 'test')).key };
       const phone = await createDevice(t, { cookie: mia.cookie }, { name: 'Mia van', org_id: org.id });
       stream = await connectSse(await listen(t), '/v1/signals/stream', boss);
@@ -94,8 +96,9 @@ for (const kind of ['memory', 'redis'] as const) {
 
     test('beacons racing the removal never leave the member on the map', async () => {
       const max = await signUp(t.app, { name: 'Max Member' });
-      const org = await sharedOrg(t, admin, `Race ${kind}`, max);
-      const boss = { cookie: org.boss.cookie };
+      const owner = await signUp(t.app, { name: `Race ${kind} Boss` });
+      const org = await sharedOrg(t.app, { by: owner, lift: admin, name: `Race ${kind}`, members: [{ user: max, role: 'member' }] });
+      const boss = { cookie: owner.cookie };
       // Five phones keep turning new devices on (the path that writes) before, during and after the removal.
       let removed = false;
       let n = 0;

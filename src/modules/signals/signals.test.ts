@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MINUTE } from '../../lib/clock.js';
-import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { body, buildTestApp, type TestApp, type Headers, type Method } from '../../../test/helpers.js';
 import { createKey, signUp, type TestUser } from '../../../test/factories.js';
 import { browserKeys } from '../../../test/peers.js';
 import { sweepSilentBeacons } from './beacons.service.js';
 
-type Headers = Record<string, string>;
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 type SignalKind = 'beacon' | 'capture' | 'note' | 'checkin' | 'alert';
 
 interface SignalView {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { createKey, signUp, type TestUser } from '../../../test/factories.js';
-import { basic, beaconOf, createDevice, pathOf, sharedOrg, type CreatedDevice } from '../../../test/trackers-kit.js';
+import { basic, beaconOf, createDevice, pathOf, type CreatedDevice } from '../../../test/trackers-kit.js';
+import { sharedOrg } from '../../../test/world.js';
 
 type Json = Record<string, unknown>;
 
@@ -71,7 +72,8 @@ describe('OwnTracks HTTP mode', () => {
   test('answers the team: other active members of the org, same mode, as location + card; not other orgs, not test mode', async () => {
     const bob = await signUp(t.app, { name: 'Bob Builder' });
     const cat = await signUp(t.app, { name: 'Cat Walker' });
-    const org = await sharedOrg(t, root, 'Field Team', jane, bob, cat);
+    const boss = await signUp(t.app, { name: 'Field Team Boss' });
+    const org = await sharedOrg(t.app, { by: boss, lift: root, name: 'Field Team', members: [{ user: jane, role: 'member' }, { user: bob, role: 'member' }, { user: cat, role: 'member' }] });
     const mine = await createDevice(t, { cookie: jane.cookie }, { name: 'Jane team phone', org_id: org.id });
     const bobs = await createDevice(t, { cookie: bob.cookie }, { name: 'Bob van', org_id: org.id });
     const testKey = { 'x-api-key': (await createKey(t.app, bob.cookie, 'test')).key };

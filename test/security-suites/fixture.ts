@@ -1,4 +1,4 @@
-// The fixture shared by the access matrix and the fuzzer: org A with an owner, an admin and a
+// The records fixture shared by the access matrix and the fuzzer (its people through test/world.ts): org A with an owner, an admin and a
 // member (cookies, live keys, the owner's test key), one live record of every kind in org A,
 // records of org B (another tenant) and test-mode records in org A. Every text a record carries
 // starts with a marker, so a response can be scanned for records it must never show.
@@ -6,12 +6,11 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
-import { createKey, login, register, setPlan, signUp, uniqueEmail, type TestUser } from '../factories.js';
-import type { TestApp } from '../helpers.js';
+import { createKey, login, register, uniqueEmail, type TestUser } from '../factories.js';
+import { castWorld, inject, sharedOrg, type Person, type PersonSpec } from '../world.js';
+import type { Headers, Method, TestApp } from '../helpers.js';
 import { signToken } from '../../src/lib/signing.js';
 import { browserKeys } from '../peers.js';
-
-export type Headers = Record<string, string>;
 
 /** Markers: org-scoped texts of A (team names, invites, member names), A's live records, B's records, A's test-mode records. */
 export interface Markers {
@@ -26,7 +25,7 @@ export interface Member extends TestUser {
   liveKeyId: number;
 }
 
-export interface World {
+export interface Fixture {
   t: TestApp;
   markers: Markers;
   root: TestUser;
@@ -77,12 +76,11 @@ export const eventTypeBody = (name: string, extra: Record<string, unknown> = {})
   ...extra,
 });
 
-export async function buildWorld(t: TestApp): Promise<World> {
+export async function buildFixture(t: TestApp): Promise<Fixture> {
   const hex = randomBytes(4).toString('hex');
   const markers: Markers = { orgA: `zoa${hex}`, liveA: `zla${hex}`, orgB: `zob${hex}`, testA: `zta${hex}` };
   const app = t.app;
-  const call = (headers: Headers, method: string, url: string, payload?: unknown): Promise<LightMyRequestResponse> =>
-    app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload: payload as object } : {}) });
+  const call = (headers: Headers, method: string, url: string, payload?: unknown): Promise<LightMyRequestResponse> => inject(app, headers, method as Method, url, payload);
   async function ok<T = Record<string, unknown>>(headers: Headers, method: string, url: string, payload?: unknown): Promise<T> {
     const res = await call(headers, method, url, payload);
     assert.ok(res.statusCode >= 200 && res.statusCode < 300, `fixture ${method} ${url}: ${res.statusCode} ${res.body}`);
@@ -93,21 +91,21 @@ export async function buildWorld(t: TestApp): Promise<World> {
   const firstSlot = Date.parse('2026-01-06T00:00:00.000Z');
   const nextSlot = () => new Date(firstSlot + 15 * 60_000 * slot++).toISOString();
 
-  const member = async (name: string): Promise<Member> => {
-    const u = await signUp(app, { name, email: uniqueEmail(name.toLowerCase().replace(/[^a-z0-9]/g, '')) });
-    const k = await createKey(app, u.cookie, 'live', `${name} key`);
-    return { ...u, liveKey: k.key, liveKeyId: k.id };
-  };
-
-  const root = await signUp(app, { name: 'Root' }); // the instance admin: first user
-  const ownerBase = await member(`${markers.orgA} Owner`);
-  const testKey = await createKey(app, ownerBase.cookie, 'test', `owner test key`);
-  const owner = { ...ownerBase, testKey: testKey.key, testKeyId: testKey.id };
-  const admin = await member(`${markers.orgA} Admin`);
-  const mem = await member(`${markers.orgA} Member`);
-  const outsider = await member(`${markers.orgB} Outsider`);
-  await setPlan(app, root.cookie, owner.id, 'enterprise');
-  await setPlan(app, root.cookie, outsider.id, 'agency');
+  const email = (name: string) => uniqueEmail(name.toLowerCase().replace(/[^a-z0-9]/g, ''));
+  const named = (name: string, rest: Omit<PersonSpec, 'name' | 'email'> = {}): PersonSpec => ({ name, email: email(name), keys: { live: `${name} key` }, ...rest });
+  const { people } = await castWorld(app, {
+    people: {
+      root: { name: 'Root' }, // the instance admin: first user
+      owner: named(`${markers.orgA} Owner`, { plan: 'enterprise', keys: { live: `${markers.orgA} Owner key`, test: 'owner test key' } }),
+      admin: named(`${markers.orgA} Admin`),
+      member: named(`${markers.orgA} Member`),
+      outsider: named(`${markers.orgB} Outsider`, { plan: 'agency' }),
+    },
+  });
+  const asMember = (p: Person): Member => ({ ...p, liveKey: p.liveKey!, liveKeyId: p.liveKeyId! });
+  const { root } = people;
+  const owner = { ...asMember(people.owner), testKey: people.owner.testKey!, testKeyId: people.owner.testKeyId! };
+  const [admin, mem, outsider] = [asMember(people.admin), asMember(people.member), asMember(people.outsider)];
   const oc = { cookie: owner.cookie };
   const liveA = { 'x-api-key': owner.liveKey };
   const testA = { 'x-api-key': owner.testKey };
@@ -116,14 +114,19 @@ export async function buildWorld(t: TestApp): Promise<World> {
   // A live API key whose name only the owner's live credentials may see.
   await createKey(app, owner.cookie, 'live', `${markers.liveA} named key`);
 
-  const orgA = await ok<{ id: number; slug: string }>(oc, 'POST', '/v1/orgs', { name: `${markers.orgA} Org`, description: `${markers.orgA} about` });
-  await ok(oc, 'POST', `/v1/orgs/${orgA.slug}/members`, { email: admin.email, role: 'admin' });
-  await ok(oc, 'POST', `/v1/orgs/${orgA.slug}/members`, { email: mem.email, role: 'member' });
   const inviteEmail = `${markers.orgA}-invite@example.com`;
-  await ok(oc, 'POST', `/v1/orgs/${orgA.slug}/members`, { email: inviteEmail, role: 'member' });
-  const teamA = (await ok<{ slug: string }>(oc, 'POST', `/v1/orgs/${orgA.slug}/teams`, { name: `${markers.orgA} Team`, description: `${markers.orgA} team` })).slug;
-  // The owner made the team, so is in it already (issue 33).
-  await ok(oc, 'POST', `/v1/orgs/${orgA.slug}/teams/${teamA}/members`, { user_id: mem.id });
+  // The owner makes the team, so is in it already (issue 33).
+  const { team: teamA, ...orgA } = await sharedOrg(app, {
+    by: owner,
+    name: `${markers.orgA} Org`,
+    fields: { description: `${markers.orgA} about` },
+    members: [
+      { user: admin, role: 'admin' },
+      { user: mem, role: 'member' },
+      { user: { email: inviteEmail }, role: 'member' },
+    ],
+    team: { name: `${markers.orgA} Team`, fields: { description: `${markers.orgA} team` }, members: [mem] },
+  });
 
   // Live records of org A, made through the API.
   const incident = await ok<{ Id: number; customer_token: string }>(liveA, 'POST', '/v1/tickets', {
@@ -189,7 +192,7 @@ export async function buildWorld(t: TestApp): Promise<World> {
     outsider,
     orgA,
     orgB,
-    teamA,
+    teamA: teamA!,
     et,
     pendingEt,
     teamEt,
