@@ -3,9 +3,7 @@ import type { AppContext } from '../context.js';
 import { iso } from '../lib/clock.js';
 import { zonedWords } from '../lib/zoned-time.js';
 import { queueEmail } from '../modules/deliveries/email.js';
-import { recordTimeline } from '../modules/dispatch/timeline.js';
-import { replyAddress } from '../modules/inbound-email/reply-address.js';
-import { claimSlaMark, dueSlaMarks, type SlaMark } from '../modules/incidents/sla.repository.js';
+import { claimSlaMark, dueSlaMarks, recordTimeline, replyAddress, type SlaMark } from '../modules/incidents/index.js';
 
 const BATCH = 500;
 

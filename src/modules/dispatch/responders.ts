@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
-import { findVisible } from '../incidents/incidents.service.js';
+import { findVisible } from '../incidents/index.js';
 import { beaconStore, type DevicePosition } from '../signals/beacon-store.js';
 import type { Box } from '../signals/beacons.repository.js';
 import { boundingBox, haversineM } from './geo.js';

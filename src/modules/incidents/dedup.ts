@@ -3,7 +3,7 @@ import type { Tx } from '../../db/transaction.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { iso } from '../../lib/clock.js';
 import { conflict } from '../../lib/errors.js';
-import { recordTimeline } from '../dispatch/timeline.js';
+import { recordTimeline } from './timeline.js';
 import * as repo from './incidents.repository.js';
 import type { IncidentRow, NewIncident } from './incidents.repository.js';
 import type { Incident } from './incidents.schemas.js';

@@ -22,6 +22,7 @@ import {
 } from './incidents.schemas.js';
 import * as incidents from './incidents.service.js';
 import { repeatedViews } from './dedup.js';
+import { CHANNEL } from './publish.js';
 import * as replies from './replies.service.js';
 import { renderStatusPage } from './status-page.js';
 
@@ -65,7 +66,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
       },
     );
     app.get(`${base}/stream`, { schema: { tags, summary: 'Live incident events (Server-Sent Events)', response: { 200: eventStream(IncidentStreamEvent) } } }, async (request, reply) =>
-      openLiveStream(ctx, request, reply, incidents.CHANNEL),
+      openLiveStream(ctx, request, reply, CHANNEL),
     );
     app.get(`${base}/:id`, { schema: { tags, summary: 'One incident', params: IncidentParams, response: { 200: Incident } } }, (request) =>
       incidents.getIncident(ctx, actorOf(request), request.params.id),

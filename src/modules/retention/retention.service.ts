@@ -3,6 +3,7 @@ import type { Mode } from '../../db/schema.js';
 import type { Actor } from '../../lib/actor.js';
 import { DAY, iso } from '../../lib/clock.js';
 import { uploadKeyOf } from '../../lib/storage.js';
+import { deleteClosedIncident, oldClosedIncidents } from '../incidents/index.js';
 import { metricsOf } from '../metrics/metrics.js';
 import { orgAccess } from '../orgs/access.js';
 import * as repo from './retention.repository.js';
@@ -133,11 +134,11 @@ async function sweepAudit(ctx: AppContext, scope: Scope, before: string, batch: 
 async function sweepIncidents(ctx: AppContext, scope: Scope, before: string, batch: number): Promise<number> {
   let total = 0;
   for (;;) {
-    const ids = await repo.oldClosedIncidents(ctx.db, scope, before, batch);
+    const ids = await oldClosedIncidents(ctx.db, scope, before, batch);
     if (ids.length === 0) return total;
     total += await ctx.transaction(async (tx) => {
       let n = 0;
-      for (const id of ids) if (await repo.deleteClosedIncident(tx.db, id)) n += 1;
+      for (const id of ids) if (await deleteClosedIncident(tx.db, id)) n += 1;
       return n;
     });
     if (ids.length < batch) return total;

@@ -8,7 +8,7 @@ import type { Actor } from '../../lib/actor.js';
 import { emailDelivery } from '../deliveries/email.js';
 import { queueDeliveries, type Delivery } from '../deliveries/outbox.js';
 import { usersWithPush } from '../deliveries/push-subscriptions.repository.js';
-import { replyAddress } from '../inbound-email/reply-address.js';
+import { replyAddress } from '../incidents/index.js';
 import { targetOrg } from '../orgs/access.js';
 import { listMembers, type MemberRow } from '../orgs/members.repository.js';
 import type { Signal } from './signals.schemas.js';

@@ -1,7 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Nullable } from '../../lib/schemas.js';
-import { TimelineEvent } from '../dispatch/timeline.schemas.js';
-import { Incident, Reply } from '../incidents/incidents.schemas.js';
+import { Incident, Reply, TimelineEvent } from '../incidents/index.js';
 import { Signal } from '../signals/signals.schemas.js';
 
 /**

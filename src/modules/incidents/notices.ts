@@ -1,36 +1,29 @@
-import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
-import type { DB } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import { iso } from '../../lib/clock.js';
 import { zonedWords } from '../../lib/zoned-time.js';
 import { queueEmail } from '../deliveries/email.js';
-import { queueDelivery } from '../deliveries/outbox.js';
-import type { IncidentPatch, IncidentRow } from '../incidents/incidents.repository.js';
-import { isDone } from '../incidents/sla.js';
-import { replyAddress } from '../inbound-email/reply-address.js';
+import { phoneAlert, queueDelivery, queueDeliveries } from '../deliveries/outbox.js';
 import { findUserById } from '../users/users.repository.js';
-import { ackDeadline } from './settings.js';
+import type { IncidentRow } from './incidents.repository.js';
+import { publishIncident } from './publish.js';
+import { replyAddress } from './reply-address.js';
 
 /**
- * What an update does to acknowledgement and escalation. A new assignee starts unacknowledged
- * with a fresh escalation clock; an unacknowledged incident whose priority changes, or that is
- * reopened, gets its next step from now; a resolved or closed one never escalates.
+ * Tells whom a new incident is for (its creator through the API, an integration's default
+ * assignee), in the creation's transaction: a push to their browsers and a phone alert, queued in
+ * one INSERT (the phone alert's daily cap decided first, under the user's lock).
  */
-export async function dispatchPatch(db: Kysely<DB>, before: IncidentRow, patch: IncidentPatch, now: Date): Promise<IncidentPatch> {
-  const status = patch.status ?? before.status;
-  const priority = patch.priority ?? before.priority;
-  const reassigned = patch.assignee_id !== undefined && patch.assignee_id !== before.assignee_id;
-  if (isDone(status)) return isDone(before.status) || before.escalate_at === null ? {} : { escalate_at: null };
-  const reopened = isDone(before.status);
-  if (reassigned) return { acknowledged_at: null, acknowledged_by: null, escalation_level: 0, escalate_at: await ackDeadline(db, before.org_id, priority, now) };
-  if (before.acknowledged_at !== null) return {};
-  if (priority !== before.priority || reopened) return { escalate_at: before.escalation_level >= MAX_ESCALATIONS ? null : await ackDeadline(db, before.org_id, priority, now) };
-  return {};
+export async function creationNotice(ctx: AppContext, tx: Tx, incident: IncidentRow, to: { userId: number; phone: string | null }): Promise<void> {
+  const note = { title: `New ${incident.priority} incident`, body: incident.title, url: `${ctx.config.publicUrl}/app/incidents/${incident.id}`, incident_id: incident.id };
+  // Object literals written out: a spread followed by more properties costs about 1 us per property on Node 20.
+  const topic = 'incident.created';
+  const mode = incident.livemode === 1 ? 'live' : 'test';
+  const { userId } = to;
+  const orgId = incident.org_id;
+  const phone = await phoneAlert(ctx, tx, { topic, mode, userId, orgId, phone: to.phone, payload: note });
+  await queueDeliveries(ctx, tx, [{ topic, mode, userId, orgId, kind: 'push', recipient: `user:${userId}`, payload: note }, phone]);
 }
-
-/** An unacknowledged incident escalates at most this many times. */
-export const MAX_ESCALATIONS = 3;
 
 /**
  * Tells a new assignee, in the update's transaction: a push to their browsers and an email
@@ -42,7 +35,7 @@ export async function notifyAssignee(ctx: AppContext, tx: Tx, actorId: number | 
   const assigneeId = incident.assignee_id;
   if (assigneeId === null) return;
   const mode = incident.livemode === 1 ? 'live' : 'test';
-  ctx.events.publish(tx, { channel: 'incidents', orgId: incident.org_id, mode, type: 'incident.assigned', payload: view });
+  publishIncident(ctx, tx, incident, 'incident.assigned', view);
   if (assigneeId === actorId) return;
   const [assignee, by] = await Promise.all([findUserById(tx.db, assigneeId), actorId === null ? undefined : findUserById(tx.db, actorId)]);
   const url = `${ctx.config.publicUrl}/field#incident-${incident.id}`;
