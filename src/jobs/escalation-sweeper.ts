@@ -1,10 +1,10 @@
 import type { AppContext } from '../context.js';
 import type { Tx } from '../db/transaction.js';
 import { iso } from '../lib/clock.js';
-import { queueEmail } from '../modules/deliveries/email.js';
-import { queueDelivery } from '../modules/deliveries/outbox.js';
+import { queueEmail } from '../modules/deliveries/index.js';
+import { queueDelivery } from '../modules/deliveries/index.js';
 import { claimEscalationStep, dueEscalations, MAX_ESCALATIONS, recordEscalation, replyAddress, type DueEscalation } from '../modules/incidents/index.js';
-import { orgManagers } from '../modules/orgs/members.repository.js';
+import { orgManagers } from '../modules/orgs/index.js';
 
 const BATCH = 500;
 

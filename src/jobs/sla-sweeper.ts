@@ -1,8 +1,8 @@
-import { metricsOf } from '../modules/metrics/metrics.js';
+import { metricsOf } from '../modules/metrics/index.js';
 import type { AppContext } from '../context.js';
 import { iso } from '../lib/clock.js';
 import { zonedWords } from '../lib/zoned-time.js';
-import { queueEmail } from '../modules/deliveries/email.js';
+import { queueEmail } from '../modules/deliveries/index.js';
 import { claimSlaMark, dueSlaMarks, recordTimeline, replyAddress, type SlaMark } from '../modules/incidents/index.js';
 
 const BATCH = 500;

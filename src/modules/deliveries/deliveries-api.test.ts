@@ -16,7 +16,8 @@ import {
   type Headers,
   type Receiver,
 } from '../../../test/peers.js';
-import { createSenders, processDue, type Senders } from './worker.js';
+import { processDue, type Senders } from './worker.js';
+import { createSenders } from '../../jobs/outbox-senders.js';
 
 describe('deliveries API and calendar feeds', () => {
   let t: TestApp;

@@ -20,7 +20,8 @@ import {
   type SmtpPeer,
 } from '../../../test/peers.js';
 import { queueEmail } from './email.js';
-import { createSenders, processDue, type Senders } from './worker.js';
+import { processDue, type Senders } from './worker.js';
+import { createSenders } from '../../jobs/outbox-senders.js';
 
 const MAIL_FROM = 'Muster <m@example.com>';
 

@@ -15,7 +15,8 @@ import {
   type Headers,
   type Receiver,
 } from '../../../test/peers.js';
-import { createSenders, processDue, type Senders } from './worker.js';
+import { processDue, type Senders } from './worker.js';
+import { createSenders } from '../../jobs/outbox-senders.js';
 
 const SID = 'AC0123456789abcdef0123456789abcdef';
 const TOKEN = 'twilio-auth-token';

@@ -17,7 +17,8 @@ import {
   type Receiver,
   type SmtpPeer,
 } from '../../../test/peers.js';
-import { createSenders, processDue, type Senders } from './worker.js';
+import { processDue, type Senders } from './worker.js';
+import { createSenders } from '../../jobs/outbox-senders.js';
 
 /**
  * Test mode (an sk_test_ key): webhooks are delivered; emails, pushes and phone alerts are

@@ -17,7 +17,8 @@ import {
   type ReceivedRequest,
   type Receiver,
 } from '../../../test/peers.js';
-import { createSenders, processDue, type Senders } from './worker.js';
+import { processDue, type Senders } from './worker.js';
+import { createSenders } from '../../jobs/outbox-senders.js';
 
 // Long enough that a loaded machine (CI runs suites side by side) answers a live receiver well within it.
 const TIMEOUT_MS = 2_000;

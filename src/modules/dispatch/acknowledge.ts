@@ -3,7 +3,7 @@ import type { Actor } from '../../lib/actor.js';
 import { forbidden } from '../../lib/errors.js';
 import { recorded, type EffectRecorder } from '../../lib/idempotency.js';
 import { acknowledgeIncident, findVisible, recordTimeline, toIncident, touchIncident, type Incident, type IncidentRow, type TimelineEvent } from '../incidents/index.js';
-import { atLeast, orgAccess } from '../orgs/access.js';
+import { atLeast, orgAccess } from '../orgs/index.js';
 import type { ProgressBody } from './dispatch.schemas.js';
 
 /** The assignee, or an org admin or owner (403 for anyone else in the org; 404 outside it). */

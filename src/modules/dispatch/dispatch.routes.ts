@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { actorOf } from '../../plugins/auth.js';
+import { actorOf } from '../../lib/actor.js';
 import { findVisible, Incident, IncidentParams, Timeline, TimelineEvent, timelineOf } from '../incidents/index.js';
-import { OrgParams } from '../orgs/orgs.schemas.js';
+import { OrgParams } from '../orgs/index.js';
 import { acknowledge, reportProgress } from './acknowledge.js';
 import { DispatchSettings, ProgressBody, UpdateDispatchSettings } from './dispatch.schemas.js';
 import { nearestResponders } from './responders.js';

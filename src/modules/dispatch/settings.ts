@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { findAckTimeouts, saveAckTimeouts, type AckTimeouts } from '../incidents/index.js';
-import { orgAccess } from '../orgs/access.js';
+import { orgAccess } from '../orgs/index.js';
 import { findHandoffMinutes, saveHandoffMinutes } from './settings.repository.js';
 
 export async function getDispatchSettings(ctx: AppContext, actor: Actor, slug: string) {

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
-import { incidentById, incidentOfReply, type IncidentRow } from '../incidents/index.js';
-import { findByEmailToken, type IntegrationRow } from '../integrations/integrations.repository.js';
-import { memberByEmail, reporterOf } from './inbound.repository.js';
+import { incidentById, incidentOfReply, reporterOf, type IncidentRow } from '../incidents/index.js';
+import { findByEmailToken, type IntegrationRow } from '../integrations/index.js';
+import { memberByEmail } from './inbound.repository.js';
 import { domainOf } from './message.js';
 
 /** An address of ours: an integration's, or an incident's reply address. */

@@ -25,9 +25,6 @@ export interface Placed {
   view?: Incident;
 }
 
-/** Views answered for a repeat rather than a creation (POST /v1/tickets answers them with 200). */
-export const repeatedViews = new WeakSet<object>();
-
 /**
  * Rounds of look-up and insert before giving up. Each round after the first means the ref's open
  * incident was resolved between this trigger's look-up and its insert, and another opened in its

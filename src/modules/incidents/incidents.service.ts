@@ -6,9 +6,9 @@ import { iso } from '../../lib/clock.js';
 import { timeOrderedToken } from '../../lib/crypto.js';
 import { invalidField, notFound } from '../../lib/errors.js';
 import { recorded, type EffectRecorder } from '../../lib/idempotency.js';
-import { actorScope, orgAccess, targetOrgWrite } from '../orgs/access.js';
-import { findMember } from '../orgs/members.repository.js';
-import { cachedUser } from '../users/user-cache.js';
+import { actorScope, orgAccess, targetOrgWrite } from '../orgs/index.js';
+import { findMember } from '../orgs/index.js';
+import { cachedUser } from '../users/index.js';
 import { ackDeadline, escalationPatch } from './escalation.js';
 import * as repo from './incidents.repository.js';
 import type { IncidentRow, IncidentViewRow } from './incidents.repository.js';
@@ -17,8 +17,7 @@ import type { CreateIncidentBody, Incident, IncidentList, ListIncidentsQuery, Up
 import { creationNotice, notifyAssignee } from './notices.js';
 import { publishIncident } from './publish.js';
 import { isDone, nextSlaChange, slaState, slaTimes } from './sla.js';
-import { listCache } from './list-cache.js';
-import { insertOrRepeat, refTaken, repeatedViews, type Placed } from './dedup.js';
+import { insertOrRepeat, refTaken, type Placed } from './dedup.js';
 import { recordTimeline } from './timeline.js';
 
 /**
@@ -54,12 +53,6 @@ export function toIncident(ctx: AppContext, i: IncidentViewRow, now: Date = ctx.
     acknowledged_by: i.acknowledged_by,
     integration: i.integration_id === null ? null : { id: i.integration_id, name: i.integration_name ?? '', tool: i.integration_tool },
   };
-}
-
-/** Views answered for a repeat of an open incident rather than a creation (POST answers them 200). */
-function markRepeated(view: Incident): Incident {
-  repeatedViews.add(view);
-  return view;
 }
 
 /** What opens an incident, whoever opens it (the API, an alert signal, an integration, an email). */
@@ -165,8 +158,12 @@ export async function openIncident(ctx: AppContext, tx: Tx, actor: Actor, orgId:
   return (await placeIncident(ctx, tx, personOpening(actor, orgId, input))).incident;
 }
 
-/** Creates an incident in the caller's org (default the primary one), queues the creator's push and phone alert. */
-export async function createIncident(ctx: AppContext, actor: Actor, input: CreateIncidentBody, idem?: EffectRecorder | null): Promise<Incident> {
+/**
+ * Creates an incident in the caller's org (default the primary one), queues the creator's push and
+ * phone alert. `created` is false for a repeat of an open incident's `source_ref` (dedup.ts), which
+ * answers that incident (POST answers it with 200, a creation with 201).
+ */
+export async function createIncident(ctx: AppContext, actor: Actor, input: CreateIncidentBody, idem?: EffectRecorder | null): Promise<{ view: Incident; created: boolean }> {
   // Membership and lock from the credential cache (the org row is read for nothing else), and the
   // creator's name and phone from the user cache: both dropped on every instance when they change.
   const { orgId } = await targetOrgWrite(ctx, actor, input.org_id);
@@ -174,9 +171,8 @@ export async function createIncident(ctx: AppContext, actor: Actor, input: Creat
   return ctx.transaction(async (tx) => {
     const { incident, created, view: placedView } = await placeIncident(ctx, tx, personOpening(actor, orgId, input, creator?.name));
     const view = placedView ?? toIncident(ctx, incident);
-    if (!created) return recorded(tx, idem, markRepeated(view));
-    await creationNotice(ctx, tx, incident, { userId: actor.userId, phone: creator?.phone ?? null });
-    return recorded(tx, idem, view);
+    if (created) await creationNotice(ctx, tx, incident, { userId: actor.userId, phone: creator?.phone ?? null });
+    return { view: await recorded(tx, idem, view), created };
   });
 }
 
@@ -197,7 +193,7 @@ export async function listIncidents(ctx: AppContext, actor: Actor, q: ListIncide
     ...consoleFilters(q, unassigned),
   };
   // The version before the rows: a write committed in between makes the entry look old, never the rows.
-  const cache = listCache(ctx);
+  const cache = ctx.listCache;
   const key = JSON.stringify([scope.mode, scope.orgIds, filter.status, filter.priority, filter.assigneeId, filter.source_ref, filter.search, filter.source, unassigned, filter.sort, q.limit, q.page, q.with_counts === true]);
   const version = await repo.listVersion(ctx.db, scope);
   const now = ctx.clock.now();

@@ -23,12 +23,13 @@ export type { Placed } from './dedup.js';
 export { claimEscalationStep, MAX_ESCALATIONS, recordEscalation, timeoutOf, type EscalationStep } from './escalation.js';
 export { DEFAULT_ACK_TIMEOUTS, dueEscalations, findAckTimeouts, saveAckTimeouts, type AckTimeouts, type DueEscalation } from './escalation.repository.js';
 export { deleteClosedIncident, findIncident, findOpenByRef, oldClosedIncidents, type IncidentRow } from './incidents.repository.js';
+export { ListCache } from './list-cache.js';
 export { Incident, IncidentParams, Lat, Lng, PrioritySchema, Reply } from './incidents.schemas.js';
 export { applyChange, findVisible, openIncident, placeIncident, toIncident, type Opening } from './incidents.service.js';
 export { creationNotice } from './notices.js';
-export { CHANNEL } from './publish.js';
 export { recordReply } from './replies.service.js';
 export { incidentOfReply, replyAddress } from './reply-address.js';
+export { reporterOf } from './reporter.repository.js';
 export { claimSlaMark, dueSlaMarks, type SlaMark } from './sla.repository.js';
 export { recordTimeline, timelineOf, type TimelineIncident } from './timeline.js';
 export { Timeline, TimelineEvent } from './timeline.schemas.js';
@@ -45,3 +46,4 @@ export async function touchIncident(ctx: AppContext, tx: Tx, incident: Pick<repo
 export function incidentById(db: Kysely<DB>, id: number, lock = false): Promise<repo.IncidentRow | undefined> {
   return repo.lockIncident(db, lock, id);
 }
+export { incidentsRoutes } from './incidents.routes.js';

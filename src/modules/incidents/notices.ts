@@ -2,10 +2,11 @@ import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/transaction.js';
 import { iso } from '../../lib/clock.js';
 import { zonedWords } from '../../lib/zoned-time.js';
-import { queueEmail } from '../deliveries/email.js';
-import { phoneAlert, queueDelivery, queueDeliveries } from '../deliveries/outbox.js';
-import { findUserById } from '../users/users.repository.js';
+import { queueEmail } from '../deliveries/index.js';
+import { phoneAlert, queueDelivery, queueDeliveries } from '../deliveries/index.js';
+import { findUserById } from '../users/index.js';
 import type { IncidentRow } from './incidents.repository.js';
+import type { Incident } from './incidents.schemas.js';
 import { publishIncident } from './publish.js';
 import { replyAddress } from './reply-address.js';
 
@@ -31,7 +32,7 @@ export async function creationNotice(ctx: AppContext, tx: Tx, incident: Incident
  * incident stream of the org (which the assignee, a member, receives on every stream of theirs).
  * Assigning oneself sends nothing: the assignee already knows.
  */
-export async function notifyAssignee(ctx: AppContext, tx: Tx, actorId: number | null, incident: IncidentRow, view: unknown): Promise<void> {
+export async function notifyAssignee(ctx: AppContext, tx: Tx, actorId: number | null, incident: IncidentRow, view: Incident): Promise<void> {
   const assigneeId = incident.assignee_id;
   if (assigneeId === null) return;
   const mode = incident.livemode === 1 ? 'live' : 'test';

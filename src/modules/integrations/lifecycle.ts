@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { IncidentSource, IntegrationTool, Priority } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import { acknowledgeIncident, applyChange, creationNotice, findOpenByRef, placeIncident, type IncidentRow, type Placed } from '../incidents/index.js';
-import { findUserById } from '../users/users.repository.js';
+import { findUserById } from '../users/index.js';
 import type { IntegrationRow } from './integrations.repository.js';
 
 /** What any tool's trigger comes down to. */

@@ -1,23 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { DB, RetentionSettingsTable } from '../../db/schema.js';
+import type { DB } from '../../db/schema.js';
+import { RETENTION_KINDS } from '../orgs/index.js';
 import { scoped, type Scope } from '../../db/scope.js';
-
-export type RetentionKind = 'signals_days' | 'audit_days' | 'uploads_days' | 'closed_incidents_days' | 'inbound_emails_days';
-export const RETENTION_KINDS: readonly RetentionKind[] = ['signals_days', 'audit_days', 'uploads_days', 'closed_incidents_days', 'inbound_emails_days'];
-export type StoredRetention = Pick<RetentionSettingsTable, RetentionKind>;
-
-export async function findRetention(db: Kysely<DB>, orgId: number): Promise<StoredRetention | undefined> {
-  return db.selectFrom('retention_settings').select(RETENTION_KINDS).where('org_id', '=', orgId).executeTakeFirst();
-}
-
-/** Sets the given kinds (null: instance default, 0: forever), leaving the others as they were. */
-export async function saveRetention(db: Kysely<DB>, orgId: number, values: Partial<StoredRetention>, now: string): Promise<void> {
-  await db
-    .insertInto('retention_settings')
-    .values({ org_id: orgId, signals_days: null, audit_days: null, uploads_days: null, closed_incidents_days: null, inbound_emails_days: null, ...values, updated_at: now })
-    .onConflict((oc) => oc.column('org_id').doUpdateSet({ ...values, updated_at: now }))
-    .execute();
-}
 
 /** Orgs after `afterId`, with their stored settings (none: every kind at the instance default). */
 export async function orgsWithRetention(db: Kysely<DB>, afterId: number, limit: number) {
