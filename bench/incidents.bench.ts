@@ -10,7 +10,6 @@ import SQLite from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import type { IncidentSource, IncidentStatus, Priority } from '../src/db/schema.js';
 import { scoped, type Scope } from '../src/db/scope.js';
-import { listCache } from '../src/modules/incidents/list-cache.js';
 import { slaTimes } from '../src/modules/incidents/sla.js';
 import { fsyncCost } from './fsync-cost.js';
 import { compare, liveKey, machine, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type Comparison, type LoadFigures, type MusterServer, type Server, fsyncMedianMs } from './lib.js';
@@ -304,7 +303,7 @@ export async function run(): Promise<BenchResult> {
     baseline = await startBaseline(listBody);
     // First as configured (the list cache serves repeated pages, modules/incidents/list-cache.ts), then with
     // the cache keeping nothing, so every request reads and serialises its page: what a page costs after a write.
-    const cache = listCache(muster.ctx);
+    const cache = muster.ctx.listCache;
     process.stderr.write(`  GET ${listUrl}...\n`);
     const hitsBefore = cache.hits;
     const get = await compare({ url: baseline.url, seconds: RUN_SECONDS }, { url: `${muster.url}${listUrl}`, headers, seconds: RUN_SECONDS });

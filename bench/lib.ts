@@ -109,6 +109,8 @@ export interface MusterServer extends Server {
   ctx: AppContext;
   /** The temp DATA_DIR; the SQLite file is `muster.db` in it. Removed by close(). */
   dataDir: string;
+  /** Stops this server and starts another on the same data (what it loads at start is loaded anew). */
+  restart(): Promise<MusterServer>;
 }
 
 /**
@@ -146,23 +148,31 @@ export async function startMuster(env: Record<string, string> = {}, overrides: P
   const removeDir = () => fs.rmSync(dataDir, { recursive: true, force: true });
   try {
     const config = loadConfig(benchEnv(dataDir, env));
-    const ctx = await createContext(config, overrides);
-    const app = await buildApp(ctx);
-    const url = await app.listen({ port: 0, host: '127.0.0.1' });
-    return {
-      url,
-      app,
-      ctx,
-      dataDir,
-      close: async () => {
-        try {
+    const serve = async (): Promise<MusterServer> => {
+      const ctx = await createContext(config, overrides);
+      const app = await buildApp(ctx);
+      const url = await app.listen({ port: 0, host: '127.0.0.1' });
+      return {
+        url,
+        app,
+        ctx,
+        dataDir,
+        restart: async () => {
           await app.close();
           await ctx.close();
-        } finally {
-          removeDir();
-        }
-      },
+          return serve();
+        },
+        close: async () => {
+          try {
+            await app.close();
+            await ctx.close();
+          } finally {
+            removeDir();
+          }
+        },
+      };
     };
+    return await serve();
   } catch (err) {
     removeDir();
     throw err;

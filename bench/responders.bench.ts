@@ -4,7 +4,6 @@ import os from 'node:os';
 import type { Kysely } from 'kysely';
 import type { DB } from '../src/db/schema.js';
 import { iso } from '../src/lib/clock.js';
-import { beaconStore } from '../src/modules/signals/beacon-store.js';
 import { compare, liveKey, machine, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type LoadFigures, type Server } from './lib.js';
 
 const NAME = 'responders';
@@ -43,7 +42,7 @@ async function seed(db: Kysely<DB>, orgId: number, n: number): Promise<void> {
 
 export async function run(): Promise<BenchResult> {
   // Limits at the configuration's maximum: the load is 10 connections on one key.
-  const muster = await startMuster();
+  let muster = await startMuster();
   let baseline: Server | undefined;
   try {
     const key = await liveKey(muster.app);
@@ -52,9 +51,9 @@ export async function run(): Promise<BenchResult> {
     if (created.statusCode !== 201) throw new Error(`POST /v1/tickets: ${created.statusCode} ${created.body}`);
     const incident = created.json<{ Id: number; org_id: number }>();
     await seed(muster.ctx.db, incident.org_id, DEVICES);
-    // Without Redis the active devices live in memory, loaded from beacon_states when the store is
-    // first used (server.ts: at start): here, after the seed, as a restarted server would load them.
-    await beaconStore(muster.ctx).ready();
+    // Without Redis the active devices live in memory, loaded from beacon_states when the context
+    // is created: a restart after the seed loads them, as a restarted server would.
+    muster = await muster.restart();
     const url = `/v1/tickets/${incident.Id}/responders?limit=20`;
     const first = await muster.app.inject({ method: 'GET', url, headers });
     const answer = first.json<{ responders: { distance_m: number }[] }>();

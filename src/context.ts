@@ -10,6 +10,7 @@ import { createRedisBus } from './events/redis-bus.js';
 import { Hub } from './events/hub.js';
 import { safeRequest } from './lib/log-safe.js';
 import type { AccessNotice } from './events/access.js';
+import type { Channel } from './events/channels.js';
 import { memoryStreamSlots, redisStreamSlots, type StreamSlots } from './events/stream-slots.js';
 import { transactionRunner, type Tx } from './db/transaction.js';
 import { systemClock, type Clock } from './lib/clock.js';
@@ -17,6 +18,11 @@ import { createLocalStorage, type ObjectStorage } from './lib/storage.js';
 import { createPasswordHasher, type PasswordHasher } from './lib/passwords.js';
 import { connectRedis } from './lib/redis.js';
 import type { Redis } from 'ioredis';
+import { createMemoryBeaconStore, createRedisBeaconStore, type BeaconStore } from './modules/signals/index.js';
+import type { EventCatalog } from './modules/streams/index.js';
+import { DeviceCache } from './modules/devices/index.js';
+import { ListCache } from './modules/incidents/index.js';
+import { createFailureStore, type FailureStore } from './lib/account-throttle.js';
 
 /** Everything a service needs, built once: the one composition root. */
 export interface AppContext {
@@ -32,6 +38,14 @@ export interface AppContext {
   /** Where uploads live: local disk under DATA_DIR/uploads (an S3-compatible store can implement the same interface). */
   storage: ObjectStorage;
   outbox: OutboxSignal;
+  /** Which devices are beaconing, and where (modules/signals): in Redis when REDIS_URL is set, else in memory. Loaded before the context is handed out. */
+  beacons: BeaconStore;
+  /** Pages of the incident list by version (modules/incidents, list-cache.ts). */
+  listCache: ListCache;
+  /** Tracker devices by token, dropped on access notices (modules/devices). */
+  deviceCache: DeviceCache;
+  /** Failed sign-in tries per account and door (lib/account-throttle.ts): in Redis when there is one. */
+  accountThrottle: FailureStore;
   /** The instance's Redis connection when REDIS_URL is set (shared state between instances), else null. */
   redis: Redis | null;
   /** Runs `fn` in one transaction; `tx.onCommit` hooks run after it commits. */
@@ -41,11 +55,21 @@ export interface AppContext {
   close(): Promise<void>;
 }
 
+/** An event of the catalog as a publisher hands it over. */
+export type CatalogEvent<C extends Channel, T extends keyof EventCatalog[C] & string> = Omit<LiveEvent, 'id' | 'channel' | 'type' | 'payload'> & {
+  channel: C;
+  type: T;
+  payload: EventCatalog[C][T];
+};
+
 export interface Events {
   bus: EventBus;
   hub: Hub;
-  /** Publishes a live event once the transaction commits (never for a rolled-back change). */
-  publish(tx: Tx, event: Omit<LiveEvent, 'id'>): void;
+  /**
+   * Publishes a live event once the transaction commits (never for a rolled-back change). Its
+   * channel, type and payload are one of the event catalog's (modules/streams/catalog.ts).
+   */
+  publish<C extends Channel, T extends keyof EventCatalog[C] & string>(tx: Tx, event: CatalogEvent<C, T>): void;
   /**
    * Tells every instance that some access ended (events/access.ts): the streams it covers close.
    * Call it where the key, session or membership ends; with `tx`, once that commits.
@@ -126,6 +150,10 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const transactions = transactionRunner(database, (err) => log.error({ err }, 'after-commit hook failed'), {
     onGroup: (size) => log.debug({ group: size }, 'grouped commit'),
   });
+  const beacons = redis
+    ? createRedisBeaconStore(redis, config.redisPrefix, log, (fn) => transactions.run(fn))
+    : createMemoryBeaconStore({ db: database.db, transaction: (fn) => transactions.run(fn), log, flushMs: config.beaconFlushMs });
+  await beacons.ready();
   const events: Events = {
     bus,
     hub,
@@ -146,12 +174,17 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     secret,
     storage: createLocalStorage(path.join(config.dataDir, 'uploads')),
     outbox: createOutboxSignal(),
+    beacons,
+    listCache: new ListCache(),
+    deviceCache: new DeviceCache(database.db, bus),
+    accountThrottle: createFailureStore(redis, config.redisPrefix, log),
     redis,
     transaction: (fn) => transactions.run(fn),
     onClose: (fn) => closers.push(fn),
     close: async () => {
       // Closers first (the beacon flush writes through a transaction), then the last group commits.
       for (const fn of closers.splice(0)) await fn().catch((err: unknown) => log.error({ err }, 'closing failed'));
+      await beacons.close().catch((err: unknown) => log.error({ err }, 'closing the beacon store failed'));
       await transactions.drain();
       hub.close();
       await streamSlots.close();

@@ -3,10 +3,10 @@ import { ConfigError, loadConfig } from './config.js';
 import { buildApp } from './app.js';
 import { createContext } from './context.js';
 import { startJobs } from './jobs/scheduler.js';
-import { startOutboxWorker } from './modules/deliveries/worker.js';
+import { createSenders } from './jobs/outbox-senders.js';
+import { startOutboxWorker } from './modules/deliveries/index.js';
 import { claimDataDir } from './ops/instance-lock.js';
-import { startInboundSmtp } from './modules/inbound-email/smtp-listener.js';
-import { beaconStore } from './modules/signals/beacon-store.js';
+import { startInboundSmtp } from './modules/inbound-email/index.js';
 
 let config;
 try {
@@ -18,13 +18,11 @@ try {
 }
 
 const ctx = await createContext(config);
-// Without Redis the active devices live in memory: load them before answering (flushed again by ctx.close()).
-await beaconStore(ctx).ready();
 // `npm run db:restore` refuses while this file names a live process.
 const releaseDataDir = claimDataDir(config.dataDir);
 const app = await buildApp(ctx);
 const stopJobs = startJobs(ctx);
-const stopWorker = startOutboxWorker(ctx);
+const stopWorker = startOutboxWorker(ctx, createSenders(ctx));
 // Inbound email (INBOUND_SMTP_PORT): stored before 250, so stopping loses nothing accepted.
 const inbound = config.inbound.port === undefined ? undefined : await startInboundSmtp(ctx);
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { iso } from '../src/lib/clock.js';
-import { credentialCache } from '../src/modules/auth/credential-cache.js';
+import { credentialCache } from '../src/modules/users/credential-cache.js';
 import { buildTestApp, injector, testDialect, type TestApp, type Headers } from './helpers.js';
 import { createKey, emailedCode, login, setPlan, signUp, uniqueEmail, type TestUser } from './factories.js';
 

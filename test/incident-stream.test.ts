@@ -118,7 +118,7 @@ describe('GET /v1/incidents/stream', () => {
     assert.equal(new Set(ids).size, 4);
     assert.deepEqual(
       client.events.map((e) => e.type),
-      // Each change is followed by its timeline event (src/modules/dispatch/timeline.test.ts).
+      // Each change is followed by its timeline event (src/modules/dispatch/timeline.test.ts; recorded by src/modules/incidents/timeline.ts).
       ['connected', 'incident.created', 'incident.timeline', 'incident.updated', 'incident.timeline', 'incident.updated', 'incident.timeline', 'incident.reply', 'incident.timeline'],
     );
   });

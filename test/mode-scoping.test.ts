@@ -9,7 +9,8 @@ import { vcalendar, vevent } from './calendar-fixtures.js';
 import { createKey, signUp, type TestUser } from './factories.js';
 import { body, buildTestApp, type TestApp, type Headers } from './helpers.js';
 import { browserKeys, createEventType, selfSignedCert, startReceiver, type Receiver } from './peers.js';
-import { createSenders, processDue } from '../src/modules/deliveries/worker.js';
+import { processDue } from '../src/modules/deliveries/worker.js';
+import { createSenders } from '../src/jobs/outbox-senders.js';
 
 interface Cal {
   id: number;

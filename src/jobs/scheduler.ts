@@ -1,15 +1,15 @@
-import { deleteMemberlessOrgs } from '../modules/privacy/privacy.service.js';
-import { sweepRetention } from '../modules/retention/retention.service.js';
+import { deleteMemberlessOrgs } from '../modules/privacy/index.js';
+import { sweepRetention } from '../modules/retention/index.js';
 import { BACKUP_TICK_MS, scheduledBackup } from '../ops/scheduled-backup.js';
-import { metricsOf } from '../modules/metrics/metrics.js';
+import { metricsOf } from '../modules/metrics/index.js';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { DB } from '../db/schema.js';
 import { iso } from '../lib/clock.js';
-import { sweepSilentBeacons } from '../modules/signals/beacons.service.js';
+import { sweepSilentBeacons } from '../modules/signals/index.js';
 import { sweepEscalations } from './escalation-sweeper.js';
 import { sweepSla } from './sla-sweeper.js';
-import { syncDueCalendars } from '../modules/calendars/sync.service.js';
+import { syncDueCalendars } from '../modules/calendars/index.js';
 import { sendHandoffNotices, syncShiftCalendars } from '../modules/oncall/index.js';
 
 export interface Job {

@@ -1,11 +1,9 @@
-import { metricsOf } from '../modules/metrics/metrics.js';
+import { metricsOf } from '../modules/metrics/index.js';
 import type { AppContext } from '../context.js';
 import { iso } from '../lib/clock.js';
 import { zonedWords } from '../lib/zoned-time.js';
-import { queueEmail } from '../modules/deliveries/email.js';
-import { recordTimeline } from '../modules/dispatch/timeline.js';
-import { replyAddress } from '../modules/inbound-email/reply-address.js';
-import { claimSlaMark, dueSlaMarks, type SlaMark } from '../modules/incidents/sla.repository.js';
+import { queueEmail } from '../modules/deliveries/index.js';
+import { claimSlaMark, dueSlaMarks, recordTimeline, replyAddress, type SlaMark } from '../modules/incidents/index.js';
 
 const BATCH = 500;
 

@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
 import { sha256 } from './crypto.js';
@@ -12,7 +12,7 @@ import { AppError } from './errors.js';
 export type ThrottleDoor = 'password' | 'code';
 
 /** Fixed windows like the rate limits; `take` counts a try, `refund` gives back one that succeeded. */
-interface FailureStore {
+export interface FailureStore {
   take(bucket: string, windowMs: number, now: number): Promise<{ count: number; resetMs: number; key: string }>;
   refund(key: string): Promise<void>;
 }
@@ -48,7 +48,7 @@ function memoryStore(): FailureStore {
 const REFUND = `if redis.call('exists', KEYS[1]) == 1 then return redis.call('decr', KEYS[1]) end return 0`;
 
 /** Shared by every instance; fails open like the rate limits (a Redis outage must not lock everyone out). */
-function redisStore(redis: Redis, prefix: string, ctx: AppContext): FailureStore {
+function redisStore(redis: Redis, prefix: string, log: FastifyBaseLogger): FailureStore {
   let failing = false;
   return {
     take: async (bucket, windowMs, now) => {
@@ -60,7 +60,7 @@ function redisStore(redis: Redis, prefix: string, ctx: AppContext): FailureStore
         failing = false;
         return { count: Number(value), resetMs: resetOf(now, windowMs), key };
       } catch (err) {
-        if (!failing) ctx.log.warn({ err: (err as Error).message }, 'account throttle: redis failed; allowing tries until it answers');
+        if (!failing) log.warn({ err: (err as Error).message }, 'account throttle: redis failed; allowing tries until it answers');
         failing = true;
         return { count: 0, resetMs: resetOf(now, windowMs), key };
       }
@@ -71,14 +71,9 @@ function redisStore(redis: Redis, prefix: string, ctx: AppContext): FailureStore
   };
 }
 
-const stores = new WeakMap<AppContext, FailureStore>();
-function storeOf(ctx: AppContext): FailureStore {
-  let s = stores.get(ctx);
-  if (!s) {
-    s = ctx.redis ? redisStore(ctx.redis, ctx.config.redisPrefix, ctx) : memoryStore();
-    stores.set(ctx, s);
-  }
-  return s;
+/** The instance's store of failed tries (built once, in context.ts): in Redis when there is one, shared by every instance. */
+export function createFailureStore(redis: Redis | null, prefix: string, log: FastifyBaseLogger): FailureStore {
+  return redis ? redisStore(redis, prefix, log) : memoryStore();
 }
 
 /**
@@ -91,7 +86,7 @@ function storeOf(ctx: AppContext): FailureStore {
 export async function throttled<T>(ctx: AppContext, reply: FastifyReply, door: ThrottleDoor, email: string, run: () => Promise<T>): Promise<T> {
   const { account: limit, accountWindowMs } = ctx.config.rateLimit;
   if (limit === 0) return run();
-  const store = storeOf(ctx);
+  const store = ctx.accountThrottle;
   const hit = await store.take(`${door}:${sha256(email)}`, accountWindowMs, ctx.clock.now().getTime());
   if (hit.count > limit) {
     reply.header('retry-after', String(Math.max(1, Math.ceil(hit.resetMs / 1000))));

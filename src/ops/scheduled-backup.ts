@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { AppContext } from '../context.js';
-import { metricsOf } from '../modules/metrics/metrics.js';
+import { metricsOf } from '../modules/metrics/index.js';
 import { DB_FILE, uploadsOf } from './backup.js';
 
 /**

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import type { AppContext } from '../context.js';
 import type { Actor } from '../lib/actor.js';
 import { unauthorized } from '../lib/errors.js';
-import { heldActor, resolveActor } from '../modules/auth/credentials.js';
+import { heldActor, resolveActor } from '../modules/auth/index.js';
 import { routeOf } from './route.js';
 
 declare module 'fastify' {
@@ -42,9 +42,3 @@ export default fp(
   },
   { name: 'auth' },
 );
-
-/** The actor of an authenticated route (the hook has already refused anonymous calls). */
-export function actorOf(request: { actor: Actor | null }): Actor {
-  if (!request.actor) throw unauthorized();
-  return request.actor;
-}

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppContext } from '../context.js';
 import { AppError } from '../lib/errors.js';
-import { sessionTokenOf } from '../modules/auth/session-cookie.js';
+import { sessionTokenOf } from '../modules/auth/index.js';
 import { routeOf } from './route.js';
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

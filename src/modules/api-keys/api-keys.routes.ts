@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { IdParams } from '../../lib/schemas.js';
-import { actorOf } from '../../plugins/auth.js';
+import { actorOf } from '../../lib/actor.js';
 import { CreateApiKeyBody, CreatedApiKey, ListApiKeysResponse, RevokedApiKey } from './api-keys.schemas.js';
 import * as service from './api-keys.service.js';
 

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { OkResponse } from '../../lib/schemas.js';
-import { actorOf } from '../../plugins/auth.js';
-import { MeResponse, UpdateMeBody } from '../users/users.schemas.js';
-import { getMe, heldMe, toMe, updateMe } from '../users/users.service.js';
+import { actorOf } from '../../lib/actor.js';
+import { MeResponse, UpdateMeBody } from '../users/index.js';
+import { getMe, heldMe, toMe, updateMe } from '../users/index.js';
 import { LoginBody, LoginResponse, MagicLinkBody, MagicVerifyBody } from './auth.schemas.js';
 import { sessionTokenOf } from './session-cookie.js';
 import { guardOf } from './account.routes.js';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Email } from '../../lib/schemas.js';
-import { MeResponse } from '../users/users.schemas.js';
+import { MeResponse } from '../users/index.js';
 
 export const LoginBody = Type.Object({
   email: Email,

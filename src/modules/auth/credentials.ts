@@ -3,8 +3,8 @@ import type { AppContext } from '../../context.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { sha256 } from '../../lib/crypto.js';
-import { findActiveKey } from '../api-keys/api-keys.repository.js';
-import { credentialCache } from './credential-cache.js';
+import { findActiveKey } from '../api-keys/index.js';
+import { credentialCache } from '../users/index.js';
 import { findLiveSession } from './sessions.repository.js';
 import { sessionTokenOf } from './session-cookie.js';
 

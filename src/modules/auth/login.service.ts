@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { unauthorized } from '../../lib/errors.js';
-import { findUserByEmail, type UserRow } from '../users/users.repository.js';
-import { normalizeEmail } from '../users/users.service.js';
+import { findUserByEmail, type UserRow } from '../users/index.js';
+import { normalizeEmail } from '../users/index.js';
 import type { Guard } from './guard.js';
 
 /**

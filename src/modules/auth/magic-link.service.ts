@@ -1,14 +1,14 @@
 import type { AppContext } from '../../context.js';
-import { userRowChanged } from '../users/user-cache.js';
+import { userRowChanged } from '../users/index.js';
 import { MINUTE, iso } from '../../lib/clock.js';
 import { unauthorized } from '../../lib/errors.js';
-import { queueEmail } from '../deliveries/email.js';
-import { proveEmail } from '../users/email-proof.js';
-import { findUserByEmail, type UserRow } from '../users/users.repository.js';
-import { normalizeEmail } from '../users/users.service.js';
+import { queueEmail } from '../deliveries/index.js';
+import { proveEmail } from '../orgs/index.js';
+import { findUserByEmail, type UserRow } from '../users/index.js';
+import { normalizeEmail } from '../users/index.js';
 import { issueCode, redeemCode } from './email-codes.js';
 import type { Guard } from './guard.js';
-import { membershipBegan } from '../orgs/access.js';
+import { membershipBegan } from '../orgs/index.js';
 
 export const CODE_TTL_MS = 10 * MINUTE;
 export { MAX_ATTEMPTS, MAX_CODES_PER_HOUR } from './email-codes.js';

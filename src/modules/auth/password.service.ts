@@ -1,16 +1,16 @@
 import type { AppContext } from '../../context.js';
-import { userRowChanged } from '../users/user-cache.js';
+import { userRowChanged } from '../users/index.js';
 import type { Actor } from '../../lib/actor.js';
 import { MINUTE, iso } from '../../lib/clock.js';
 import { notFound, unauthorized } from '../../lib/errors.js';
-import { queueEmail } from '../deliveries/email.js';
-import { proveEmail } from '../users/email-proof.js';
-import { findUserByEmail, findUserById, updateUser, type UserRow } from '../users/users.repository.js';
-import { normalizeEmail } from '../users/users.service.js';
+import { queueEmail } from '../deliveries/index.js';
+import { proveEmail } from '../orgs/index.js';
+import { findUserByEmail, findUserById, updateUser, type UserRow } from '../users/index.js';
+import { normalizeEmail } from '../users/index.js';
 import { issueCode, redeemCode } from './email-codes.js';
 import type { Guard } from './guard.js';
 import { endUserSessions } from './sessions.js';
-import { membershipBegan } from '../orgs/access.js';
+import { membershipBegan } from '../orgs/index.js';
 
 /** Same life as a magic code: a reset code is a sign-in code that also sets a password. */
 export const RESET_CODE_TTL_MS = 10 * MINUTE;

@@ -6,7 +6,8 @@ import { createKey, signUp, type TestUser } from '../../../test/factories.js';
 import { body, buildTestApp, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createEventType, listDeliveries } from '../../../test/peers.js';
 import { makeCalendar, startRadicale, type Radicale } from '../../../test/radicale.js';
-import { createSenders, processDue, type Senders } from '../deliveries/worker.js';
+import { processDue, type Senders } from '../deliveries/worker.js';
+import { createSenders } from '../../jobs/outbox-senders.js';
 
 interface Cal {
   id: number;

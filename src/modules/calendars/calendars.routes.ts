@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { IdParams } from '../../lib/schemas.js';
-import { actorOf } from '../../plugins/auth.js';
+import { actorOf } from '../../lib/actor.js';
 import { BusyList, BusyQuery, Calendar, CalendarList, CreateCalendarBody, DeletedCalendar, UpdateCalendarBody } from './calendars.schemas.js';
 import * as service from './calendars.service.js';
 

@@ -1,7 +1,7 @@
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { outgoingTarget } from '../deliveries/http-post.js';
-import { guardedLookup } from '../deliveries/ssrf.js';
+import { outgoingTarget } from '../deliveries/index.js';
+import { guardedLookup } from '../deliveries/index.js';
 
 export interface FetchOptions {
   method?: string;

@@ -3,10 +3,10 @@
 // need; only the final replacement of the connection's intervals is one short transaction.
 import type { AppContext } from '../../context.js';
 import { DAY, HOUR, MINUTE, iso } from '../../lib/clock.js';
-import { findUserById } from '../users/users.repository.js';
+import { findUserById } from '../users/index.js';
 import * as repo from './calendars.repository.js';
 import type { ConnectionRow } from './calendars.repository.js';
-import { reachReason } from '../deliveries/reach.js';
+import { reachReason } from '../deliveries/index.js';
 import { discover, eventsBetween, listCalendars, type DavCalendar, type DavOptions } from './dav.js';
 import { CalendarLimitError, type Interval } from './expand.js';
 import { expandOffThread } from './expand-pool.js';

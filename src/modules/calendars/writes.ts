@@ -1,16 +1,15 @@
 // Bookings written to the host's calendar: a `calendar` delivery per booking change, queued in
 // the change's transaction, so a slow or down CalDAV server never delays or fails a booking.
 import type { AppContext } from '../../context.js';
-import type { UsersTable } from '../../db/schema.js';
+import type { LocationType, UsersTable } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
-import type { Invitation } from '../deliveries/ics.js';
-import { queueDelivery } from '../deliveries/outbox.js';
-import { reachReason } from '../deliveries/reach.js';
-import { DeliveryError } from '../deliveries/senders/types.js';
-import { BlockedAddressError } from '../deliveries/ssrf.js';
-import type { BookingRow } from '../scheduling/bookings.repository.js';
-import type { EventTypeRow } from '../scheduling/event-types.repository.js';
-import { LOCATION_LABEL } from '../scheduling/notice-times.js';
+import type { Invitation } from '../deliveries/index.js';
+import { queueDelivery } from '../deliveries/index.js';
+import { reachReason } from '../deliveries/index.js';
+import { DeliveryError } from '../deliveries/index.js';
+import { BlockedAddressError } from '../deliveries/index.js';
+import type { BookingRow } from '../scheduling/index.js';
+import type { EventTypeRow } from '../scheduling/index.js';
 import { writeConnectionOf } from './calendars.repository.js';
 import { DavError } from './dav.js';
 
@@ -18,6 +17,15 @@ export interface CalendarWrite {
   connection_id: number;
   booking_id: string;
 }
+
+
+/** How a booking's place is shown when its event type names none. */
+export const LOCATION_LABEL: Record<LocationType, string | null> = {
+  video: 'Video call',
+  phone: 'Phone call',
+  in_person: 'In person',
+  other: null,
+};
 
 /** The invitation of a booking: the emailed `.ics` and the written calendar event share it (UID, summary, sequence). */
 export function invitationOf(

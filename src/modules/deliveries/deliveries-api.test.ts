@@ -4,7 +4,8 @@ import { flag } from '../../db/schema.js';
 import { body, buildTestApp, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createKey, setPlan, dropConfirmationEmails, signUp, type TestUser } from '../../../test/factories.js';
 import { bookAs, bookPublic, createEventType, listDeliveries, parseIcs, pathOf, startReceiver, type Booking, type Delivery, type Receiver } from '../../../test/peers.js';
-import { createSenders, processDue, type Senders } from './worker.js';
+import { processDue, type Senders } from './worker.js';
+import { createSenders } from '../../jobs/outbox-senders.js';
 
 describe('deliveries API and calendar feeds', () => {
   let t: TestApp;

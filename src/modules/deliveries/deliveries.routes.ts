@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { IdParams, Nullable, OkResponse, PagingQuery } from '../../lib/schemas.js';
-import { actorOf } from '../../plugins/auth.js';
+import { actorOf } from '../../lib/actor.js';
 import * as service from './deliveries.service.js';
 import { vapidKeys } from './senders/push.js';
 
@@ -26,7 +26,6 @@ const PushSubscription = Type.Object({
   keys: Type.Object({ p256dh: Type.String({ minLength: 1, maxLength: 200 }), auth: Type.String({ minLength: 1, maxLength: 100 }) }),
 });
 const FeedUrl = Type.Object({ url: Type.String() });
-const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 300 }) });
 
 export const deliveriesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.get(
@@ -69,19 +68,4 @@ export const deliveriesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
   app.post('/v1/calendar/rotate', { schema: { tags: ['Calendar'], summary: 'Revoke the feed link and make a new one', response: { 200: FeedUrl } } }, (request) =>
     service.rotateCalendarFeed(ctx, actorOf(request)),
   );
-  app.get(
-    '/calendar/:token',
-    {
-      config: { public: true },
-      schema: {
-        tags: ['Calendar'],
-        summary: 'Your upcoming bookings as an ICS feed (the secret link from GET /v1/calendar; `.ics` may end it)',
-        params: TokenParams,
-        response: { 200: { description: 'An iCalendar feed (RFC 5545)', content: { 'text/calendar': { schema: Type.String() } } } },
-      },
-    },
-    async (request, reply) => {
-    const ics = await service.calendarFeed(ctx, request.params.token.replace(/\.ics$/, ''));
-    return reply.header('cache-control', 'private, max-age=300').header('referrer-policy', 'no-referrer').type('text/calendar; charset=utf-8').send(ics);
-  });
 };

@@ -8,7 +8,8 @@ import { body, buildTestApp, type TestApp, type Headers } from '../../../test/he
 import { setPlan, signUp, type TestUser } from '../../../test/factories.js';
 import { bookPublic, createEventType, guest, listDeliveries, parseIcs, pathOf, startSmtp, type Booking, type Mail, type SmtpPeer } from '../../../test/peers.js';
 import { queueEmail } from './email.js';
-import { createSenders, processDue, type Senders } from './worker.js';
+import { processDue, type Senders } from './worker.js';
+import { createSenders } from '../../jobs/outbox-senders.js';
 
 const MAIL_FROM = 'Muster <m@example.com>';
 

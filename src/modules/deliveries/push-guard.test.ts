@@ -6,7 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import { body, buildTestApp, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createKey, signUp } from '../../../test/factories.js';
 import { browserKeys, listDeliveries, selfSignedCert, startReceiver, type Receiver } from '../../../test/peers.js';
-import { createSenders, processDue } from './worker.js';
+import { processDue } from './worker.js';
+import { createSenders } from '../../jobs/outbox-senders.js';
 
 // Issue 14, item 4: push endpoints get the webhooks' SSRF guard, and keys are checked when stored.
 const subscribe = (t: TestApp, headers: Headers, endpoint: string, keys: unknown = browserKeys().json) =>

@@ -5,7 +5,8 @@ import { DAY } from '../../lib/clock.js';
 import { body, buildTestApp, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createKey, signUp, type TestUser } from '../../../test/factories.js';
 import { browserKeys, decryptPush, listDeliveries, selfSignedCert, startReceiver, verifyVapid, type BrowserKeys, type Receiver } from '../../../test/peers.js';
-import { createSenders, processDue, type Senders } from './worker.js';
+import { processDue, type Senders } from './worker.js';
+import { createSenders } from '../../jobs/outbox-senders.js';
 
 const SID = 'AC0123456789abcdef0123456789abcdef';
 const TOKEN = 'twilio-auth-token';

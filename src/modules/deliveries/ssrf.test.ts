@@ -5,7 +5,8 @@ import { createKey, setPlan, signUp, type TestUser } from '../../../test/factori
 import { bookPublic, createEventType, hasIpv6Loopback, listDeliveries, startReceiver, type Receiver } from '../../../test/peers.js';
 import { postGuarded } from './http-post.js';
 import { BlockedAddressError, isPrivateAddress } from './ssrf.js';
-import { createSenders, processDue, type Senders } from './worker.js';
+import { processDue, type Senders } from './worker.js';
+import { createSenders } from '../../jobs/outbox-senders.js';
 
 describe('isPrivateAddress', () => {
   const cases: [string, boolean, string][] = [

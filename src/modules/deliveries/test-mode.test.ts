@@ -5,7 +5,8 @@ import { Webhook } from 'standardwebhooks';
 import { body, buildTestApp, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createKey, dropConfirmationEmails, signUp, type TestUser } from '../../../test/factories.js';
 import { bookAs, browserKeys, createEventType, listDeliveries, selfSignedCert, startReceiver, startSmtp, type Booking, type Receiver, type SmtpPeer } from '../../../test/peers.js';
-import { createSenders, processDue, type Senders } from './worker.js';
+import { processDue, type Senders } from './worker.js';
+import { createSenders } from '../../jobs/outbox-senders.js';
 
 /**
  * Test mode (an sk_test_ key): webhooks are delivered; emails, pushes and phone alerts are

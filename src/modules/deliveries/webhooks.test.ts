@@ -5,7 +5,8 @@ import { MINUTE } from '../../lib/clock.js';
 import { body, buildTestApp, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createKey, setPlan, dropConfirmationEmails, signUp, type TestUser } from '../../../test/factories.js';
 import { bookPublic, createEventType, listDeliveries, pathOf, startReceiver, type Booking, type Delivery, type EventType, type ReceivedRequest, type Receiver } from '../../../test/peers.js';
-import { createSenders, processDue, type Senders } from './worker.js';
+import { processDue, type Senders } from './worker.js';
+import { createSenders } from '../../jobs/outbox-senders.js';
 
 // Long enough that a loaded machine (CI runs suites side by side) answers a live receiver well within it.
 const TIMEOUT_MS = 2_000;

@@ -5,7 +5,8 @@ import { buildTestApp, type TestApp, type Headers } from '../../../test/helpers.
 import { createKey, setPlan, dropConfirmationEmails, signUp, type TestUser } from '../../../test/factories.js';
 import { bookPublic, createEventType, listDeliveries, startReceiver, startSmtp, until, type Receiver, type SmtpPeer } from '../../../test/peers.js';
 import { claimDue } from './outbox.repository.js';
-import { MAX_ATTEMPTS, RETRY_DELAYS_MS, createSenders, processDue, startOutboxWorker, type Senders } from './worker.js';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MS, processDue, startOutboxWorker, type Senders } from './worker.js';
+import { createSenders } from '../../jobs/outbox-senders.js';
 
 const TIMEOUT_MS = 1_000;
 const LEASE_MS = 2 * TIMEOUT_MS + 30_000;

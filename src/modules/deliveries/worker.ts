@@ -1,15 +1,9 @@
-import { metricsOf } from '../metrics/metrics.js';
-import type https from 'node:https';
+import { metricsOf } from '../metrics/index.js';
 import type { AppContext } from '../../context.js';
 import type { OutboxKind } from '../../db/schema.js';
 import { HOUR, MINUTE, iso } from '../../lib/clock.js';
 import { claimDue, recordAttempt, settle, type OutboxRow } from './outbox.repository.js';
-import { calendarSender } from '../calendars/calendar-sender.js';
-import { emailSender } from './senders/email.js';
-import { phoneSender } from './senders/phone.js';
-import { pushSender } from './senders/push.js';
 import { DeliveryError, type Sender } from './senders/types.js';
-import { webhookSender } from './senders/webhook.js';
 
 /**
  * Standard Webhooks' schedule: the first attempt is immediate; after the n-th failure the next
@@ -20,10 +14,6 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 const BATCH = 50;
 
 export type Senders = Record<OutboxKind, Sender>;
-
-export function createSenders(ctx: AppContext, pushAgent?: https.Agent): Senders {
-  return { email: emailSender(ctx), webhook: webhookSender(ctx), push: pushSender(ctx, pushAgent), phone: phoneSender(ctx), calendar: calendarSender(ctx) };
-}
 
 /** ±10% so that deliveries failing together do not all come back in the same second. */
 const jitter = (ms: number) => Math.round(ms * (0.9 + Math.random() * 0.2));
@@ -72,7 +62,7 @@ export async function processDue(ctx: AppContext, senders: Senders, limit = BATC
  * delivery, so the first attempt is immediate. Never two runs at once; a run that finds a full
  * batch goes again at once. Returns the function that stops it (waiting for the running batch).
  */
-export function startOutboxWorker(ctx: AppContext, senders: Senders = createSenders(ctx)): () => Promise<void> {
+export function startOutboxWorker(ctx: AppContext, senders: Senders): () => Promise<void> {
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;

@@ -4,7 +4,6 @@ import { buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { signUp, type TestUser } from '../../../test/factories.js';
 import { createDevice } from '../../../test/trackers-kit.js';
 import { sha256 } from '../../lib/crypto.js';
-import { deviceCache } from './device-cache.js';
 
 // The token-text side of the device cache: a known token is answered from memory without hashing,
 // and every access notice that covers its device ends that at once (as it ends the hash entry).
@@ -20,7 +19,7 @@ describe('device cache by token text', () => {
 
   test('a token is known only once resolved; then from memory, the same entry as by its hash', async () => {
     const d = await createDevice(t, { cookie: u.cookie }, { name: 'Known van' });
-    const cache = deviceCache(t.ctx);
+    const cache = t.ctx.deviceCache;
     assert.equal(cache.known(d.token), undefined, 'not resolved yet');
     const entry = await cache.byTokenText(d.token);
     assert.equal(entry?.device.id, d.id);
@@ -40,7 +39,7 @@ describe('device cache by token text', () => {
   ] as const) {
     test(`a notice for ${label} ends the known token at once and invalidates the entry a fix holds`, async () => {
       const d = await createDevice(t, { cookie: u.cookie }, { name: `Van of ${label}` });
-      const cache = deviceCache(t.ctx);
+      const cache = t.ctx.deviceCache;
       const entry = (await cache.byTokenText(d.token))!;
       assert.equal(cache.known(d.token), entry);
       t.ctx.events.bus.publishAccess(notice(d, u.id, d.org_id));
@@ -54,7 +53,7 @@ describe('device cache by token text', () => {
 
   test('a notice for another device, user or org leaves the known token alone', async () => {
     const d = await createDevice(t, { cookie: u.cookie }, { name: 'Untouched van' });
-    const cache = deviceCache(t.ctx);
+    const cache = t.ctx.deviceCache;
     const entry = (await cache.byTokenText(d.token))!;
     t.ctx.events.bus.publishAccess({ deviceId: d.id + 1000 });
     t.ctx.events.bus.publishAccess({ userId: u.id + 1000 });
@@ -66,7 +65,7 @@ describe('device cache by token text', () => {
 
   test('a revoked device is not known, and its token resolves to nothing', async () => {
     const d = await createDevice(t, { cookie: u.cookie }, { name: 'Revoked van' });
-    const cache = deviceCache(t.ctx);
+    const cache = t.ctx.deviceCache;
     await cache.byTokenText(d.token);
     const res = await t.app.inject({ method: 'DELETE', url: `/v1/devices/${d.id}`, headers: { cookie: u.cookie } });
     assert.equal(res.statusCode, 200, res.body);

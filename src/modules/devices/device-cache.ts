@@ -1,4 +1,6 @@
-import type { AppContext } from '../../context.js';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { EventBus } from '../../events/bus.js';
 import type { AccessNotice } from '../../events/access.js';
 import { sha256 } from '../../lib/crypto.js';
 import { findActiveDeviceByToken, type DeviceRow } from './devices.repository.js';
@@ -33,8 +35,12 @@ export class DeviceCache {
   private readonly invalidated = new Map<number, number>();
   private seq = 0;
 
-  constructor(private readonly ctx: AppContext) {
-    ctx.events.bus.subscribeAccess((n) => this.onNotice(n));
+  /** Built once per instance (context.ts); `bus` brings the access notices of every instance. */
+  constructor(
+    private readonly db: Kysely<DB>,
+    bus: EventBus,
+  ) {
+    bus.subscribeAccess((n) => this.onNotice(n));
   }
 
   async byToken(hash: string): Promise<CachedDevice | undefined> {
@@ -43,7 +49,7 @@ export class DeviceCache {
     if (hit) this.byHash.delete(hash);
     for (;;) {
       const started = this.seq;
-      const device = await findActiveDeviceByToken(this.ctx.db, hash);
+      const device = await findActiveDeviceByToken(this.db, hash);
       if (!device) return undefined;
       // Invalidated while it was being read: what was read may be stale.
       if ((this.invalidated.get(device.id) ?? -1) > started) continue;
@@ -102,10 +108,3 @@ function covers(n: AccessNotice, d: DeviceRow): boolean {
   return n.deviceId !== undefined ? d.id === n.deviceId : (n.userId === undefined || d.user_id === n.userId) && (n.orgId === undefined || d.org_id === n.orgId);
 }
 
-const caches = new WeakMap<AppContext, DeviceCache>();
-
-export function deviceCache(ctx: AppContext): DeviceCache {
-  let c = caches.get(ctx);
-  if (!c) caches.set(ctx, (c = new DeviceCache(ctx)));
-  return c;
-}

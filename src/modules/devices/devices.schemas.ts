@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable } from '../../lib/schemas.js';
-import { DeviceId } from '../signals/signals.schemas.js';
+import { DeviceId } from '../signals/index.js';
 
 const OrgId = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
 const DeviceName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' });

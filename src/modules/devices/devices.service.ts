@@ -6,12 +6,11 @@ import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { randomToken, sha256 } from '../../lib/crypto.js';
 import { conflict, forbidden, notFound } from '../../lib/errors.js';
-import { atLeast, targetOrg } from '../orgs/access.js';
-import { listMemberOrgs } from '../orgs/orgs.repository.js';
-import { beaconStore } from '../signals/beacon-store.js';
-import type { BeaconState } from '../signals/beacons.repository.js';
-import { turnOff } from '../signals/beacons.service.js';
-import { findUserById } from '../users/users.repository.js';
+import { atLeast, targetOrg } from '../orgs/index.js';
+import { listMemberOrgs } from '../orgs/index.js';
+import type { BeaconState } from '../signals/index.js';
+import { turnOff } from '../signals/index.js';
+import { findUserById } from '../users/index.js';
 import { TOKEN_PLACEHOLDER, deviceUrls, owntracksConfig } from './device-urls.js';
 import * as repo from './devices.repository.js';
 import type { DeviceRow, ListedDevice } from './devices.repository.js';
@@ -84,7 +83,7 @@ async function administeredOrgs(ctx: AppContext, actor: Actor) {
 export async function listDevices(ctx: AppContext, actor: Actor) {
   const orgs = await administeredOrgs(ctx, actor);
   const rows = await repo.listDevices(ctx.db, { orgIds: orgs.all, mode: actor.mode }, actor.userId, orgs.admin);
-  const live = await beaconStore(ctx).lookup(rows.map(beaconKey));
+  const live = await ctx.beacons.lookup(rows.map(beaconKey));
   return { devices: rows.map((d, i) => toDevice(ctx, withLive(d, live[i]))) };
 }
 

@@ -1,18 +1,10 @@
 import type { AppContext } from '../../context.js';
-import type { Tx } from '../../db/transaction.js';
 import type { Actor } from '../../lib/actor.js';
-import { iso } from '../../lib/clock.js';
 import { forbidden } from '../../lib/errors.js';
 import { recorded, type EffectRecorder } from '../../lib/idempotency.js';
-import * as incidents from '../incidents/incidents.repository.js';
-import type { IncidentRow } from '../incidents/incidents.repository.js';
-import type { Incident } from '../incidents/incidents.schemas.js';
-import { CHANNEL, findVisible, toIncident } from '../incidents/incidents.service.js';
-import { atLeast, orgAccess } from '../orgs/access.js';
-import { claimAcknowledgement } from './acknowledge.repository.js';
+import { acknowledgeIncident, findVisible, recordTimeline, toIncident, touchIncident, type Incident, type IncidentRow, type TimelineEvent } from '../incidents/index.js';
+import { atLeast, orgAccess } from '../orgs/index.js';
 import type { ProgressBody } from './dispatch.schemas.js';
-import { recordTimeline } from './timeline.js';
-import type { TimelineEvent } from './timeline.schemas.js';
 
 /** The assignee, or an org admin or owner (403 for anyone else in the org; 404 outside it). */
 async function responderAccess(ctx: AppContext, actor: Actor, id: number): Promise<IncidentRow> {
@@ -23,28 +15,13 @@ async function responderAccess(ctx: AppContext, actor: Actor, id: number): Promi
 }
 
 /**
- * Acknowledges in the caller's transaction, once: the first call sets `acknowledged_at/by`, stops
- * escalation, moves `open` to `in_progress` and writes `acknowledged` (and `status_changed`);
- * later calls change nothing. Returns the incident as it is now.
+ * Acknowledges once (modules/incidents, acknowledgeIncident): the first call sets
+ * `acknowledged_at/by`, stops escalation and moves `open` to `in_progress`; later calls change nothing.
  */
-async function acknowledgeIn(ctx: AppContext, tx: Tx, actor: Actor, incident: IncidentRow): Promise<IncidentRow> {
-  const now = iso(ctx.clock.now());
-  const claimed = await claimAcknowledgement(tx.db, incident.id, actor.userId, now);
-  if (!claimed) return (await incidents.findIncident(tx.db, { orgIds: [incident.org_id], mode: actor.mode }, incident.id)) ?? incident;
-  let after = claimed;
-  await recordTimeline(ctx, tx, after, 'acknowledged', actor.userId, { assignee_id: after.assignee_id, escalation_level: after.escalation_level });
-  if (after.status === 'open') {
-    after = await incidents.updateIncident(tx.db, claimed, { status: 'in_progress', updated_at: now });
-    await recordTimeline(ctx, tx, after, 'status_changed', actor.userId, { from: 'open', to: 'in_progress' });
-  }
-  ctx.events.publish(tx, { channel: CHANNEL, orgId: after.org_id, mode: actor.mode, type: 'incident.updated', payload: toIncident(ctx, after) });
-  return after;
-}
-
 export async function acknowledge(ctx: AppContext, actor: Actor, id: number): Promise<Incident> {
   const incident = await responderAccess(ctx, actor, id);
   if (incident.acknowledged_at !== null) return toIncident(ctx, incident);
-  return toIncident(ctx, await ctx.transaction((tx) => acknowledgeIn(ctx, tx, actor, incident)));
+  return toIncident(ctx, await ctx.transaction((tx) => acknowledgeIncident(ctx, tx, incident, { userId: actor.userId })));
 }
 
 /**
@@ -54,10 +31,10 @@ export async function acknowledge(ctx: AppContext, actor: Actor, id: number): Pr
 export async function reportProgress(ctx: AppContext, actor: Actor, id: number, input: ProgressBody, idem?: EffectRecorder | null): Promise<TimelineEvent> {
   const incident = await responderAccess(ctx, actor, id);
   return ctx.transaction(async (tx) => {
-    if (incident.acknowledged_at === null && incident.assignee_id === actor.userId) await acknowledgeIn(ctx, tx, actor, incident);
+    if (incident.acknowledged_at === null && incident.assignee_id === actor.userId) await acknowledgeIncident(ctx, tx, incident, { userId: actor.userId });
     const position = { lat: input.lat ?? null, lng: input.lng ?? null, accuracy: input.accuracy ?? null };
     const event = await recordTimeline(ctx, tx, incident, input.state, actor.userId, position);
-    await incidents.touchIncident(tx.db, incident, iso(ctx.clock.now()));
+    await touchIncident(ctx, tx, incident);
     return recorded(tx, idem, event);
   });
 }

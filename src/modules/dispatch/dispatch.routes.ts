@@ -1,16 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { actorOf } from '../../plugins/auth.js';
-import { findVisible } from '../incidents/incidents.service.js';
-import { Incident, IncidentParams } from '../incidents/incidents.schemas.js';
-import { OrgParams } from '../orgs/orgs.schemas.js';
+import { actorOf } from '../../lib/actor.js';
+import { findVisible, Incident, IncidentParams, Timeline, TimelineEvent, timelineOf } from '../incidents/index.js';
+import { OrgParams } from '../orgs/index.js';
 import { acknowledge, reportProgress } from './acknowledge.js';
 import { DispatchSettings, ProgressBody, UpdateDispatchSettings } from './dispatch.schemas.js';
 import { nearestResponders } from './responders.js';
 import { ResponderList, RespondersQuery } from './responders.schemas.js';
 import { getDispatchSettings, updateDispatchSettings } from './settings.js';
-import { Timeline, TimelineEvent } from './timeline.schemas.js';
-import { timelineOf } from './timeline.js';
 
 const tags = ['Dispatch'];
 

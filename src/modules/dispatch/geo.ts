@@ -1,4 +1,4 @@
-import type { Box } from '../signals/beacons.repository.js';
+import type { Box } from '../signals/index.js';
 
 const EARTH_RADIUS_M = 6_371_008.8; // mean radius (IUGG)
 const RAD = Math.PI / 180;

@@ -1,9 +1,9 @@
 import type { AppContext } from '../../context.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
-import { findVisible } from '../incidents/incidents.service.js';
-import { beaconStore, type DevicePosition } from '../signals/beacon-store.js';
-import type { Box } from '../signals/beacons.repository.js';
+import { findVisible } from '../incidents/index.js';
+import type { DevicePosition } from '../signals/index.js';
+import type { Box } from '../signals/index.js';
 import { boundingBox, haversineM } from './geo.js';
 import { memberNames, openAssignments } from './responders.repository.js';
 import type { Responder, RespondersQuery } from './responders.schemas.js';
@@ -82,7 +82,7 @@ export async function nearestResponders(ctx: AppContext, actor: Actor, id: numbe
   const mode = incident.livemode === 1 ? 'live' : 'test';
   const seenSince = iso(new Date(ctx.clock.now().getTime() - ctx.config.beaconTimeoutMs));
   const at = incident.lat !== null && incident.lng !== null ? { lat: incident.lat, lng: incident.lng } : null;
-  const read = (box?: Box) => beaconStore(ctx).positions(ctx.db, incident.org_id, mode, seenSince, box);
+  const read = (box?: Box) => ctx.beacons.positions(ctx.db, incident.org_id, mode, seenSince, box);
   // Twice the limit: room for devices of people who have since left the org.
   let found = at ? await candidates(read, at, q.limit * 2, q.within_m) : { ranked: rankDevices(await read(), null), complete: true };
 

@@ -1,23 +1,10 @@
-import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
-import type { DB, Priority } from '../../db/schema.js';
+
 import type { Actor } from '../../lib/actor.js';
-import { MINUTE, iso } from '../../lib/clock.js';
-import { orgAccess } from '../orgs/access.js';
-import { findAckTimeouts, findHandoffMinutes, saveAckTimeouts, saveHandoffMinutes, type AckTimeouts } from './settings.repository.js';
-
-/** The acknowledgement timeout of a priority in this org, in minutes; null when it never escalates. */
-export function timeoutOf(t: AckTimeouts, priority: Priority): number | null {
-  return priority === 'urgent' ? t.urgent : priority === 'high' ? t.high : null;
-}
-
-/** When an unacknowledged incident of this priority, whose clock starts at `from`, first escalates (null: never). */
-export async function ackDeadline(db: Kysely<DB>, orgId: number, priority: Priority, from: Date): Promise<string | null> {
-  // Only urgent and high incidents escalate (timeoutOf): the others need no look-up of the setting.
-  if (priority !== 'urgent' && priority !== 'high') return null;
-  const minutes = timeoutOf(await findAckTimeouts(db, orgId), priority);
-  return minutes === null ? null : iso(new Date(from.getTime() + minutes * MINUTE));
-}
+import { iso } from '../../lib/clock.js';
+import { findAckTimeouts, saveAckTimeouts, type AckTimeouts } from '../incidents/index.js';
+import { orgAccess } from '../orgs/index.js';
+import { findHandoffMinutes, saveHandoffMinutes } from './settings.repository.js';
 
 export async function getDispatchSettings(ctx: AppContext, actor: Actor, slug: string) {
   const { org } = await orgAccess(ctx, actor, { slug });

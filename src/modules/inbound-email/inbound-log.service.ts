@@ -2,8 +2,8 @@ import type { AppContext } from '../../context.js';
 import type { Actor } from '../../lib/actor.js';
 import { forbidden } from '../../lib/errors.js';
 import { fetchWindow, pageOf } from '../../lib/paging.js';
-import { adminOrgIds } from '../integrations/integrations.repository.js';
-import { actorScope } from '../orgs/access.js';
+import { adminOrgIds } from '../integrations/index.js';
+import { actorScope } from '../orgs/index.js';
 import { listInbound } from './inbound.repository.js';
 import type { InboundEmail, ListInboundQuery } from './inbound.schemas.js';
 

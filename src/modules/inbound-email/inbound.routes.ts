@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { actorOf } from '../../plugins/auth.js';
+import { actorOf } from '../../lib/actor.js';
 import { listInboundEmails } from './inbound-log.service.js';
 import { InboundEmailList, ListInboundQuery } from './inbound.schemas.js';
 

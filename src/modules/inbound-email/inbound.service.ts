@@ -2,20 +2,15 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/transaction.js';
 import { iso } from '../../lib/clock.js';
-import { queueEmail } from '../deliveries/email.js';
-import { recordTimeline } from '../dispatch/timeline.js';
-import { lockIncident, touchIncident, type IncidentRow } from '../incidents/incidents.repository.js';
-import { CHANNEL } from '../incidents/incidents.service.js';
-import { findReply, insertReply } from '../incidents/replies.repository.js';
-import { toReply } from '../incidents/replies.service.js';
-import { findIntegrationById, type IntegrationRow } from '../integrations/integrations.repository.js';
-import { trigger } from '../integrations/lifecycle.js';
-import { attachCapture } from '../signals/signals.service.js';
-import { storeUpload } from '../uploads/uploads.service.js';
+import { queueEmail } from '../deliveries/index.js';
+import { incidentById, recordReply, replyAddress, type IncidentRow } from '../incidents/index.js';
+import { findIntegrationById, type IntegrationRow } from '../integrations/index.js';
+import { trigger } from '../integrations/index.js';
+import { attachCapture } from '../signals/index.js';
+import { storeUpload } from '../uploads/index.js';
 import { failInbound, finishInbound, findInbound, pendingIds, type InboundRow } from './inbound.repository.js';
 import { stripReply } from './mail-text.js';
 import { clean, readHead } from './message.js';
-import { replyAddress } from './reply-address.js';
 import { replierOf } from './recipients.js';
 
 const MAX_ATTEMPTS = 3;
@@ -94,7 +89,7 @@ async function acknowledgeReporter(ctx: AppContext, tx: Tx, row: InboundRow, to:
 }
 
 async function applyReply(ctx: AppContext, row: InboundRow, mail: ParsedMail): Promise<number> {
-  const target = await lockIncident(ctx.db, false, row.reply_to_incident_id!);
+  const target = await incidentById(ctx.db, row.reply_to_incident_id!);
   if (!target) throw new Error('the incident was deleted');
   const head = await headOf(row, mail);
   const replier = await replierOf(ctx, target, head.sender ?? undefined, row.authenticated === 1);
@@ -102,18 +97,9 @@ async function applyReply(ctx: AppContext, row: InboundRow, mail: ParsedMail): P
   const body = stripReply(clean(mail.text ?? '')).slice(0, 20_000) || '(empty reply)';
   const now = iso(ctx.clock.now());
   return ctx.transaction(async (tx) => {
-    const incident: IncidentRow | undefined = await lockIncident(tx.db, false, target.id);
+    const incident: IncidentRow | undefined = await incidentById(tx.db, target.id);
     if (!incident || !(await finishInbound(tx.db, row.id, incident.id, now))) throw new AlreadyDone();
-    const replyId = await insertReply(tx.db, { incidentId: incident.id, body, public: replier.public, authorId: replier.authorId, now });
-    await touchIncident(tx.db, incident, now);
-    // The same record the REST answer has (author_name included), and how it came.
-    const payload = Object.assign(toReply(await findReply(tx.db, replyId)), { via: 'email' });
-    ctx.events.publish(tx, { channel: CHANNEL, orgId: incident.org_id, mode: incident.livemode === 1 ? 'live' : 'test', type: 'incident.reply', payload });
-    await recordTimeline(ctx, tx, incident, 'reply', replier.authorId, {
-      reply_id: replyId,
-      public: replier.public,
-      body,
-      via: 'email',
+    await recordReply(ctx, tx, incident, { body, public: replier.public, authorId: replier.authorId }, {
       from: head.sender ?? row.mail_from,
       authenticated: row.authenticated === 1,
       ...(replier.as === 'unverified' ? { unverified: true } : {}),

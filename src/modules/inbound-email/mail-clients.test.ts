@@ -8,8 +8,9 @@ import { integrationsWorld, type CreatedIntegration, type IntegrationsWorld } fr
 import { mailDns, sendTo, type DkimKey, type SendOptions } from '../../../test/mail-kit.js';
 import { startSmtp, type Mail, type SmtpPeer } from '../../../test/peers.js';
 import { connectSse, listen, type SseClient } from '../../../test/sse-client.js';
-import { createSenders, processDue, type Senders } from '../deliveries/worker.js';
-import { IncidentStreamEvent, SignalStreamEvent } from '../streams/stream-events.schemas.js';
+import { processDue, type Senders } from '../deliveries/worker.js';
+import { createSenders } from '../../jobs/outbox-senders.js';
+import { IncidentStreamEvent, SignalStreamEvent } from '../streams/catalog.js';
 import { processInbound, processPending } from './inbound.service.js';
 import { startInboundSmtp, type InboundListener } from './smtp-listener.js';
 

@@ -1,9 +1,8 @@
 import type { AppContext } from '../../context.js';
-import { lockIncident, type IncidentRow } from '../incidents/incidents.repository.js';
-import { findByEmailToken, type IntegrationRow } from '../integrations/integrations.repository.js';
-import { memberByEmail, reporterOf } from './inbound.repository.js';
+import { incidentById, incidentOfReply, reporterOf, type IncidentRow } from '../incidents/index.js';
+import { findByEmailToken, type IntegrationRow } from '../integrations/index.js';
+import { memberByEmail } from './inbound.repository.js';
 import { domainOf } from './message.js';
-import { incidentOfReply } from './reply-address.js';
 
 /** An address of ours: an integration's, or an incident's reply address. */
 export type Target = { kind: 'integration'; integration: IntegrationRow } | { kind: 'reply'; incident: IncidentRow };
@@ -37,7 +36,7 @@ export async function resolveRecipient(ctx: AppContext, address: string): Promis
   if (at <= 0 || address.slice(at + 1).toLowerCase() !== ctx.config.inboundEmailDomain) return unknown;
   if (local.startsWith('reply+')) {
     const id = incidentOfReply(ctx, local);
-    const incident = id === undefined ? undefined : await lockIncident(ctx.db, false, id);
+    const incident = id === undefined ? undefined : await incidentById(ctx.db, id);
     return incident ? { kind: 'reply', incident } : unknown;
   }
   const integration = await findByEmailToken(ctx.db, local);

@@ -4,7 +4,7 @@ import { sweepEscalations } from '../../jobs/escalation-sweeper.js';
 import { MINUTE } from '../../lib/clock.js';
 import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { signUp, type TestUser } from '../../../test/factories.js';
-import { incidentOfReply } from './reply-address.js';
+import { incidentOfReply } from '../incidents/index.js';
 
 // Every incident email carries a Reply-To of the form reply+<id>-<mac>@INBOUND_EMAIL_DOMAIN, so an
 // answer by email lands on the incident (docs/integrations.md): the assignment and escalation

@@ -3,7 +3,7 @@ import type { Tx } from '../../db/transaction.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { iso } from '../../lib/clock.js';
 import { conflict } from '../../lib/errors.js';
-import { recordTimeline } from '../dispatch/timeline.js';
+import { recordTimeline } from './timeline.js';
 import * as repo from './incidents.repository.js';
 import type { IncidentRow, NewIncident } from './incidents.repository.js';
 import type { Incident } from './incidents.schemas.js';
@@ -24,9 +24,6 @@ export interface Placed {
   /** The incident's view as `incident.created` carried it (placeIncident, for a creation). */
   view?: Incident;
 }
-
-/** Views answered for a repeat rather than a creation (POST /v1/tickets answers them with 200). */
-export const repeatedViews = new WeakSet<object>();
 
 /**
  * Rounds of look-up and insert before giving up. Each round after the first means the ref's open

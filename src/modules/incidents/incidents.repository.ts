@@ -400,3 +400,49 @@ async function countRepeats(db: Kysely<DB>, incidentId: number): Promise<number>
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/**
+ * Sets the acknowledgement if nobody has (one conditional update: of concurrent calls exactly one
+ * gets the row back) and stops the escalation clock. `userId` is null for a tool (an integration).
+ */
+export async function claimAcknowledgement(db: Kysely<DB>, id: number, userId: number | null, nowIso: string): Promise<IncidentRow | undefined> {
+  return db
+    .updateTable('incidents')
+    .set({ acknowledged_at: nowIso, acknowledged_by: userId, escalate_at: null, updated_at: nowIso })
+    .where('id', '=', id)
+    .where('acknowledged_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+const CLOSED: IncidentStatus[] = ['resolved', 'closed'];
+
+/** Resolved or closed incidents of the scope that ended before `before` (resolved_at, else their last change). */
+export async function oldClosedIncidents(db: Kysely<DB>, scope: Scope, before: string, limit: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('incidents')
+    .select('id')
+    .$call(scoped(scope, 'incidents'))
+    .where('status', 'in', CLOSED)
+    .where(sql<string>`coalesce(resolved_at, updated_at)`, '<', before)
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Deletes one incident if it is still closed (replies and timeline go with it by cascade) and
+ * keeps incident_counts in step; answers whether this call deleted it, so two sweepers never
+ * count it twice.
+ */
+export async function deleteClosedIncident(db: Kysely<DB>, id: number): Promise<boolean> {
+  const gone = await db
+    .deleteFrom('incidents')
+    .where('id', '=', id)
+    .where('status', 'in', CLOSED)
+    .returning(['org_id', 'livemode', 'status', 'priority'])
+    .executeTakeFirst();
+  if (!gone) return false;
+  await bump(db, gone, -1);
+  return true;
+}

@@ -1,11 +1,9 @@
-import { notFoundPage } from '../pages-assets/not-found-page.js';
+import { notFoundPage } from '../pages-assets/index.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../lib/errors.js';
-import { actorOf } from '../../plugins/auth.js';
-import { openLiveStream } from '../streams/live-stream.js';
-import { eventStream, IncidentStreamEvent } from '../streams/stream-events.schemas.js';
+import { actorOf } from '../../lib/actor.js';
 import {
   CreateIncidentBody,
   CreateReplyBody,
@@ -21,7 +19,6 @@ import {
   UpdateIncidentBody,
 } from './incidents.schemas.js';
 import * as incidents from './incidents.service.js';
-import { repeatedViews } from './dedup.js';
 import * as replies from './replies.service.js';
 import { renderStatusPage } from './status-page.js';
 
@@ -48,9 +45,9 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
   // `/v1/tickets` and `/v1/incidents` are the same resource with the same bodies.
   for (const base of ['/v1/tickets', '/v1/incidents']) {
     app.post(base, { config: { idempotent: 201 }, schema: { tags, summary: 'Create an incident', body: CreateIncidentBody, response: { 200: Incident, 201: Incident } } }, async (request, reply) => {
-      const view = await incidents.createIncident(ctx, actorOf(request), request.body, request.idempotency);
+      const { view, created } = await incidents.createIncident(ctx, actorOf(request), request.body, request.idempotency);
       // A repeat of an open incident's source_ref answers that incident with 200 (dedup.ts).
-      return reply.status(repeatedViews.has(view) ? 200 : 201).send(view);
+      return reply.status(created ? 201 : 200).send(view);
     },
     );
     app.get(
@@ -63,9 +60,6 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
         pendingPages.set(request, page.keep);
         return page.view;
       },
-    );
-    app.get(`${base}/stream`, { schema: { tags, summary: 'Live incident events (Server-Sent Events)', response: { 200: eventStream(IncidentStreamEvent) } } }, async (request, reply) =>
-      openLiveStream(ctx, request, reply, incidents.CHANNEL),
     );
     app.get(`${base}/:id`, { schema: { tags, summary: 'One incident', params: IncidentParams, response: { 200: Incident } } }, (request) =>
       incidents.getIncident(ctx, actorOf(request), request.params.id),

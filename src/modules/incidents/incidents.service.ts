@@ -1,27 +1,24 @@
 import type { AppContext } from '../../context.js';
-import { flag } from '../../db/schema.js';
+import { flag, type Flag, type IncidentSource, type IntegrationTool, type Priority } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { timeOrderedToken } from '../../lib/crypto.js';
 import { invalidField, notFound } from '../../lib/errors.js';
 import { recorded, type EffectRecorder } from '../../lib/idempotency.js';
-import { phoneAlert, queueDeliveries } from '../deliveries/outbox.js';
-import { dispatchPatch, notifyAssignee } from '../dispatch/assignment.js';
-import { ackDeadline } from '../dispatch/settings.js';
-import { recordTimeline } from '../dispatch/timeline.js';
-import { actorScope, orgAccess, targetOrgWrite } from '../orgs/access.js';
-import { findMember } from '../orgs/members.repository.js';
-import { cachedUser } from '../users/user-cache.js';
+import { actorScope, orgAccess, targetOrgWrite } from '../orgs/index.js';
+import { findMember } from '../orgs/index.js';
+import { cachedUser } from '../users/index.js';
+import { ackDeadline, escalationPatch } from './escalation.js';
 import * as repo from './incidents.repository.js';
 import type { IncidentRow, IncidentViewRow } from './incidents.repository.js';
 import { countByStatus, type ListExtras } from './list-filters.js';
 import type { CreateIncidentBody, Incident, IncidentList, ListIncidentsQuery, UpdateIncidentBody } from './incidents.schemas.js';
+import { creationNotice, notifyAssignee } from './notices.js';
+import { publishIncident } from './publish.js';
 import { isDone, nextSlaChange, slaState, slaTimes } from './sla.js';
-import { listCache } from './list-cache.js';
-import { insertOrRepeat, refTaken, repeatedViews, type Placed } from './dedup.js';
-
-export const CHANNEL = 'incidents';
+import { insertOrRepeat, refTaken, type Placed } from './dedup.js';
+import { recordTimeline } from './timeline.js';
 
 /**
  * The answer's view of an incident. Written out property by property (a spread inside the literal
@@ -58,50 +55,56 @@ export function toIncident(ctx: AppContext, i: IncidentViewRow, now: Date = ctx.
   };
 }
 
-function publish(ctx: AppContext, tx: Tx, type: string, i: IncidentRow, payload: unknown): void {
-  ctx.events.publish(tx, { channel: CHANNEL, orgId: i.org_id, mode: i.livemode === 1 ? 'live' : 'test', type, payload });
-}
-
-/** Views answered for a repeat of an open incident rather than a creation (POST answers them 200). */
-function markRepeated(view: Incident): Incident {
-  repeatedViews.add(view);
-  return view;
+/** What opens an incident, whoever opens it (the API, an alert signal, an integration, an email). */
+export interface Opening {
+  orgId: number;
+  livemode: Flag;
+  title: string;
+  description: string | null;
+  priority: Priority;
+  source: IncidentSource;
+  /** The dedup key (dedup.ts): a trigger with the ref of an open incident repeats that one. */
+  sourceRef: string | null;
+  lat?: number | null;
+  lng?: number | null;
+  locationName?: string | null;
+  assigneeId?: number | null;
+  /** The user who opened it; null for a tool. Also the actor of its `created` (or `alert_repeated`) event. */
+  creatorId: number | null;
+  /** The creator's name when the caller has read it (the timeline event then needs no read-back). */
+  creatorName?: string;
+  integration?: { id: number; name: string; tool: IntegrationTool };
+  /** Kept on the timeline of a repeat (`alert_repeated`), with the trigger count. */
+  repeat: Record<string, unknown>;
 }
 
 /**
- * Writes a new incident in the caller's transaction: its SLA and escalation clocks, the
- * `incident.created` broadcast and the `created` timeline event. With a `source_ref` that an open
- * incident of the org and mode holds, it appends `alert_repeated` to that one instead (dedup.ts).
+ * Writes a new incident in the caller's transaction: the one place its row is built, with its SLA
+ * and escalation clocks, the `incident.created` broadcast and the `created` timeline event. With a
+ * `sourceRef` that an open incident of the org and mode holds, it appends `alert_repeated` to that
+ * one instead (dedup.ts). Whom to tell is the caller's (creationNotice).
  */
-export async function placeIncident(
-  ctx: AppContext,
-  tx: Tx,
-  actor: Actor,
-  orgId: number,
-  input: Omit<CreateIncidentBody, 'org_id'>,
-  /** The actor's name when the caller has read it (the timeline event then needs no read-back). */
-  actorName?: string,
-): Promise<Placed> {
+export async function placeIncident(ctx: AppContext, tx: Tx, o: Opening): Promise<Placed> {
   const now = ctx.clock.now();
-  const priority = input.priority ?? 'normal';
-  const { dueAt, warnAt } = slaTimes(now, priority);
+  const { dueAt, warnAt } = slaTimes(now, o.priority);
+  const integration = o.integration;
   const placed = await insertOrRepeat(
     ctx,
     tx,
     {
-      org_id: orgId,
-      livemode: flag(actor.mode === 'live'),
-      title: input.title.trim(),
-      description: input.description ?? null,
+      org_id: o.orgId,
+      livemode: o.livemode,
+      title: o.title,
+      description: o.description,
       status: 'open',
-      priority,
-      source: input.source ?? 'api',
-      source_ref: input.source_ref ?? null,
-      lat: input.lat ?? null,
-      lng: input.lng ?? null,
-      location_name: input.location_name ?? null,
-      assignee_id: null,
-      creator_id: actor.userId,
+      priority: o.priority,
+      source: o.source,
+      source_ref: o.sourceRef,
+      lat: o.lat ?? null,
+      lng: o.lng ?? null,
+      location_name: o.locationName ?? null,
+      assignee_id: o.assigneeId ?? null,
+      creator_id: o.creatorId,
       customer_token: timeOrderedToken(now.getTime()),
       sla_due_at: iso(dueAt),
       sla_warn_at: iso(warnAt),
@@ -110,46 +113,66 @@ export async function placeIncident(
       resolved_at: null,
       created_at: iso(now),
       updated_at: iso(now),
-      escalate_at: await ackDeadline(tx.db, orgId, priority, now),
-      integration_id: null,
-      integration_name: null,
-      integration_tool: null,
+      escalate_at: await ackDeadline(tx.db, o.orgId, o.priority, now),
+      integration_id: integration?.id ?? null,
+      integration_name: integration?.name ?? null,
+      integration_tool: integration?.tool ?? null,
     },
-    actor.userId,
-    { source: input.source ?? 'api' },
+    o.creatorId,
+    o.repeat,
   );
   if (!placed.created) return placed;
   const incident = placed.incident;
   // The same view answers the request (createIncident): nothing changes it after this.
   placed.view = toIncident(ctx, incident);
-  publish(ctx, tx, 'incident.created', incident, placed.view);
-  await recordTimeline(ctx, tx, incident, 'created', actor.userId, { title: incident.title, priority, source: incident.source }, actorName);
+  publishIncident(ctx, tx, incident, 'incident.created', placed.view);
+  const created = integration
+    ? { title: incident.title, priority: incident.priority, source: incident.source, integration_id: integration.id, integration_name: integration.name, integration_tool: integration.tool }
+    : { title: incident.title, priority: incident.priority, source: incident.source };
+  await recordTimeline(ctx, tx, incident, 'created', o.creatorId, created, o.creatorName);
   return placed;
+}
+
+/** The opening of a person's incident (the API's, an alert signal's) in their org and mode. */
+function personOpening(actor: Actor, orgId: number, input: Omit<CreateIncidentBody, 'org_id'>, creatorName?: string): Opening {
+  const source = input.source ?? 'api';
+  return {
+    orgId,
+    livemode: flag(actor.mode === 'live'),
+    title: input.title.trim(),
+    description: input.description ?? null,
+    priority: input.priority ?? 'normal',
+    source,
+    sourceRef: input.source_ref ?? null,
+    lat: input.lat,
+    lng: input.lng,
+    locationName: input.location_name,
+    creatorId: actor.userId,
+    ...(creatorName === undefined ? {} : { creatorName }),
+    repeat: { source },
+  };
 }
 
 /** A new incident (no dedup key): how an alert signal opens one. */
 export async function openIncident(ctx: AppContext, tx: Tx, actor: Actor, orgId: number, input: Omit<CreateIncidentBody, 'org_id' | 'source_ref'>): Promise<IncidentRow> {
-  return (await placeIncident(ctx, tx, actor, orgId, input)).incident;
+  return (await placeIncident(ctx, tx, personOpening(actor, orgId, input))).incident;
 }
 
-/** Creates an incident in the caller's org (default the primary one), queues the creator's push and phone alert. */
-export async function createIncident(ctx: AppContext, actor: Actor, input: CreateIncidentBody, idem?: EffectRecorder | null): Promise<Incident> {
+/**
+ * Creates an incident in the caller's org (default the primary one), queues the creator's push and
+ * phone alert. `created` is false for a repeat of an open incident's `source_ref` (dedup.ts), which
+ * answers that incident (POST answers it with 200, a creation with 201).
+ */
+export async function createIncident(ctx: AppContext, actor: Actor, input: CreateIncidentBody, idem?: EffectRecorder | null): Promise<{ view: Incident; created: boolean }> {
   // Membership and lock from the credential cache (the org row is read for nothing else), and the
   // creator's name and phone from the user cache: both dropped on every instance when they change.
   const { orgId } = await targetOrgWrite(ctx, actor, input.org_id);
   const creator = await cachedUser(ctx, actor.userId);
   return ctx.transaction(async (tx) => {
-    const { incident, created, view: placedView } = await placeIncident(ctx, tx, actor, orgId, input, creator?.name);
+    const { incident, created, view: placedView } = await placeIncident(ctx, tx, personOpening(actor, orgId, input, creator?.name));
     const view = placedView ?? toIncident(ctx, incident);
-    if (!created) return recorded(tx, idem, markRepeated(view));
-    const note = { title: `New ${incident.priority} incident`, body: incident.title, url: `${ctx.config.publicUrl}/app/incidents/${incident.id}`, incident_id: incident.id };
-    // Object literals written out: a spread followed by more properties costs about 1 us per property on Node 20.
-    const topic = 'incident.created';
-    const { mode, userId } = actor;
-    // The push and the phone alert in one INSERT (the cap is decided first, under the user's lock).
-    const phone = await phoneAlert(ctx, tx, { topic, mode, userId, orgId, phone: creator?.phone ?? null, payload: note });
-    await queueDeliveries(ctx, tx, [{ topic, mode, userId, orgId, kind: 'push', recipient: `user:${userId}`, payload: note }, phone]);
-    return recorded(tx, idem, view);
+    if (created) await creationNotice(ctx, tx, incident, { userId: actor.userId, phone: creator?.phone ?? null });
+    return { view: await recorded(tx, idem, view), created };
   });
 }
 
@@ -170,7 +193,7 @@ export async function listIncidents(ctx: AppContext, actor: Actor, q: ListIncide
     ...consoleFilters(q, unassigned),
   };
   // The version before the rows: a write committed in between makes the entry look old, never the rows.
-  const cache = listCache(ctx);
+  const cache = ctx.listCache;
   const key = JSON.stringify([scope.mode, scope.orgIds, filter.status, filter.priority, filter.assigneeId, filter.source_ref, filter.search, filter.source, unassigned, filter.sort, q.limit, q.page, q.with_counts === true]);
   const version = await repo.listVersion(ctx.db, scope);
   const now = ctx.clock.now();
@@ -253,11 +276,11 @@ export async function applyChange(ctx: AppContext, tx: Tx, before: IncidentRow, 
     patch.status = input.status;
     if (isDone(input.status) !== isDone(before.status)) patch.resolved_at = isDone(input.status) ? iso(now) : null;
   }
-  Object.assign(patch, await dispatchPatch(tx.db, before, patch, now));
+  Object.assign(patch, await escalationPatch(tx.db, before, patch, now));
   const after = await repo.updateIncident(tx.db, before, patch);
   const view = toIncident(ctx, after);
   const changed = (['status', 'priority', 'description', 'assignee_id'] as const).some((k) => after[k] !== before[k]);
-  if (changed) publish(ctx, tx, 'incident.updated', after, view);
+  if (changed) publishIncident(ctx, tx, after, 'incident.updated', view);
   await recordChanges(ctx, tx, actorId, before, after);
   if (after.assignee_id !== before.assignee_id) await notifyAssignee(ctx, tx, actorId, after, view);
   return after;

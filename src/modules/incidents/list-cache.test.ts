@@ -7,7 +7,7 @@ import pg from 'pg';
 import { body, buildTestApp, testDialect, type TestApp } from '../../../test/helpers.js';
 import { signUp, type TestUser } from '../../../test/factories.js';
 import type { IncidentStatus } from '../../db/schema.js';
-import { ListCache, listCache } from './list-cache.js';
+import { ListCache } from './list-cache.js';
 import { VIEW_COLUMNS } from './incidents.repository.js';
 import { nextSlaChange, slaState } from './sla.js';
 
@@ -121,9 +121,9 @@ describe(`incident list cache on ${testDialect}`, () => {
   /** Lists twice and asserts the second answer came from the cache, byte for byte; answers it. */
   async function cachedList(u: TestUser = owner, query?: string): Promise<List> {
     const first = await listRaw(u, query);
-    const hits = listCache(t.ctx).hits;
+    const hits = t.ctx.listCache.hits;
     const second = await listRaw(u, query);
-    assert.equal(listCache(t.ctx).hits, hits + 1, 'the second list is a cache hit');
+    assert.equal(t.ctx.listCache.hits, hits + 1, 'the second list is a cache hit');
     assert.equal(second.body, first.body);
     return body<List>(second);
   }
@@ -132,9 +132,9 @@ describe(`incident list cache on ${testDialect}`, () => {
   test('a repeated list is served from the cache, the same bytes; another filter or page is its own entry', async () => {
     assert.deepEqual(titles(await cachedList()), ['Second', 'First']);
     assert.deepEqual(titles(await cachedList(owner, 'limit=1&page=2')), ['First']);
-    const hits = listCache(t.ctx).hits;
+    const hits = t.ctx.listCache.hits;
     assert.deepEqual(titles(await list(owner, 'limit=1')), ['Second']);
-    assert.equal(listCache(t.ctx).hits, hits, 'limit=1 was never listed before');
+    assert.equal(t.ctx.listCache.hits, hits, 'limit=1 was never listed before');
   });
 
   test('each API write of the org is seen by the next list: create, update, reply, delete', async () => {
@@ -163,9 +163,9 @@ describe(`incident list cache on ${testDialect}`, () => {
   test("another org's writes leave this org's pages cached", async () => {
     await cachedList();
     await create(other, { title: 'Elsewhere again' });
-    const hits = listCache(t.ctx).hits;
+    const hits = t.ctx.listCache.hits;
     assert.deepEqual(titles(await list()), ['Second', 'First']);
-    assert.equal(listCache(t.ctx).hits, hits + 1);
+    assert.equal(t.ctx.listCache.hits, hits + 1);
     assert.deepEqual(titles(await list(other)), ['Elsewhere again', 'Elsewhere']);
   });
 

@@ -1,4 +1,3 @@
-import type { AppContext } from '../../context.js';
 
 /**
  * Serialised pages of the incident list (issue 19), kept while they are still what the list would
@@ -82,11 +81,3 @@ interface Entry {
   expiresAt: number;
 }
 
-const caches = new WeakMap<AppContext, ListCache>();
-
-/** The context's list cache, made on first use. */
-export function listCache(ctx: AppContext): ListCache {
-  let c = caches.get(ctx);
-  if (!c) caches.set(ctx, (c = new ListCache()));
-  return c;
-}

@@ -3,15 +3,17 @@ import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { notFound } from '../../lib/errors.js';
 import type { IncidentStatus } from '../../db/schema.js';
-import { queueEmail } from '../deliveries/email.js';
-import { recordTimeline, timelineOf } from '../dispatch/timeline.js';
-import { reporterOf, reporterThread } from '../inbound-email/inbound.repository.js';
-import { replyAddress } from '../inbound-email/reply-address.js';
-import { orgAccess } from '../orgs/access.js';
-import { findOrgName } from '../orgs/orgs.repository.js';
-import { findByToken, touchIncident } from './incidents.repository.js';
+import { queueEmail } from '../deliveries/index.js';
+import type { Tx } from '../../db/transaction.js';
+import { reporterOf, reporterThread } from './reporter.repository.js';
+import { orgAccess } from '../orgs/index.js';
+import { findOrgName } from '../orgs/index.js';
+import { findByToken, touchIncident, type IncidentRow } from './incidents.repository.js';
 import type { Reply, StatusPage } from './incidents.schemas.js';
-import { CHANNEL, findVisible } from './incidents.service.js';
+import { findVisible } from './incidents.service.js';
+import { publishIncident } from './publish.js';
+import { replyAddress } from './reply-address.js';
+import { recordTimeline, timelineOf } from './timeline.js';
 import { findReply, insertReply, listReplies as listRows, type ReplyRow } from './replies.repository.js';
 
 export const toReply = (r: ReplyRow): Reply => ({
@@ -37,13 +39,8 @@ export async function listReplies(ctx: AppContext, actor: Actor, incidentId: num
 export async function addReply(ctx: AppContext, actor: Actor, incidentId: number, input: { body: string; public?: boolean | undefined }) {
   const incident = await findVisible(ctx, actor, incidentId);
   await orgAccess(ctx, actor, { id: incident.org_id }, { write: true });
-  const now = iso(ctx.clock.now());
   return ctx.transaction(async (tx) => {
-    const id = await insertReply(tx.db, { incidentId: incident.id, body: input.body, public: input.public ?? false, authorId: actor.userId, now });
-    await touchIncident(tx.db, incident, now);
-    const reply = toReply(await findReply(tx.db, id));
-    ctx.events.publish(tx, { channel: CHANNEL, orgId: incident.org_id, mode: actor.mode, type: 'incident.reply', payload: reply });
-    await recordTimeline(ctx, tx, incident, 'reply', actor.userId, { reply_id: reply.id, public: reply.public, body: reply.body });
+    const reply = await recordReply(ctx, tx, incident, { body: input.body, public: input.public ?? false, authorId: actor.userId });
     if (reply.public) {
       const reporter = await reporterOf(tx.db, incident.id);
       if (reporter !== undefined) {
@@ -65,6 +62,29 @@ export async function addReply(ctx: AppContext, actor: Actor, incidentId: number
     }
     return reply;
   });
+}
+
+/**
+ * Writes a reply in the caller's transaction: the row, the incident's `updated_at`, the
+ * `incident.reply` broadcast and the `reply` timeline event. `email` is what an emailed reply adds
+ * (inbound email: its sender and how far it is proven); the broadcast then says `via: 'email'`.
+ */
+export async function recordReply(
+  ctx: AppContext,
+  tx: Tx,
+  incident: IncidentRow,
+  r: { body: string; public: boolean; authorId: number | null },
+  email?: Record<string, unknown>,
+): Promise<Reply> {
+  const now = iso(ctx.clock.now());
+  const id = await insertReply(tx.db, { incidentId: incident.id, body: r.body, public: r.public, authorId: r.authorId, now });
+  await touchIncident(tx.db, incident, now);
+  // The same record the REST answer has (author_name included), and how it came.
+  const reply = toReply(await findReply(tx.db, id));
+  publishIncident(ctx, tx, incident, 'incident.reply', email ? Object.assign(reply, { via: 'email' }) : reply);
+  const data = email ? { reply_id: id, public: r.public, body: r.body, via: 'email', ...email } : { reply_id: reply.id, public: reply.public, body: reply.body };
+  await recordTimeline(ctx, tx, incident, 'reply', r.authorId, data);
+  return reply;
 }
 
 /** What the customer sees: title, status and public replies. Test-mode incidents have no public page. */

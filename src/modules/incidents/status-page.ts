@@ -1,5 +1,5 @@
 import { escapeHtml } from '../../lib/html.js';
-import { PAGES_CSS_PATH } from '../pages-assets/pages-css.js';
+import { PAGES_CSS_PATH } from '../pages-assets/index.js';
 import type { StatusPage } from './incidents.schemas.js';
 
 

@@ -39,6 +39,29 @@ describe('PagerDuty Events API v2', () => {
     assert.equal(resolved.json<{ total: number }>().total, 1);
   });
 
+  test('acknowledging an incident already in progress is broadcast as incident.updated, as a responder acknowledging is', async () => {
+    const url = w.path(i.events_url);
+    await w.call({}, 'POST', url, pdTrigger('', 'ack-busy'));
+    const [ticket] = await w.tickets(live(), '?source_ref=ack-busy');
+    assert.equal((await w.call(live(), 'PATCH', `/v1/tickets/${ticket!.Id}`, { status: 'in_progress' })).statusCode, 200);
+    const updates: { acknowledged_at: string | null }[] = [];
+    const stop = t.ctx.events.bus.subscribe((e) => {
+      const p = e.payload as { Id?: number; acknowledged_at: string | null };
+      if (e.type === 'incident.updated' && p.Id === ticket!.Id) updates.push(p);
+    });
+    try {
+      assert.equal((await w.call({}, 'POST', url, pdFollowUp('', 'ack-busy', 'acknowledge'))).statusCode, 202);
+    } finally {
+      stop();
+    }
+    // One acknowledgement path (modules/incidents): the acknowledgement changes the incident's view,
+    // so it is broadcast (published when the transaction commits, before the answer).
+    assert.equal(updates.length, 1);
+    assert.ok(updates[0]!.acknowledged_at);
+    const events = await w.timelineTypes(ticket!.Id);
+    assert.deepEqual(events.map((e) => e.type), ['created', 'status_changed', 'acknowledged']);
+  });
+
   test('a trigger after resolution opens a new incident', async () => {
     const url = w.path(i.events_url);
     await w.call({}, 'POST', url, pdTrigger('', 'flap-1'));

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable } from '../../lib/schemas.js';
-import { PrioritySchema } from '../incidents/incidents.schemas.js';
+import { PrioritySchema } from '../incidents/index.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
 

@@ -1,17 +1,8 @@
 import type { AppContext } from '../../context.js';
 import type { IncidentSource, IntegrationTool, Priority } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
-import { iso } from '../../lib/clock.js';
-import { timeOrderedToken } from '../../lib/crypto.js';
-import { queueDelivery, queuePhoneAlert } from '../deliveries/outbox.js';
-import { claimAcknowledgement } from '../dispatch/acknowledge.repository.js';
-import { ackDeadline } from '../dispatch/settings.js';
-import { recordTimeline } from '../dispatch/timeline.js';
-import { insertOrRepeat, type Placed } from '../incidents/dedup.js';
-import { findOpenByRef, type IncidentRow } from '../incidents/incidents.repository.js';
-import { applyChange, CHANNEL, toIncident } from '../incidents/incidents.service.js';
-import { slaTimes } from '../incidents/sla.js';
-import { findUserById } from '../users/users.repository.js';
+import { acknowledgeIncident, applyChange, creationNotice, findOpenByRef, placeIncident, type IncidentRow, type Placed } from '../incidents/index.js';
+import { findUserById } from '../users/index.js';
 import type { IntegrationRow } from './integrations.repository.js';
 
 /** What any tool's trigger comes down to. */
@@ -36,66 +27,28 @@ const refOf = (i: IntegrationRow, ref: string) => ({ org_id: i.org_id, livemode:
  * alert a creator gets from POST /v1/tickets; there is no user behind a tool (actor null).
  */
 export async function trigger(ctx: AppContext, integration: IntegrationRow, t: Trigger, tx0?: Tx): Promise<Placed> {
-  const now = ctx.clock.now();
-  const { dueAt, warnAt } = slaTimes(now, t.priority);
   const run = async (tx: Tx): Promise<Placed> => {
-    const placed = await insertOrRepeat(
-      ctx,
-      tx,
-      {
-        org_id: integration.org_id,
-        livemode: integration.livemode,
-        title: t.title.trim().slice(0, 200) || 'Alert',
-        description: t.description,
-        status: 'open',
-        priority: t.priority,
-        source: t.source,
-        source_ref: t.ref,
-        lat: null,
-        lng: null,
-        location_name: null,
-        assignee_id: integration.default_assignee_id,
-        creator_id: null,
-        customer_token: timeOrderedToken(now.getTime()),
-        sla_due_at: iso(dueAt),
-        sla_warn_at: iso(warnAt),
-        sla_warned_at: null,
-        sla_breached_at: null,
-        resolved_at: null,
-        created_at: iso(now),
-        updated_at: iso(now),
-        escalate_at: await ackDeadline(tx.db, integration.org_id, t.priority, now),
-        integration_id: integration.id,
-        integration_name: integration.name,
-        integration_tool: t.tool,
-      },
-      null,
-      { integration_id: integration.id, ...t.data },
-    );
-    if (placed.created) await announce(ctx, tx, integration, placed.incident);
+    const placed = await placeIncident(ctx, tx, {
+      orgId: integration.org_id,
+      livemode: integration.livemode,
+      title: t.title.trim().slice(0, 200) || 'Alert',
+      description: t.description,
+      priority: t.priority,
+      source: t.source,
+      sourceRef: t.ref,
+      assigneeId: integration.default_assignee_id,
+      creatorId: null,
+      integration: { id: integration.id, name: integration.name, tool: t.tool },
+      repeat: { integration_id: integration.id, ...t.data },
+    });
+    const assignee = placed.incident.assignee_id;
+    if (placed.created && assignee !== null) {
+      const user = await findUserById(tx.db, assignee);
+      await creationNotice(ctx, tx, placed.incident, { userId: assignee, phone: user?.phone ?? null });
+    }
     return placed;
   };
   return tx0 ? run(tx0) : ctx.transaction(run);
-}
-
-async function announce(ctx: AppContext, tx: Tx, integration: IntegrationRow, incident: IncidentRow): Promise<void> {
-  const mode = incident.livemode === 1 ? 'live' : 'test';
-  ctx.events.publish(tx, { channel: CHANNEL, orgId: incident.org_id, mode, type: 'incident.created', payload: toIncident(ctx, incident) });
-  await recordTimeline(ctx, tx, incident, 'created', null, {
-    title: incident.title,
-    priority: incident.priority,
-    source: incident.source,
-    integration_id: integration.id,
-    integration_name: integration.name,
-    integration_tool: incident.integration_tool,
-  });
-  const assignee = incident.assignee_id;
-  if (assignee === null) return;
-  const note = { title: `New ${incident.priority} incident`, body: incident.title, url: `${ctx.config.publicUrl}/app/incidents/${incident.id}`, incident_id: incident.id };
-  const base = { topic: 'incident.created', mode, userId: assignee, orgId: incident.org_id } as const;
-  await queueDelivery(ctx, tx, { ...base, kind: 'push', recipient: `user:${assignee}`, payload: note });
-  const user = await findUserById(tx.db, assignee);
-  await queuePhoneAlert(ctx, tx, { ...base, phone: user?.phone ?? null, payload: note });
 }
 
 /**
@@ -108,10 +61,7 @@ export async function acknowledge(ctx: AppContext, integration: IntegrationRow, 
   return ctx.transaction(async (tx) => {
     const open = await findOpenByRef(tx.db, lockRows(ctx), refOf(integration, ref));
     if (!open) return undefined;
-    const claimed = await claimAcknowledgement(tx.db, open.id, null, iso(ctx.clock.now()));
-    if (claimed) await recordTimeline(ctx, tx, claimed, 'acknowledged', null, { source: 'integration', integration_id: integration.id });
-    const current = claimed ?? open;
-    return current.status === 'open' ? applyChange(ctx, tx, current, { status: 'in_progress' }, null) : current;
+    return acknowledgeIncident(ctx, tx, open, { userId: null, data: { source: 'integration', integration_id: integration.id } });
   });
 }
 

@@ -2,7 +2,6 @@ import client from 'prom-client';
 import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { redisStatus } from '../../lib/redis.js';
-import { beaconStore } from '../signals/beacon-store.js';
 
 /**
  * The instance's Prometheus metrics (issue #22), one registry per context so several apps in one
@@ -198,7 +197,7 @@ function createMetrics(ctx: AppContext): Metrics {
     help: 'Devices currently beaconing (every instance, both modes)',
     registers,
     async collect() {
-      this.set((await beaconStore(ctx).silent(ctx.db, FAR_FUTURE, 1_000_000)).length);
+      this.set((await ctx.beacons.silent(ctx.db, FAR_FUTURE, 1_000_000)).length);
     },
   });
 

@@ -6,8 +6,8 @@
 import ical, { ICalEventStatus, ICalEventTransparency } from 'ical-generator';
 import type { AppContext } from '../../context.js';
 import { DAY, iso } from '../../lib/clock.js';
-import { syncCalendarObjects, usersWithWriteCalendar, type CalendarObject } from '../calendars/objects.js';
-import { membershipsOf } from '../orgs/access.js';
+import { syncCalendarObjects, usersWithWriteCalendar, type CalendarObject } from '../calendars/index.js';
+import { membershipsOf } from '../orgs/index.js';
 import { FEED_AHEAD, shiftUid } from './feeds.js';
 import { shiftsOfUser } from './oncall.service.js';
 

@@ -6,7 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import ICAL from 'ical.js';
 import { dispatchWorld, signInAgain, type DispatchWorld } from '../../../test/world.js';
 import { makeCalendar, startRadicale, type Radicale } from '../../../test/radicale.js';
-import { createSenders, processDue, type Senders } from '../deliveries/worker.js';
+import { processDue, type Senders } from '../deliveries/worker.js';
+import { createSenders } from '../../jobs/outbox-senders.js';
 import { syncShiftCalendars } from './index.js';
 
 interface Event {

@@ -5,9 +5,9 @@
 // in the same transaction as the outbox rows, and only the transaction that inserted it queues them.
 import type { AppContext } from '../../context.js';
 import { MINUTE, iso } from '../../lib/clock.js';
-import { queueEmail } from '../deliveries/email.js';
-import { queueDelivery } from '../deliveries/outbox.js';
-import { findHandoffMinutes } from '../dispatch/settings.repository.js';
+import { queueEmail } from '../deliveries/index.js';
+import { queueDelivery } from '../deliveries/index.js';
+import { findHandoffMinutes } from '../dispatch/index.js';
 import { loadHistories } from './history.js';
 import { MAX_RANGE, around } from './queries.js';
 import { resolve, type History, type Shift } from './resolver.js';

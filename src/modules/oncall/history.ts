@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { DB } from '../../db/schema.js';
-import { membershipSpans } from '../orgs/members.repository.js';
+import { membershipSpans } from '../orgs/index.js';
 import type { History, Interval, LayerSpec, Version } from './resolver.js';
 import { overridesOf, versionsOf, type ScheduleRow, type VersionRow } from './schedules.repository.js';
 

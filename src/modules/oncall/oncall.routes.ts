@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { actorOf } from '../../plugins/auth.js';
-import { OrgParams } from '../orgs/orgs.schemas.js';
+import { actorOf } from '../../lib/actor.js';
+import { OrgParams } from '../orgs/index.js';
 import { rotateScheduleFeed, scheduleFeedIcs, scheduleFeedUrl } from './feeds.js';
 import {
   CreateOverrideBody,
@@ -27,6 +27,7 @@ import {
 } from './oncall.schemas.js';
 import { myShifts, onCallAt, orgOnCall, scheduleShifts, scheduleTimeline } from './oncall.service.js';
 import { createOverride, deleteOverride, listOverrides } from './overrides.service.js';
+import { calendarFeed } from './user-feed.js';
 import * as schedules from './schedules.service.js';
 
 const tags = ['On call'];
@@ -106,4 +107,21 @@ export const oncallRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
       return reply.header('cache-control', 'private, max-age=300').header('referrer-policy', 'no-referrer').type('text/calendar; charset=utf-8').send(ics);
     },
   );
+
+  // The user's own calendar feed (its link: GET /v1/calendar, modules/deliveries).
+  app.get(
+    '/calendar/:token',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['Calendar'],
+        summary: 'Your upcoming bookings as an ICS feed (the secret link from GET /v1/calendar; `.ics` may end it)',
+        params: Type.Object({ token: Type.String({ minLength: 1, maxLength: 300 }) }),
+        response: { 200: { description: 'An iCalendar feed (RFC 5545)', content: { 'text/calendar': { schema: Type.String() } } } },
+      },
+    },
+    async (request, reply) => {
+    const ics = await calendarFeed(ctx, request.params.token.replace(/\.ics$/, ''));
+    return reply.header('cache-control', 'private, max-age=300').header('referrer-policy', 'no-referrer').type('text/calendar; charset=utf-8').send(ics);
+  });
 };

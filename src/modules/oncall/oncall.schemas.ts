@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, StringEnum, TimeZone } from '../../lib/schemas.js';
-import { OrgParams, Slug } from '../orgs/orgs.schemas.js';
+import { OrgParams, Slug } from '../orgs/index.js';
 
 const HHMM = Type.String({ pattern: '^(?:[01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:MM, local time in the schedule’s zone' });
 const Weekday = StringEnum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']);

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
-import { membershipsOf, orgAccess } from '../orgs/access.js';
+import { membershipsOf, orgAccess } from '../orgs/index.js';
 import { loadHistories } from './history.js';
 import { aroundMany, rangeOf, type Around } from './queries.js';
 import { layerRows, resolve, type Shift } from './resolver.js';

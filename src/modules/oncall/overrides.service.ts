@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { invalidField, notFound } from '../../lib/errors.js';
-import { findMember } from '../orgs/members.repository.js';
+import { findMember } from '../orgs/index.js';
 import { MAX_RANGE, rangeOf } from './queries.js';
 import * as repo from './schedules.repository.js';
 import { scheduleAccess } from './schedules.service.js';

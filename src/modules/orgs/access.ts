@@ -4,7 +4,7 @@ import type { Actor } from '../../lib/actor.js';
 import { forbidden, notFound, resourceLocked } from '../../lib/errors.js';
 import type { Scope } from '../../db/scope.js';
 import type { Tx } from '../../db/transaction.js';
-import { credentialCache, type Memberships, type OrgWrite } from '../auth/credential-cache.js';
+import { credentialCache, type Memberships, type OrgWrite } from '../users/index.js';
 import { membershipsOfUser } from './members.repository.js';
 import { findMemberOrg, type MemberOrgRow, type OrgRef } from './orgs.repository.js';
 import { PLAN_LIMITS, isLockedAt, type PlanLimits } from './plans.js';

@@ -1,14 +1,14 @@
 import type { AppContext } from '../../context.js';
-import { userRowChanged } from '../users/user-cache.js';
+import { userRowChanged } from '../users/index.js';
 import type { Role } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { randomToken, sha256 } from '../../lib/crypto.js';
 import { forbidden, notFound } from '../../lib/errors.js';
-import { queueEmail } from '../deliveries/email.js';
-import { proveEmail } from '../users/email-proof.js';
-import { findUserById } from '../users/users.repository.js';
+import { queueEmail } from '../deliveries/index.js';
+import { proveEmail } from './email-proof.js';
+import { findUserById } from '../users/index.js';
 import { INVITE_TTL_MS } from './invite-ttl.js';
 import * as invites from './invites.repository.js';
 import { membershipBegan } from './access.js';

@@ -114,3 +114,15 @@ export async function membershipSpans(db: Kysely<DB>, orgIds: readonly number[])
   const all: MembershipSpan[] = [...past, ...now.map((m) => ({ org_id: m.org_id, user_id: m.user_id, joined_at: m.created_at, left_at: null }))];
   return all.sort((a, b) => (a.joined_at < b.joined_at ? -1 : a.joined_at > b.joined_at ? 1 : 0));
 }
+
+/** Owners and admins of the org: whom an escalation reaches. */
+export async function orgManagers(db: Kysely<DB>, orgId: number) {
+  return db
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.user_id', 'u.email', 'u.name'])
+    .where('m.org_id', '=', orgId)
+    .where('m.role', 'in', ['owner', 'admin'])
+    .orderBy('m.user_id')
+    .execute();
+}

@@ -8,9 +8,8 @@ import type { Role } from '../../db/schema.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { conflict, forbidden, notFound } from '../../lib/errors.js';
-import { switchOffMember } from '../signals/beacons.service.js';
-import { findUserByEmail } from '../users/users.repository.js';
-import { normalizeEmail } from '../users/users.service.js';
+import { findUserByEmail } from '../users/index.js';
+import { normalizeEmail } from '../users/index.js';
 import { atLeast, membershipBegan, orgAccess, type OrgAccess } from './access.js';
 import * as invites from './invites.repository.js';
 import { sendInvite } from './invites.service.js';
@@ -106,8 +105,14 @@ export async function updateMember(ctx: AppContext, actor: Actor, slug: string, 
   return toMember({ ...target, role });
 }
 
-/** Admins remove members; anyone may leave. Allowed on a locked org. */
-export async function removeMember(ctx: AppContext, actor: Actor, slug: string, userId: number) {
+/** What else goes when a member leaves an org (the composition root wires it: app.ts). */
+export type MemberRemoved = (userId: number, orgId: number) => Promise<unknown>;
+
+/**
+ * Admins remove members; anyone may leave. Allowed on a locked org. `removed` runs once the
+ * removal committed, before the answer (modules/signals switches the member's devices off there).
+ */
+export async function removeMember(ctx: AppContext, actor: Actor, slug: string, userId: number, removed?: MemberRemoved) {
   const self = userId === actor.userId;
   const access = await orgAccess(ctx, actor, { slug }, self ? {} : { role: 'admin' });
   await ctx.transaction(async (tx) => {
@@ -119,6 +124,6 @@ export async function removeMember(ctx: AppContext, actor: Actor, slug: string, 
     ctx.events.endAccess({ userId, orgId: access.org.id }, tx); // the org's events stop reaching their streams
   });
   // Off the org's map and device list at once, not after the silence timeout (issue #31 F12).
-  await switchOffMember(ctx, userId, access.org.id);
+  if (removed) await removed(userId, access.org.id);
   return { user_id: userId, removed: true };
 }

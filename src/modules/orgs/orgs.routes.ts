@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { actorOf } from '../../plugins/auth.js';
+import { actorOf } from '../../lib/actor.js';
 import * as members from './members.service.js';
 import {
   AddMemberBody,
@@ -22,7 +22,8 @@ import * as orgs from './orgs.service.js';
 
 const tags = ['Organizations'];
 
-export const orgsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+/** `memberRemoved`: what else goes when a member leaves (app.ts: their devices are switched off, modules/signals). */
+export const orgsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext; memberRemoved?: members.MemberRemoved }> = async (app, { ctx, memberRemoved }) => {
   app.post(
     '/v1/orgs',
     { schema: { tags, summary: 'Create an org (agency or enterprise plan)', body: CreateOrgBody, response: { 201: Org } } },
@@ -74,6 +75,6 @@ export const orgsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
   app.delete(
     '/v1/orgs/:org_slug/members/:user_id',
     { schema: { tags, summary: 'Remove a member (admins), or leave', params: MemberParams, response: { 200: Removed } } },
-    (request) => members.removeMember(ctx, actorOf(request), request.params.org_slug, request.params.user_id),
+    (request) => members.removeMember(ctx, actorOf(request), request.params.org_slug, request.params.user_id, memberRemoved),
   );
 };

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Email, Nullable, StringEnum } from '../../lib/schemas.js';
-import { RetentionPatch } from '../retention/retention.schemas.js';
+import { RetentionPatch } from './retention-settings.schemas.js';
 
 /** 1-40 characters: lower-case letters, digits and inner dashes. */
 export const Slug = Type.String({ pattern: '^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$', description: 'lower-case letters, digits and dashes, 1-40 characters' });

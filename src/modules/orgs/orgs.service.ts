@@ -1,4 +1,4 @@
-import { setRetention } from '../retention/retention.service.js';
+import { setRetention } from './retention-settings.js';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import type { Actor } from '../../lib/actor.js';
@@ -6,7 +6,7 @@ import { iso } from '../../lib/clock.js';
 import { conflict, notFound, upgradeRequired } from '../../lib/errors.js';
 import { firstFreeSlug, slugify } from '../../lib/slug.js';
 import { slugsLike } from '../../db/slugs.js';
-import { findUserById } from '../users/users.repository.js';
+import { findUserById } from '../users/index.js';
 import { accessOf, membershipBegan, orgAccess, type OrgAccess } from './access.js';
 import * as orgs from './orgs.repository.js';
 import type { CreateOrgBody, Org, UpdateOrgBody } from './orgs.schemas.js';

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { actorOf } from '../../plugins/auth.js';
-import { guardOf } from '../auth/account.routes.js';
-import { clearSessionCookie } from '../auth/session-cookie.js';
-import { MemberParams } from '../orgs/orgs.schemas.js';
+import { actorOf } from '../../lib/actor.js';
+import { guardOf } from '../auth/index.js';
+import { clearSessionCookie } from '../auth/index.js';
+import { MemberParams } from '../orgs/index.js';
 import { DeleteMeBody, DeletedMe, ExportResponse, MemberSignalsDeleted } from './privacy.schemas.js';
 import { deleteMe, deleteMemberSignals, exportMe } from './privacy.service.js';
 

@@ -4,15 +4,14 @@ import { flag } from '../../db/schema.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { conflict, invalidField, notFound, unauthorized } from '../../lib/errors.js';
-import { redeemCode } from '../auth/email-codes.js';
-import type { Guard } from '../auth/guard.js';
-import { endUserSessions } from '../auth/sessions.js';
-import { orgAccess } from '../orgs/access.js';
-import { recordMembershipsEnded } from '../orgs/members.repository.js';
-import { removeUploads } from '../retention/retention.service.js';
-import { beaconStore } from '../signals/beacon-store.js';
-import { writeAudit } from '../signals/audit.repository.js';
-import { findUserById } from '../users/users.repository.js';
+import { redeemCode } from '../auth/index.js';
+import type { Guard } from '../auth/index.js';
+import { endUserSessions } from '../auth/index.js';
+import { orgAccess } from '../orgs/index.js';
+import { recordMembershipsEnded } from '../orgs/index.js';
+import { removeUploads } from '../retention/index.js';
+import { writeAudit } from '../signals/index.js';
+import { findUserById } from '../users/index.js';
 import * as repo from './privacy.repository.js';
 
 const FAR_FUTURE = '9999-12-31T23:59:59.999Z';
@@ -103,7 +102,7 @@ export async function deleteMe(ctx: AppContext, guard: Guard, actor: Actor, inpu
   }
 
   // Beacons may live in Redis, out of the cascade's reach: switch the person's devices off first.
-  const store = beaconStore(ctx);
+  const store = ctx.beacons;
   for (const key of (await store.silent(ctx.db, FAR_FUTURE, 1_000_000)).filter((k) => k.userId === user.id)) await store.switchOff(ctx.db, key);
 
   const dialect = ctx.database.dialect;

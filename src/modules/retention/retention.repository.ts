@@ -1,24 +1,7 @@
-import { sql, type Kysely } from 'kysely';
-import type { DB, IncidentStatus, Priority, RetentionSettingsTable } from '../../db/schema.js';
-import { flag } from '../../db/schema.js';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { RETENTION_KINDS } from '../orgs/index.js';
 import { scoped, type Scope } from '../../db/scope.js';
-
-export type RetentionKind = 'signals_days' | 'audit_days' | 'uploads_days' | 'closed_incidents_days' | 'inbound_emails_days';
-export const RETENTION_KINDS: readonly RetentionKind[] = ['signals_days', 'audit_days', 'uploads_days', 'closed_incidents_days', 'inbound_emails_days'];
-export type StoredRetention = Pick<RetentionSettingsTable, RetentionKind>;
-
-export async function findRetention(db: Kysely<DB>, orgId: number): Promise<StoredRetention | undefined> {
-  return db.selectFrom('retention_settings').select(RETENTION_KINDS).where('org_id', '=', orgId).executeTakeFirst();
-}
-
-/** Sets the given kinds (null: instance default, 0: forever), leaving the others as they were. */
-export async function saveRetention(db: Kysely<DB>, orgId: number, values: Partial<StoredRetention>, now: string): Promise<void> {
-  await db
-    .insertInto('retention_settings')
-    .values({ org_id: orgId, signals_days: null, audit_days: null, uploads_days: null, closed_incidents_days: null, inbound_emails_days: null, ...values, updated_at: now })
-    .onConflict((oc) => oc.column('org_id').doUpdateSet({ ...values, updated_at: now }))
-    .execute();
-}
 
 /** Orgs after `afterId`, with their stored settings (none: every kind at the instance default). */
 export async function orgsWithRetention(db: Kysely<DB>, afterId: number, limit: number) {
@@ -83,49 +66,6 @@ export async function deleteAudit(db: Kysely<DB>, ids: readonly number[]): Promi
   if (ids.length === 0) return 0;
   const r = await db.deleteFrom('audit_log').where('id', 'in', ids).executeTakeFirst();
   return Number(r.numDeletedRows);
-}
-
-const CLOSED: IncidentStatus[] = ['resolved', 'closed'];
-
-/** Resolved or closed incidents of the scope that ended before `before` (resolved_at, else their last change). */
-export async function oldClosedIncidents(db: Kysely<DB>, scope: Scope, before: string, limit: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('incidents')
-    .select('id')
-    .$call(scoped(scope, 'incidents'))
-    .where('status', 'in', CLOSED)
-    .where(sql<string>`coalesce(resolved_at, updated_at)`, '<', before)
-    .limit(limit)
-    .execute();
-  return rows.map((r) => r.id);
-}
-
-/**
- * Deletes one incident if it is still closed (replies and timeline go with it by cascade) and
- * keeps incident_counts in step; answers whether this call deleted it, so two sweepers never
- * count it twice.
- */
-export async function deleteClosedIncident(db: Kysely<DB>, id: number): Promise<boolean> {
-  const gone = await db
-    .deleteFrom('incidents')
-    .where('id', '=', id)
-    .where('status', 'in', CLOSED)
-    .returning(['org_id', 'livemode', 'status', 'priority'])
-    .executeTakeFirst();
-  if (!gone) return false;
-  await decrementCount(db, gone);
-  return true;
-}
-
-export async function decrementCount(db: Kysely<DB>, row: { org_id: number; livemode: 0 | 1; status: IncidentStatus; priority: Priority }): Promise<void> {
-  await db
-    .updateTable('incident_counts')
-    .set((eb) => ({ n: eb('n', '-', 1) }))
-    .where('org_id', '=', row.org_id)
-    .where('livemode', '=', flag(row.livemode === 1))
-    .where('status', '=', row.status)
-    .where('priority', '=', row.priority)
-    .execute();
 }
 
 /**

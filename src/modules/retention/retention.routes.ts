@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { actorOf } from '../../plugins/auth.js';
-import { OrgParams } from '../orgs/orgs.schemas.js';
-import { RetentionResponse } from './retention.schemas.js';
+import { actorOf } from '../../lib/actor.js';
+import { OrgParams } from '../orgs/index.js';
+import { RetentionResponse } from '../orgs/index.js';
 import { getRetention } from './retention.service.js';
 
 /** GET /v1/orgs/:org_slug/retention; it is set through PATCH /v1/orgs/:org_slug {retention}. */

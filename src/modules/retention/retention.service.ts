@@ -3,38 +3,15 @@ import type { Mode } from '../../db/schema.js';
 import type { Actor } from '../../lib/actor.js';
 import { DAY, iso } from '../../lib/clock.js';
 import { uploadKeyOf } from '../../lib/storage.js';
-import { metricsOf } from '../metrics/metrics.js';
-import { orgAccess } from '../orgs/access.js';
+import { deleteClosedIncident, oldClosedIncidents } from '../incidents/index.js';
+import { metricsOf } from '../metrics/index.js';
+import { effectiveRetention, findRetention, orgAccess } from '../orgs/index.js';
 import * as repo from './retention.repository.js';
-import { RETENTION_KINDS, type RetentionKind, type StoredRetention } from './retention.repository.js';
-
-/** Days per kind as the API shows them: null keeps forever. */
-export type Retention = Record<RetentionKind, number | null>;
-
-/** What one org keeps: its own setting per kind, else the instance default (RETENTION_*_DAYS). */
-export function effectiveRetention(ctx: AppContext, stored: Partial<StoredRetention> | undefined): Retention {
-  const out = { ...ctx.config.ops.retention };
-  for (const kind of RETENTION_KINDS) {
-    const v = stored?.[kind];
-    if (v !== null && v !== undefined) out[kind] = v === 0 ? null : v;
-  }
-  return out;
-}
 
 /** An org's retention as any member may read it, with the instance default beside it. */
 export async function getRetention(ctx: AppContext, actor: Actor, slug: string) {
   const { org } = await orgAccess(ctx, actor, { slug });
-  return { retention: effectiveRetention(ctx, await repo.findRetention(ctx.db, org.id)), instance_default: { ...ctx.config.ops.retention } };
-}
-
-/** Stores the kinds given (null: keep forever). The caller has checked the owner's access (PATCH /v1/orgs/:slug). */
-export async function setRetention(ctx: AppContext, orgId: number, input: Partial<Retention>): Promise<void> {
-  const values: Partial<StoredRetention> = {};
-  for (const kind of RETENTION_KINDS) {
-    const v = input[kind];
-    if (v !== undefined) values[kind] = v === null ? 0 : v;
-  }
-  if (Object.keys(values).length > 0) await repo.saveRetention(ctx.db, orgId, values, iso(ctx.clock.now()));
+  return { retention: effectiveRetention(ctx, await findRetention(ctx.db, org.id)), instance_default: { ...ctx.config.ops.retention } };
 }
 
 export interface SweepCounts {
@@ -133,11 +110,11 @@ async function sweepAudit(ctx: AppContext, scope: Scope, before: string, batch: 
 async function sweepIncidents(ctx: AppContext, scope: Scope, before: string, batch: number): Promise<number> {
   let total = 0;
   for (;;) {
-    const ids = await repo.oldClosedIncidents(ctx.db, scope, before, batch);
+    const ids = await oldClosedIncidents(ctx.db, scope, before, batch);
     if (ids.length === 0) return total;
     total += await ctx.transaction(async (tx) => {
       let n = 0;
-      for (const id of ids) if (await repo.deleteClosedIncident(tx.db, id)) n += 1;
+      for (const id of ids) if (await deleteClosedIncident(tx.db, id)) n += 1;
       return n;
     });
     if (ids.length < batch) return total;

@@ -1,12 +1,12 @@
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/transaction.js';
 import { iso } from '../../lib/clock.js';
-import { queueEmail } from '../deliveries/email.js';
-import { queueDelivery } from '../deliveries/outbox.js';
-import { findUserById } from '../users/users.repository.js';
+import { queueEmail } from '../deliveries/index.js';
+import { queueDelivery } from '../deliveries/index.js';
+import { findUserById } from '../users/index.js';
 import type { BookingRow } from './bookings.repository.js';
 import type { EventTypeRow } from './event-types.repository.js';
-import { invitationOf, queueCalendarWrite } from '../calendars/writes.js';
+import { invitationOf, queueCalendarWrite } from '../calendars/index.js';
 import { emailText, type EmailKey } from './email-text.js';
 import { whenIn } from './notice-times.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { actorOf } from '../../plugins/auth.js';
+import { actorOf } from '../../lib/actor.js';
 import * as bookings from './bookings.service.js';
 import { visibleEventType } from './event-types.service.js';
 import { personalBookable, teamBookable } from './public.service.js';

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { actorOf } from '../../plugins/auth.js';
-import { TeamParams } from '../orgs/orgs.schemas.js';
+import { actorOf } from '../../lib/actor.js';
+import { TeamParams } from '../orgs/index.js';
 import { CreateEventTypeBody, EventType, EventTypeList, EventTypeParams, UpdateEventTypeBody } from './event-types.schemas.js';
 import * as service from './event-types.service.js';
 

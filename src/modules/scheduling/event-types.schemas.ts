@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, StringEnum, TimeZone } from '../../lib/schemas.js';
-import { Slug } from '../orgs/orgs.schemas.js';
+import { Slug } from '../orgs/index.js';
 
 const HHMM = Type.String({ pattern: '^(?:[01][0-9]|2[0-3]):[0-5][0-9]$|^24:00$', description: 'HH:MM, 24:00 for the end of the day' });
 export const WeeklyWindowSchema = Type.Object({ day: StringEnum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']), start: HHMM, end: HHMM }, { title: 'WeeklyWindow' });

@@ -1,4 +1,3 @@
-import type { LocationType } from '../../db/schema.js';
 
 /** A zone Intl knows, else UTC (a stored zone the runtime's ICU has since dropped must not fail a notice). */
 function usableZone(zone: string | null | undefined): string {
@@ -39,10 +38,3 @@ export function whenIn(start: string, end: string, zone: string | null | undefin
   const endText = day.format(e) === day.format(s) ? time.format(e) : `${day.format(e)}, ${time.format(e)}`;
   return `${day.format(s)}, ${time.format(s)}–${endText} (${timeZone})`;
 }
-
-export const LOCATION_LABEL: Record<LocationType, string | null> = {
-  video: 'Video call',
-  phone: 'Phone call',
-  in_person: 'In person',
-  other: null,
-};

@@ -6,12 +6,12 @@ import { invalidField, notFound } from '../../lib/errors.js';
 import { Nullable } from '../../lib/schemas.js';
 import { verifyToken } from '../../lib/signing.js';
 import { isTimeZone } from '../../lib/timezone.js';
-import { findUserById } from '../users/users.repository.js';
+import { findUserById, PublicProfile, SlugParams } from '../users/index.js';
 import { isValidDate } from './availability.js';
 import { findBooking } from './bookings.repository.js';
 import { findEventType, type PositionedEventType } from './event-types.repository.js';
 import { LocationTypeSchema } from './event-types.schemas.js';
-import { personalBookable, teamBookable } from './public.service.js';
+import { personalBookable, publicProfile, teamBookable } from './public.service.js';
 import { AvailabilityResponse, PersonalPath, SlotsQuery, TeamPath, TokenParams } from './scheduling.schemas.js';
 import { slotsFor, type Bookable } from './slots.service.js';
 
@@ -101,6 +101,14 @@ async function managed(ctx: AppContext, token: string) {
  * attendee's management page needs to move a booking (the event's facts and its open slots).
  */
 export const publicPagesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.get(
+    '/v1/u/:slug',
+    {
+      config: { public: true },
+      schema: { tags: ['Users'], summary: 'Public profile', params: SlugParams, response: { 200: PublicProfile } },
+    },
+    (request) => publicProfile(ctx, request.params.slug),
+  );
   app.get(
     '/v1/book/:username/:event_slug',
     { config: pub, schema: { tags, summary: 'Public facts of a personal event type (the booking page)', params: PersonalPath, response: { 200: PublicEventType } } },

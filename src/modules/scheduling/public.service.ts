@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../lib/errors.js';
-import { findUserBySlug } from '../users/users.repository.js';
+import { findUserBySlug, type PublicProfile } from '../users/index.js';
+import { publicEventTypes } from './event-types.service.js';
 import { findPersonalBySlug, findTeamBySlug } from './event-types.repository.js';
 import { bookableOf, type Bookable } from './slots.service.js';
 
@@ -24,4 +25,11 @@ export async function teamBookable(ctx: AppContext, orgSlug: string, teamSlug: s
   const et = team ? await findTeamBySlug(ctx.db, team.id, eventSlug.toLowerCase(), 1) : undefined;
   if (!et) throw notFound();
   return bookableOf(ctx, et);
+}
+
+/** A user's public page: who they are and the event types they offer. */
+export async function publicProfile(ctx: AppContext, slug: string): Promise<PublicProfile> {
+  const user = await findUserBySlug(ctx.db, slug.toLowerCase());
+  if (!user) throw notFound();
+  return { id: user.id, name: user.name, slug: user.slug, timezone: user.timezone, event_types: await publicEventTypes(ctx, user.id) };
 }

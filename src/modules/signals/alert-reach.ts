@@ -5,12 +5,12 @@ import type { AppContext } from '../../context.js';
 import type { DB, Mode } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Actor } from '../../lib/actor.js';
-import { emailDelivery } from '../deliveries/email.js';
-import { queueDeliveries, type Delivery } from '../deliveries/outbox.js';
-import { usersWithPush } from '../deliveries/push-subscriptions.repository.js';
-import { replyAddress } from '../inbound-email/reply-address.js';
-import { targetOrg } from '../orgs/access.js';
-import { listMembers, type MemberRow } from '../orgs/members.repository.js';
+import { emailDelivery } from '../deliveries/index.js';
+import { queueDeliveries, type Delivery } from '../deliveries/index.js';
+import { usersWithPush } from '../deliveries/index.js';
+import { replyAddress } from '../incidents/index.js';
+import { targetOrg } from '../orgs/index.js';
+import { listMembers, type MemberRow } from '../orgs/index.js';
 import type { Signal } from './signals.schemas.js';
 
 export type AlertChannel = 'push' | 'email';

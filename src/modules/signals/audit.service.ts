@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { Actor } from '../../lib/actor.js';
 import type { PagingQuery } from '../../lib/schemas.js';
 import { fetchWindow, pageOf } from '../../lib/paging.js';
-import { orgAccess } from '../orgs/access.js';
+import { orgAccess } from '../orgs/index.js';
 import { listAudit as listRows } from './audit.repository.js';
 
 /** The audit log of one org, in the caller's mode, newest first: for org admins and owners. */

@@ -6,7 +6,6 @@ import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { signUp, type TestUser } from '../../../test/factories.js';
 import { createDevice } from '../../../test/trackers-kit.js';
 import { authenticate, ingest } from '../trackers/ingest.js';
-import { beaconStore } from './beacon-store.js';
 import type { MemoryBeaconStore } from './beacon-memory.js';
 
 // The memory store (no REDIS_URL): transitions written at once, positions in batches, state
@@ -44,7 +43,7 @@ describe('beacon state in memory', () => {
     assert.equal((await ping('m2', 21)).statusCode, 201);
     assert.equal((await row('m1'))?.lat, 10, 'not written yet');
     assert.equal((await row('m2'))?.lat, 20, 'not written yet');
-    const store = beaconStore(t.ctx) as MemoryBeaconStore;
+    const store = t.ctx.beacons as MemoryBeaconStore;
     assert.equal(store.kind, 'memory');
     assert.equal(store.dirtyCount(), 2);
     // The live views read memory: the map and the responders see the new positions at once.
@@ -73,11 +72,11 @@ describe('beacon state in memory', () => {
     await ping('m4', 40);
     t.clock.advance(1_000);
     await ping('m4', 41);
-    await beaconStore(t.ctx).flush();
+    await t.ctx.beacons.flush();
 
     const other = await createContext(t.ctx.config, { clock: t.clock });
     try {
-      const store = beaconStore(other);
+      const store = other.beacons;
       await store.ready();
       const seen = await store.active(other.db, { orgIds: [org], mode: 'live' });
       const m4 = seen.find((b) => b.device_key === 'm4');
@@ -95,8 +94,23 @@ describe('beacon state in memory', () => {
     assert.equal((await row('m4'))?.lat, 42, 'flushed by close');
   });
 
+  test('createContext hands out its beacon store loaded: a device that is on moves synchronously from the start', async () => {
+    await ping('m6', 30);
+    await t.ctx.beacons.flush();
+    const other = await createContext(t.ctx.config, { clock: t.clock });
+    try {
+      // No ready() here: the context built the store and waited for it (a store still loading declines pingActive).
+      const now = t.clock.now().toISOString();
+      const key = { mode: 'live' as const, userId: u.id, deviceKey: 'm6' };
+      const moved = other.beacons.pingActive?.(key, { orgId: org, deviceId: 'm6', lat: 31, lng: 5, accuracy: null, meta: '{"device_id":"m6"}', positionAt: now, now });
+      assert.deepEqual(moved, { turnedOn: false, moved: true });
+    } finally {
+      await other.close();
+    }
+  });
+
   test('pingActive moves a device that is on synchronously, as recordPing would, and declines anything else', async () => {
-    const store = beaconStore(t.ctx) as MemoryBeaconStore;
+    const store = t.ctx.beacons as MemoryBeaconStore;
     await store.ready();
     const key = { mode: 'live' as const, userId: u.id, deviceKey: 'm5' };
     const at = (ms: number) => new Date(t.clock.now().getTime() + ms).toISOString();
@@ -142,7 +156,7 @@ describe('beacon state in memory', () => {
     assert.equal((await t.app.inject({ method: 'DELETE', url: `/v1/devices/${d.id}`, headers: { cookie: u.cookie } })).statusCode, 200);
     assert.equal(entry.valid, false, 'the cached entry was invalidated by the revoke');
     await assert.rejects(ingest(t.ctx, entry, 'osmand', [{ ...fix, lat: 3 }]), (err: { status?: number }) => err.status === 401);
-    const on = await beaconStore(t.ctx).lookup([{ mode: 'live', userId: u.id, deviceKey: d.device_id }]);
+    const on = await t.ctx.beacons.lookup([{ mode: 'live', userId: u.id, deviceKey: d.device_id }]);
     assert.equal(on[0], undefined, 'switched off by the revoke and not on again');
     await assert.rejects(authenticate(t.ctx, d.token), (err: { status?: number }) => err.status === 401);
     assert.equal(sha256(d.token).length, 64);

@@ -4,7 +4,7 @@ import { MINUTE, iso } from '../../lib/clock.js';
 import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { signUp, type TestUser } from '../../../test/factories.js';
 import { startRedisServer, type RedisServer } from '../../../test/cluster/redis-server.js';
-import { beaconStore, type BeaconStore } from './beacon-store.js';
+import type { BeaconStore } from './beacon-store.js';
 import type { DeviceKey, Ping } from './beacons.repository.js';
 import { sweepSilentBeacons } from './beacons.service.js';
 
@@ -33,7 +33,7 @@ for (const kind of ['memory', 'redis'] as const) {
 
     before(async () => {
       t = await buildTestApp(kind === 'redis' ? { REDIS_URL: redisServer.url, REDIS_PREFIX: `${redisServer.prefix}${kind}:` } : {});
-      store = beaconStore(t.ctx);
+      store = t.ctx.beacons;
       ann = await signUp(t.app, { name: 'Ann' });
       bob = await signUp(t.app, { name: 'Bob' });
       const orgOf = async (u: TestUser) =>

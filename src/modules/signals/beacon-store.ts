@@ -1,12 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.js';
 import type { DB, Mode } from '../../db/schema.js';
 import type { Scope } from '../../db/scope.js';
 import type { Tx } from '../../db/transaction.js';
 import type * as repo from './beacons.repository.js';
 import type { BeaconState, DeviceKey, Ping } from './beacons.repository.js';
-import { createMemoryBeaconStore } from './beacon-memory.js';
-import { createRedisBeaconStore } from './redis-beacon-store.js';
 
 export type ActiveBeacon = BeaconState & { user_name: string };
 /** The lean form the responder search reads: one row per active device with a position. */
@@ -62,20 +59,4 @@ export interface BeaconStore {
   flush(): Promise<void>;
   /** Flushes and stops (the context's close). */
   close(): Promise<void>;
-}
-
-const stores = new WeakMap<AppContext, BeaconStore>();
-
-/** The context's beacon store: Redis when the instance has a Redis connection, else memory over the database. */
-export function beaconStore(ctx: AppContext): BeaconStore {
-  let store = stores.get(ctx);
-  if (!store) {
-    store = ctx.redis
-      ? createRedisBeaconStore(ctx.redis, ctx.config.redisPrefix, ctx.log, (fn) => ctx.transaction(fn))
-      : createMemoryBeaconStore({ db: ctx.db, transaction: (fn) => ctx.transaction(fn), log: ctx.log, flushMs: ctx.config.beaconFlushMs });
-    stores.set(ctx, store);
-    const s = store;
-    ctx.onClose(() => s.close());
-  }
-  return store;
 }

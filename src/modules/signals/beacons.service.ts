@@ -3,12 +3,11 @@ import { flag, type Mode } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
-import { actorScope } from '../orgs/access.js';
+import { actorScope } from '../orgs/index.js';
 import { writeAudit } from './audit.repository.js';
-import { beaconStore } from './beacon-store.js';
+import { CHANNELS } from '../../events/channels.js';
 import { deviceNames, type BeaconState, type DeviceKey } from './beacons.repository.js';
 
-export const CHANNEL = 'signals';
 /** The device key of a beacon: its `meta.device_id`, else the user (one device per user). */
 export const deviceKeyOf = (deviceId: string | null | undefined) => deviceId ?? 'user';
 
@@ -19,10 +18,10 @@ const parseMeta = (meta: string) => JSON.parse(meta) as Record<string, unknown>;
  * once, whichever caller gets there first. False when it was not on.
  */
 export async function turnOff(ctx: AppContext, key: DeviceKey, reason: 'request' | 'silence' | 'removed', silentBefore?: string): Promise<boolean> {
-  const state = await beaconStore(ctx).switchOff(ctx.db, key, silentBefore, async (tx, s) => {
+  const state = await ctx.beacons.switchOff(ctx.db, key, silentBefore, async (tx, s) => {
     await audit(ctx, tx, s, key.mode, 'beacon_off', { reason });
     ctx.events.publish(tx, {
-      channel: CHANNEL,
+      channel: CHANNELS.signals,
       orgId: s.org_id,
       mode: key.mode,
       type: 'beacon_off',
@@ -58,7 +57,7 @@ export async function stopBeacon(ctx: AppContext, actor: Actor, deviceId: string
 
 export async function listBeacons(ctx: AppContext, actor: Actor) {
   const scope = await actorScope(ctx, actor);
-  const rows = await beaconStore(ctx).active(ctx.db, scope);
+  const rows = await ctx.beacons.active(ctx.db, scope);
   const names = await deviceNames(
     ctx.db,
     scope,
@@ -89,7 +88,7 @@ export async function listBeacons(ctx: AppContext, actor: Actor) {
  * afterwards: a turn-on checks the membership in its own transaction (signals.service.ts).
  */
 export async function switchOffMember(ctx: AppContext, userId: number, orgId: number): Promise<number> {
-  const store = beaconStore(ctx);
+  const store = ctx.beacons;
   let off = 0;
   for (const mode of ['live', 'test'] as const) {
     for (const s of await store.active(ctx.db, { orgIds: [orgId], mode })) {
@@ -103,7 +102,7 @@ export async function switchOffMember(ctx: AppContext, userId: number, orgId: nu
 export async function sweepSilentBeacons(ctx: AppContext): Promise<number> {
   const before = iso(new Date(ctx.clock.now().getTime() - ctx.config.beaconTimeoutMs));
   let off = 0;
-  for (const key of await beaconStore(ctx).silent(ctx.db, before, 1000)) {
+  for (const key of await ctx.beacons.silent(ctx.db, before, 1000)) {
     if (await turnOff(ctx, key, 'silence', before)) off += 1;
   }
   return off;

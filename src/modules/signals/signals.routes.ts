@@ -1,12 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { OkResponse } from '../../lib/schemas.js';
-import { actorOf } from '../../plugins/auth.js';
-import { openLiveStream } from '../streams/live-stream.js';
-import { eventStream, SignalStreamEvent } from '../streams/stream-events.schemas.js';
+import { actorOf } from '../../lib/actor.js';
 import { alertReach } from './alert-reach.js';
 import { listAudit } from './audit.service.js';
-import { CHANNEL, listBeacons, stopBeacon } from './beacons.service.js';
+import { listBeacons, stopBeacon } from './beacons.service.js';
 import { AlertReach, AlertReachQuery, AuditList, AuditQuery, BeaconList, BeaconOffBody, CreateSignalBody, ListSignalsQuery, Signal, SignalList } from './signals.schemas.js';
 import { createSignal, listSignals } from './signals.service.js';
 
@@ -35,9 +33,6 @@ export const signalsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     '/v1/signals/beacon',
     { schema: { tags, summary: 'Stop beaconing (writes beacon_off, broadcasts it)', body: BeaconOffBody, response: { 200: OkResponse } } },
     (request) => stopBeacon(ctx, actorOf(request), request.body?.device_id),
-  );
-  app.get('/v1/signals/stream', { schema: { tags, summary: 'Live signals of your orgs (Server-Sent Events)', response: { 200: eventStream(SignalStreamEvent) } } }, async (request, reply) =>
-    openLiveStream(ctx, request, reply, CHANNEL),
   );
   app.get('/v1/audit', { schema: { tags, summary: 'Audit log of an org (admins and owners)', querystring: AuditQuery, response: { 200: AuditList } } }, (request) =>
     listAudit(ctx, actorOf(request), request.query),

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, PagingQuery, StringEnum } from '../../lib/schemas.js';
-import { Lat, Lng } from '../incidents/incidents.schemas.js';
+import { Lat, Lng } from '../incidents/index.js';
 
 export const SignalTypeSchema = StringEnum(['beacon', 'capture', 'note', 'checkin', 'alert']);
 

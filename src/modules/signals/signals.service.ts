@@ -1,4 +1,4 @@
-import { metricsOf } from '../metrics/metrics.js';
+import { metricsOf } from '../metrics/index.js';
 import type { AppContext } from '../../context.js';
 import { flag } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
@@ -7,15 +7,13 @@ import { iso } from '../../lib/clock.js';
 import { forbidden, invalidField } from '../../lib/errors.js';
 import { recorded, type EffectRecorder } from '../../lib/idempotency.js';
 import { fetchWindow, pageOf } from '../../lib/paging.js';
-import { recordTimeline, type TimelineIncident } from '../dispatch/timeline.js';
-import { findIncident } from '../incidents/incidents.repository.js';
-import { openIncident } from '../incidents/incidents.service.js';
-import { actorScope, targetOrg, targetOrgWrite } from '../orgs/access.js';
-import { isMemberLocked } from '../orgs/members.repository.js';
-import { cachedUser } from '../users/user-cache.js';
+import { findIncident, openIncident, recordTimeline, type TimelineIncident } from '../incidents/index.js';
+import { actorScope, targetOrg, targetOrgWrite } from '../orgs/index.js';
+import { isMemberLocked } from '../orgs/index.js';
+import { cachedUser } from '../users/index.js';
 import { queueAlert } from './alert-reach.js';
-import { CHANNEL, audit, deviceKeyOf } from './beacons.service.js';
-import { beaconStore } from './beacon-store.js';
+import { CHANNELS } from '../../events/channels.js';
+import { audit, deviceKeyOf } from './beacons.service.js';
 import type { CreateSignalBody, ListSignalsQuery, Signal } from './signals.schemas.js';
 import { insertSignal, listSignals as listRows, type SignalRow } from './signals.repository.js';
 
@@ -98,7 +96,7 @@ export async function createSignal(ctx: AppContext, actor: Actor, input: CreateS
     meta: input.meta ?? {},
     created_at: iso(at),
   };
-  const event = { channel: CHANNEL, orgId: org.id, mode: actor.mode, type: `signal.${input.type}` };
+  const event = { channel: CHANNELS.signals, orgId: org.id, mode: actor.mode, type: `signal.${input.type}` as const };
 
   if (input.type === 'beacon') {
     const beacon = { orgId: org.id, lat: record.lat, lng: record.lng, accuracy: record.accuracy, meta: record.meta, metaJson: meta, at: record.created_at, now };
@@ -161,13 +159,13 @@ function recordBeacon(ctx: AppContext, actor: Actor, b: BeaconInput, userName: s
   const ping = { orgId, deviceId, lat: b.lat, lng: b.lng, accuracy: b.accuracy, meta: b.metaJson, positionAt: b.at, now: b.now };
   // Written out (no spread): the payload's keys in the order the stream has always sent them.
   const beaconEvent = {
-    channel: CHANNEL,
+    channel: CHANNELS.signals,
     orgId,
     mode: actor.mode,
-    type: 'signal.beacon',
+    type: 'signal.beacon' as const,
     payload: { user_id: actor.userId, lat: b.lat, lng: b.lng, accuracy: b.accuracy, meta: b.meta, created_at: b.at, user_name: userName, org_id: orgId },
   };
-  const store = beaconStore(ctx);
+  const store = ctx.beacons;
   // A device that is on changes in memory at once, with no promise (undefined is returned); a
   // turn-on, or a store that cannot answer synchronously (Redis), goes the long way.
   const done = store.pingActive?.(key, ping, guard);
@@ -245,7 +243,7 @@ export async function attachCapture(ctx: AppContext, tx: Tx, incident: TimelineI
   const common = { type: 'capture' as const, org_id: incident.org_id, lat: null, lng: null, accuracy: null, note: c.note, image_url: c.imageUrl, ticket_id: incident.id, created_at: iso(ctx.clock.now()) };
   const id = await insertSignal(tx.db, { ...common, livemode: incident.livemode, user_id: null, meta: JSON.stringify(c.meta) });
   const stored: Signal & { Id: number } = { ...common, Id: id, user_id: 0, user_name: '', livemode: incident.livemode === 1, meta: c.meta };
-  ctx.events.publish(tx, { channel: CHANNEL, orgId: incident.org_id, mode: incident.livemode === 1 ? 'live' : 'test', type: 'signal.capture', payload: stored });
+  ctx.events.publish(tx, { channel: CHANNELS.signals, orgId: incident.org_id, mode: incident.livemode === 1 ? 'live' : 'test', type: 'signal.capture', payload: stored });
   await recordSignal(ctx, tx, stored, incident, null);
   return id;
 }

@@ -1,9 +1,9 @@
 import type { AppContext } from '../../context.js';
 import type { AccessCheck } from '../../events/access-recheck.js';
 import { iso } from '../../lib/clock.js';
-import { unrevokedKeyIds } from '../api-keys/api-keys.repository.js';
-import { liveSessionIds } from '../auth/sessions.repository.js';
-import { orgIdsOfUsers } from '../orgs/members.repository.js';
+import { unrevokedKeyIds } from '../api-keys/index.js';
+import { liveSessionIds } from '../auth/index.js';
+import { orgIdsOfUsers } from '../orgs/index.js';
 
 /**
  * How the hub checks open streams again (events/hub.ts `recheckAll`, and a slice every second):

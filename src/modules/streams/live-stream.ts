@@ -1,9 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
+import type { Channel } from '../../events/channels.js';
 import { openStream } from '../../events/sse.js';
 import { AppError, unauthorized } from '../../lib/errors.js';
-import { resolveCredential } from '../auth/credentials.js';
-import { streamAudience } from '../orgs/access.js';
+import { resolveCredential } from '../auth/index.js';
+import { streamAudience } from '../orgs/index.js';
 
 /** A client over its stream cap waits this long before trying again (streams free up when they close). */
 export const STREAM_RETRY_AFTER_S = 5;
@@ -17,7 +18,7 @@ export const STREAM_RETRY_AFTER_S = 5;
  * starts collecting notices, and a notice that covers them before the stream is subscribed
  * means reading again (the reads may predate the change).
  */
-export async function openLiveStream(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, channel: string): Promise<void> {
+export async function openLiveStream(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, channel: Channel): Promise<void> {
   const { hub, streamSlots } = ctx.events;
   for (let attempt = 0; attempt < 3; attempt++) {
     const watch = hub.watchAccess();

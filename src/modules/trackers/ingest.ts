@@ -4,10 +4,10 @@ import type { Tx } from '../../db/transaction.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { unauthorized } from '../../lib/errors.js';
-import { TOKEN_PATTERN } from '../devices/devices.service.js';
-import { deviceCache, type CachedDevice } from '../devices/device-cache.js';
-import { touchDevice, type DeviceRow } from '../devices/devices.repository.js';
-import { createSignal, postBeacon, type SignalGuard } from '../signals/signals.service.js';
+import { TOKEN_PATTERN } from '../devices/index.js';
+import type { CachedDevice } from '../devices/index.js';
+import { touchDevice, type DeviceRow } from '../devices/index.js';
+import { createSignal, postBeacon, type SignalGuard } from '../signals/index.js';
 import { badRequest, type Fix } from './fix.js';
 
 /** The beacon's free-form meta (its schema names only device_id). */
@@ -24,14 +24,14 @@ const MAX_CLOCK_SKEW_MS = 60_000;
  */
 export async function authenticate(ctx: AppContext, token: string | undefined): Promise<CachedDevice> {
   if (token === undefined || !TOKEN_PATTERN.test(token)) throw unauthorized();
-  const entry = await deviceCache(ctx).byTokenText(token);
+  const entry = await ctx.deviceCache.byTokenText(token);
   if (!entry) throw unauthorized();
   return entry;
 }
 
 /** The device of a token the cache knows (valid, fresh), synchronously; undefined: call authenticate. */
 export const knownDevice = (ctx: AppContext, token: string | undefined): CachedDevice | undefined =>
-  token === undefined ? undefined : deviceCache(ctx).known(token);
+  token === undefined ? undefined : ctx.deviceCache.known(token);
 
 export const modeOf = (d: DeviceRow): Mode => (d.livemode === 1 ? 'live' : 'test');
 

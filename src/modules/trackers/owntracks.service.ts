@@ -1,9 +1,8 @@
 import type { AppContext } from '../../context.js';
-import { findUserById } from '../users/users.repository.js';
-import { trackerId } from '../devices/device-urls.js';
-import type { CachedDevice } from '../devices/device-cache.js';
-import type { DeviceRow } from '../devices/devices.repository.js';
-import { beaconStore } from '../signals/beacon-store.js';
+import { findUserById } from '../users/index.js';
+import { trackerId } from '../devices/index.js';
+import type { CachedDevice } from '../devices/index.js';
+import type { DeviceRow } from '../devices/index.js';
 import { ingest, modeOf } from './ingest.js';
 import { friends, owntracksFix } from './owntracks.js';
 import { userSlugs } from './trackers.repository.js';
@@ -27,7 +26,7 @@ export async function owntracksPost(ctx: AppContext, entry: CachedDevice, body: 
 /** The last positions of the other active devices of the device's org, in its mode only. */
 async function teamOf(ctx: AppContext, device: DeviceRow, ownTid: string | undefined) {
   // The live state (most recently seen first), without the asking device's own (OwnTracks draws that one).
-  const rows = (await beaconStore(ctx).active(ctx.db, { orgIds: [device.org_id], mode: modeOf(device) }))
+  const rows = (await ctx.beacons.active(ctx.db, { orgIds: [device.org_id], mode: modeOf(device) }))
     .filter((b) => b.lat !== null && b.lng !== null && !(b.user_id === device.user_id && b.device_key === device.device_id))
     .slice(0, MAX_FRIENDS);
   const slugs = await userSlugs(ctx.db, [...new Set(rows.map((r) => r.user_id))]);

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/transaction.js';
-import { credentialCache } from '../auth/credential-cache.js';
+import { credentialCache } from './credential-cache.js';
 import { findUserById, type UserRow } from './users.repository.js';
 
 /**

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { hasUsers } from '../users/users.service.js';
+import { hasUsers } from '../users/index.js';
 
 const WebConfig = Type.Object({
   map_tile_url: Type.String({ description: "tile URL template ({z}/{x}/{y}); '' for no tiles (MAP_TILE_URL)" }),

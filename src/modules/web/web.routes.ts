@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { notFoundPage } from '../pages-assets/not-found-page.js';
+import { notFoundPage } from '../pages-assets/index.js';
 
 /** Where `npm run build` puts the front end: dist/web beside dist/server.js (also found from src/ under tsx). */
 export const defaultWebDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist/web');

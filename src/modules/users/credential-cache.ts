@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../../context.js';
 import type { Mode } from '../../db/schema.js';
-import type { UserRow } from '../users/users.repository.js';
+import type { UserRow } from './users.repository.js';
 import type { AccessNotice } from '../../events/access.js';
 import type { EventBus } from '../../events/bus.js';
 

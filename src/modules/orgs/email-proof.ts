@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { iso } from '../../lib/clock.js';
-import { INVITE_TTL_MS } from '../orgs/invite-ttl.js';
-import { acceptInvite, pendingInvitesFor } from '../orgs/invites.repository.js';
-import { updateUser, type UserRow } from './users.repository.js';
+import { updateUser, type UserRow } from '../users/index.js';
+import { INVITE_TTL_MS } from './invite-ttl.js';
+import { acceptInvite, pendingInvitesFor } from './invites.repository.js';
 
 /**
  * The address of this user is proven (verification code, magic or reset code, an invite's own

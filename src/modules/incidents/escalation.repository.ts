@@ -1,5 +1,35 @@
 import type { Kysely } from 'kysely';
+import { FixedQuery } from '../../db/fixed.js';
 import type { DB, Flag, Priority } from '../../db/schema.js';
+
+export interface AckTimeouts {
+  urgent: number | null;
+  high: number | null;
+}
+
+/** PagerDuty-like defaults: an urgent incident nobody acknowledged for 5 minutes escalates, a high one after 15. */
+export const DEFAULT_ACK_TIMEOUTS: Readonly<AckTimeouts> = { urgent: 5, high: 15 };
+
+/** Compiled once (db/fixed.ts): every urgent or high incident's creation reads it. */
+const ACK_TIMEOUTS = new FixedQuery<{ orgId: number }>((db, mark) =>
+  db.selectFrom('dispatch_settings').select(['ack_urgent_minutes', 'ack_high_minutes']).where('org_id', '=', mark('orgId')),
+);
+
+/** The org's acknowledgement timeouts (the escalation clock of its incidents), in minutes. */
+export async function findAckTimeouts(db: Kysely<DB>, orgId: number): Promise<AckTimeouts> {
+  const row = (await ACK_TIMEOUTS.execute<{ ack_urgent_minutes: number | null; ack_high_minutes: number | null }>(db, { orgId })).rows[0];
+  return row ? { urgent: row.ack_urgent_minutes, high: row.ack_high_minutes } : { ...DEFAULT_ACK_TIMEOUTS };
+}
+
+/** Writes the whole setting (the caller merged the change into the current one). */
+export async function saveAckTimeouts(db: Kysely<DB>, orgId: number, t: AckTimeouts, nowIso: string): Promise<void> {
+  const values = { ack_urgent_minutes: t.urgent, ack_high_minutes: t.high, updated_at: nowIso };
+  await db
+    .insertInto('dispatch_settings')
+    .values({ org_id: orgId, ...values })
+    .onConflict((oc) => oc.column('org_id').doUpdateSet(values))
+    .execute();
+}
 
 export interface DueEscalation {
   id: number;
@@ -41,16 +71,4 @@ export async function claimEscalation(db: Kysely<DB>, e: DueEscalation, nextLeve
     .where('acknowledged_at', 'is', null)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
-}
-
-/** Owners and admins of the org: whom an escalation reaches. */
-export async function orgManagers(db: Kysely<DB>, orgId: number) {
-  return db
-    .selectFrom('memberships as m')
-    .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['m.user_id', 'u.email', 'u.name'])
-    .where('m.org_id', '=', orgId)
-    .where('m.role', 'in', ['owner', 'admin'])
-    .orderBy('m.user_id')
-    .execute();
 }

@@ -2,11 +2,9 @@ import type { AppContext } from '../../context.js';
 import type { Flag, TimelineType } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import { iso } from '../../lib/clock.js';
+import { publishIncident } from './publish.js';
 import { insertEvent, listEvents, type TimelineRow } from './timeline.repository.js';
 import type { TimelineEvent } from './timeline.schemas.js';
-
-/** The incident stream's channel (the same one incidents.service publishes on). */
-const CHANNEL = 'incidents';
 
 export interface TimelineIncident {
   id: number;
@@ -49,7 +47,7 @@ export async function recordTimeline(
     created_at: iso(ctx.clock.now()),
   }, actorName);
   const event = toTimelineEvent(row);
-  ctx.events.publish(tx, { channel: CHANNEL, orgId: incident.org_id, mode: incident.livemode === 1 ? 'live' : 'test', type: 'incident.timeline', payload: event });
+  publishIncident(ctx, tx, incident, 'incident.timeline', event);
   return event;
 }
 

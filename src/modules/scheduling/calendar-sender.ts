@@ -1,16 +1,10 @@
 import type { AppContext } from '../../context.js';
-import { calendarObjectIcs } from '../deliveries/ics.js';
-import type { OutboxRow } from '../deliveries/outbox.repository.js';
-import type { Sender } from '../deliveries/senders/types.js';
-import { findBooking } from '../scheduling/bookings.repository.js';
-import { linksOf } from '../scheduling/bookings.service.js';
-import { findEventType } from '../scheduling/event-types.repository.js';
-import { findUserById } from '../users/users.repository.js';
-import { findConnection } from './calendars.repository.js';
-import { deleteEvent, putEvent } from './dav.js';
-import { davOptions } from './sync.service.js';
-import { isObjectWrite, sendObject, type ObjectWrite } from './objects.js';
-import { hostEventOf, writeError, type CalendarWrite } from './writes.js';
+import { davOptions, deleteEvent, findConnection, hostEventOf, isObjectWrite, putEvent, sendObject, writeError, type CalendarWrite, type ObjectWrite } from '../calendars/index.js';
+import { calendarObjectIcs, type OutboxRow, type Sender } from '../deliveries/index.js';
+import { findUserById } from '../users/index.js';
+import { findBooking } from './bookings.repository.js';
+import { linksOf } from './bookings.service.js';
+import { findEventType } from './event-types.repository.js';
 
 /**
  * Writes a booking's event to the host's CalDAV calendar (the delivery's recipient URL): PUT while

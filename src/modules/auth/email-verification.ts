@@ -1,14 +1,14 @@
 import type { AppContext } from '../../context.js';
-import { userRowChanged } from './user-cache.js';
 import type { Tx } from '../../db/transaction.js';
 import { DAY, iso } from '../../lib/clock.js';
 import { unauthorized } from '../../lib/errors.js';
-import { issueCode, redeemCode } from '../auth/email-codes.js';
-import type { Guard } from '../auth/guard.js';
-import { queueEmail } from '../deliveries/email.js';
-import { proveEmail } from './email-proof.js';
-import { findUserByEmail, type UserRow } from './users.repository.js';
-import { membershipBegan } from '../orgs/access.js';
+import { issueCode, redeemCode } from './email-codes.js';
+import type { Guard } from './guard.js';
+import { queueEmail } from '../deliveries/index.js';
+import { proveEmail } from '../orgs/index.js';
+import { findUserByEmail, type UserRow } from '../users/index.js';
+import { userRowChanged } from '../users/index.js';
+import { membershipBegan } from '../orgs/index.js';
 
 const normalizeEmail = (email: string) => email.trim().toLowerCase();
 

@@ -1,0 +1,3 @@
+// The public surface of modules/dispatch: other modules import only this file (docs/architecture.md, "Dependency rules").
+export { dispatchRoutes } from './dispatch.routes.js';
+export { findHandoffMinutes } from './settings.repository.js';

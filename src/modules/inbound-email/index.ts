@@ -1,0 +1,3 @@
+// The public surface of modules/inbound-email: other modules import only this file (docs/architecture.md, "Dependency rules").
+export { inboundEmailRoutes } from './inbound.routes.js';
+export { startInboundSmtp } from './smtp-listener.js';

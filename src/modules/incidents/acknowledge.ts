@@ -1,0 +1,33 @@
+import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/transaction.js';
+import { iso } from '../../lib/clock.js';
+import { claimAcknowledgement, lockIncident, type IncidentRow } from './incidents.repository.js';
+import { applyChange, toIncident } from './incidents.service.js';
+import { publishIncident } from './publish.js';
+import { recordTimeline } from './timeline.js';
+
+export interface Acknowledger {
+  /** The user acknowledging; null for a tool (an integration). */
+  userId: number | null;
+  /** The `acknowledged` event's data; by default the assignee and escalation level it was acknowledged at. */
+  data?: Record<string, unknown>;
+}
+
+/**
+ * The one acknowledgement path (a responder's POST .../acknowledge, a progress report, an
+ * integration's `acknowledge`), in the caller's transaction. The first acknowledgement sets
+ * `acknowledged_at/by` and stops escalation (a conditional update: of concurrent calls exactly one
+ * claims it) and writes `acknowledged`; an incident still `open` then goes to `in_progress` through
+ * the change path (applyChange: `incident.updated`, `status_changed`). An acknowledgement that
+ * changed the row is broadcast as `incident.updated` either way. Returns the incident as it is now.
+ */
+export async function acknowledgeIncident(ctx: AppContext, tx: Tx, incident: IncidentRow, by: Acknowledger): Promise<IncidentRow> {
+  const claimed = await claimAcknowledgement(tx.db, incident.id, by.userId, iso(ctx.clock.now()));
+  if (claimed) {
+    await recordTimeline(ctx, tx, claimed, 'acknowledged', by.userId, by.data ?? { assignee_id: claimed.assignee_id, escalation_level: claimed.escalation_level });
+  }
+  const current = claimed ?? (await lockIncident(tx.db, ctx.database.dialect === 'postgres', incident.id)) ?? incident;
+  if (current.status === 'open') return applyChange(ctx, tx, current, { status: 'in_progress' }, by.userId);
+  if (claimed) publishIncident(ctx, tx, claimed, 'incident.updated', toIncident(ctx, claimed));
+  return current;
+}

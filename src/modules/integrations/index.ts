@@ -1,0 +1,5 @@
+// The public surface of modules/integrations: other modules import only this file (docs/architecture.md, "Dependency rules").
+export { ingestRoutes } from './ingest.routes.js';
+export { type IntegrationRow, adminOrgIds, findByEmailToken, findIntegrationById } from './integrations.repository.js';
+export { integrationsRoutes } from './integrations.routes.js';
+export { trigger } from './lifecycle.js';

@@ -1,0 +1,3 @@
+// The public surface of modules/retention: other modules import only this file (docs/architecture.md, "Dependency rules").
+export { retentionRoutes } from './retention.routes.js';
+export { removeUploads, sweepRetention } from './retention.service.js';
