@@ -35,6 +35,7 @@ import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { retentionRoutes } from './modules/retention/retention.routes.js';
 import { privacyRoutes } from './modules/privacy/privacy.routes.js';
 import { oncallRoutes } from './modules/oncall/index.js';
+import { pagingRoutes } from './modules/paging/paging.routes.js';
 import { invalidField } from './lib/errors.js';
 import { fieldWithNul } from './lib/nul.js';
 import authPlugin from './plugins/auth.js';
@@ -143,6 +144,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(dispatchRoutes, { ctx });
   // On-call schedules (issue #35): schedules, overrides, who is on call, shifts, feeds.
   await app.register(oncallRoutes, { ctx });
+  await app.register(pagingRoutes, { ctx });
   await app.register(signalsRoutes, { ctx });
   await app.register(eventTypesRoutes, { ctx });
   await app.register(deliveriesRoutes, { ctx });

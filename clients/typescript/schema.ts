@@ -1240,6 +1240,43 @@ export interface paths {
         patch: operations["updateDispatchSettings"];
         trace?: never;
     };
+    "/v1/orgs/{org_slug}/escalation-policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The org's escalation policies */
+        get: operations["listEscalationPolicies"];
+        put?: never;
+        /** Create an escalation policy (admins and owners) */
+        post: operations["createEscalationPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/escalation-policies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An escalation policy */
+        get: operations["getEscalationPolicy"];
+        put?: never;
+        post?: never;
+        /** Delete an escalation policy; 409 while an integration or the org default uses it (admins and owners) */
+        delete: operations["deleteEscalationPolicy"];
+        options?: never;
+        head?: never;
+        /** Change an escalation policy; running escalations keep their copy (admins and owners) */
+        patch: operations["updateEscalationPolicy"];
+        trace?: never;
+    };
     "/v1/orgs/{org_slug}/members": {
         parameters: {
             query?: never;
@@ -2355,6 +2392,7 @@ export interface components {
             created_at: string;
             default_assignee_id: number | null;
             email_address: string | null;
+            escalation_policy_id: number | null;
             /** @description PagerDuty Events API v2 drop-in */
             events_url: string;
             grafana_url: string;
@@ -2404,6 +2442,11 @@ export interface components {
             /** @enum {string} */
             routing: "round_robin" | "random";
             slug: string;
+        };
+        /** DeletedEscalationPolicy */
+        DeletedEscalationPolicy: {
+            deleted: boolean;
+            id: number;
         };
         /** DeletedIncident */
         DeletedIncident: {
@@ -2479,6 +2522,7 @@ export interface components {
                 high: number | null;
                 urgent: number | null;
             };
+            default_escalation_policy_id: number | null;
             handoff_notice_minutes: number | null;
         };
         /**
@@ -2496,6 +2540,70 @@ export interface components {
             error: string;
             /** @description true when a higher plan would allow the request */
             upgrade?: boolean;
+        };
+        /** EscalationLevel */
+        EscalationLevel: {
+            /** @description minutes without an acknowledgement before the next level fires */
+            delay_minutes: number;
+            targets: components["schemas"]["EscalationTarget"][];
+        };
+        /**
+         * EscalationPolicy
+         * @description Who is paged for an incident, level after level, until someone acknowledges
+         * @example {
+         *       "id": 3,
+         *       "org_id": 7,
+         *       "name": "Water network",
+         *       "repeat": 1,
+         *       "levels": [
+         *         {
+         *           "delay_minutes": 5,
+         *           "targets": [
+         *             {
+         *               "type": "schedule",
+         *               "id": 2
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "delay_minutes": 10,
+         *           "targets": [
+         *             {
+         *               "type": "user",
+         *               "id": 11
+         *             },
+         *             {
+         *               "type": "team",
+         *               "id": 4
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "created_at": "2026-03-02T09:15:00.000Z",
+         *       "updated_at": "2026-03-02T09:15:00.000Z"
+         *     }
+         */
+        EscalationPolicy: {
+            created_at: string;
+            id: number;
+            levels: components["schemas"]["EscalationLevel"][];
+            name: string;
+            org_id: number;
+            repeat: number;
+            updated_at: string;
+        };
+        /** EscalationPolicyList */
+        EscalationPolicyList: {
+            escalation_policies: components["schemas"]["EscalationPolicy"][];
+        };
+        /** EscalationTarget */
+        EscalationTarget: {
+            id: number;
+            /**
+             * @description `user`: that member; `schedule`: whoever is on call in it when the level fires; `team`: its active members
+             * @enum {string}
+             */
+            type: "user" | "schedule" | "team";
         };
         /**
          * EventType
@@ -2706,6 +2814,7 @@ export interface components {
             created_at: string;
             default_assignee_id: number | null;
             email_address: string | null;
+            escalation_policy_id: number | null;
             id: number;
             livemode: boolean;
             name: string;
@@ -3452,12 +3561,17 @@ export type CreatedApiKey = components['schemas']['CreatedApiKey'];
 export type CreatedDevice = components['schemas']['CreatedDevice'];
 export type CreatedIntegration = components['schemas']['CreatedIntegration'];
 export type CreatedTeam = components['schemas']['CreatedTeam'];
+export type DeletedEscalationPolicy = components['schemas']['DeletedEscalationPolicy'];
 export type DeletedIncident = components['schemas']['DeletedIncident'];
 export type Delivery = components['schemas']['Delivery'];
 export type Device = components['schemas']['Device'];
 export type DeviceList = components['schemas']['DeviceList'];
 export type DispatchSettings = components['schemas']['DispatchSettings'];
 export type Error = components['schemas']['Error'];
+export type EscalationLevel = components['schemas']['EscalationLevel'];
+export type EscalationPolicy = components['schemas']['EscalationPolicy'];
+export type EscalationPolicyList = components['schemas']['EscalationPolicyList'];
+export type EscalationTarget = components['schemas']['EscalationTarget'];
 export type EventType = components['schemas']['EventType'];
 export type EventTypeList = components['schemas']['EventTypeList'];
 export type InboundEmail = components['schemas']['InboundEmail'];
@@ -6015,6 +6129,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string;
+                    escalation_policy_id?: number | null;
                     lat?: number;
                     lng?: number;
                     location_name?: string;
@@ -6137,6 +6252,7 @@ export interface operations {
                 "application/json": {
                     assignee_id?: number | null;
                     description?: string | null;
+                    escalation_policy_id?: number | null;
                     /**
                      * @description SLA: urgent 1 h, high 4 h, normal 24 h, low 48 h
                      * @enum {string}
@@ -6464,6 +6580,7 @@ export interface operations {
                 "application/json": {
                     allowed_senders?: string[] | null;
                     default_assignee_id?: number | null;
+                    escalation_policy_id?: number | null;
                     name: string;
                     /** @description default: the caller's one shared (non-personal) org, else the primary org; required (422) when the caller belongs to several shared orgs */
                     org_id?: number;
@@ -6559,6 +6676,7 @@ export interface operations {
                 "application/json": {
                     allowed_senders?: string[] | null;
                     default_assignee_id?: number | null;
+                    escalation_policy_id?: number | null;
                     name?: string;
                     priority_map?: {
                         /**
@@ -7297,6 +7415,7 @@ export interface operations {
                         high?: number | null;
                         urgent?: number | null;
                     };
+                    default_escalation_policy_id?: number | null;
                     handoff_notice_minutes?: number | null;
                 };
             };
@@ -7311,6 +7430,178 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DispatchSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listEscalationPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EscalationPolicyList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createEscalationPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description level 1 fires at once; each next one after the previous level’s delay */
+                    levels: components["schemas"]["EscalationLevel"][];
+                    name: string;
+                    /** @description how many times the policy starts again from level 1 after its last level (default 0) */
+                    repeat?: number;
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Who is paged for an incident, level after level, until someone acknowledges */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EscalationPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getEscalationPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Who is paged for an incident, level after level, until someone acknowledges */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EscalationPolicy"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteEscalationPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedEscalationPolicy"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateEscalationPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description level 1 fires at once; each next one after the previous level’s delay */
+                    levels?: components["schemas"]["EscalationLevel"][];
+                    name?: string;
+                    /** @description how many times the policy starts again from level 1 after its last level (default 0) */
+                    repeat?: number;
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Who is paged for an incident, level after level, until someone acknowledges */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EscalationPolicy"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8852,6 +9143,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string;
+                    escalation_policy_id?: number | null;
                     lat?: number;
                     lng?: number;
                     location_name?: string;
@@ -8974,6 +9266,7 @@ export interface operations {
                 "application/json": {
                     assignee_id?: number | null;
                     description?: string | null;
+                    escalation_policy_id?: number | null;
                     /**
                      * @description SLA: urgent 1 h, high 4 h, normal 24 h, low 48 h
                      * @enum {string}

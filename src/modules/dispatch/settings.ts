@@ -4,7 +4,8 @@ import type { DB, Priority } from '../../db/schema.js';
 import type { Actor } from '../../lib/actor.js';
 import { MINUTE, iso } from '../../lib/clock.js';
 import { orgAccess } from '../orgs/access.js';
-import { findAckTimeouts, findHandoffMinutes, saveAckTimeouts, saveHandoffMinutes, type AckTimeouts } from './settings.repository.js';
+import { checkPolicyRef } from '../paging/index.js';
+import { findAckTimeouts, findDefaultPolicy, findHandoffMinutes, saveAckTimeouts, saveDefaultPolicy, saveHandoffMinutes, type AckTimeouts } from './settings.repository.js';
 
 /** The acknowledgement timeout of a priority in this org, in minutes; null when it never escalates. */
 export function timeoutOf(t: AckTimeouts, priority: Priority): number | null {
@@ -22,7 +23,7 @@ export async function ackDeadline(db: Kysely<DB>, orgId: number, priority: Prior
 export async function getDispatchSettings(ctx: AppContext, actor: Actor, slug: string) {
   const { org } = await orgAccess(ctx, actor, { slug });
   const notice = (await findHandoffMinutes(ctx.db, [org.id])).get(org.id) ?? null;
-  return { ack_timeout_minutes: await findAckTimeouts(ctx.db, org.id), handoff_notice_minutes: notice };
+  return { ack_timeout_minutes: await findAckTimeouts(ctx.db, org.id), handoff_notice_minutes: notice, default_escalation_policy_id: await findDefaultPolicy(ctx.db, org.id) };
 }
 
 /**
@@ -34,14 +35,20 @@ export async function updateDispatchSettings(
   ctx: AppContext,
   actor: Actor,
   slug: string,
-  input: { ack_timeout_minutes?: Partial<AckTimeouts> | undefined; handoff_notice_minutes?: number | null | undefined },
+  input: { ack_timeout_minutes?: Partial<AckTimeouts> | undefined; handoff_notice_minutes?: number | null | undefined; default_escalation_policy_id?: number | null | undefined },
 ) {
   const { org } = await orgAccess(ctx, actor, { slug }, { role: 'admin', write: true });
+  await checkPolicyRef(ctx.db, org.id, input.default_escalation_policy_id, 'default_escalation_policy_id');
   return ctx.transaction(async (tx) => {
     const now = iso(ctx.clock.now());
     const next = { ...(await findAckTimeouts(tx.db, org.id)), ...input.ack_timeout_minutes };
     await saveAckTimeouts(tx.db, org.id, next, now);
     if (input.handoff_notice_minutes !== undefined) await saveHandoffMinutes(tx.db, org.id, input.handoff_notice_minutes, now);
-    return { ack_timeout_minutes: next, handoff_notice_minutes: (await findHandoffMinutes(tx.db, [org.id])).get(org.id) ?? null };
+    if (input.default_escalation_policy_id !== undefined) await saveDefaultPolicy(tx.db, org.id, input.default_escalation_policy_id, now);
+    return {
+      ack_timeout_minutes: next,
+      handoff_notice_minutes: (await findHandoffMinutes(tx.db, [org.id])).get(org.id) ?? null,
+      default_escalation_policy_id: await findDefaultPolicy(tx.db, org.id),
+    };
   });
 }

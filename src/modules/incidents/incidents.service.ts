@@ -12,6 +12,7 @@ import { ackDeadline } from '../dispatch/settings.js';
 import { recordTimeline } from '../dispatch/timeline.js';
 import { actorScope, orgAccess, targetOrgWrite } from '../orgs/access.js';
 import { findMember } from '../orgs/members.repository.js';
+import { policyCopy } from '../paging/index.js';
 import { cachedUser } from '../users/user-cache.js';
 import * as repo from './incidents.repository.js';
 import type { IncidentRow, IncidentViewRow } from './incidents.repository.js';
@@ -85,6 +86,8 @@ export async function placeIncident(
   const now = ctx.clock.now();
   const priority = input.priority ?? 'normal';
   const { dueAt, warnAt } = slaTimes(now, priority);
+  // Only when the request names one (no read otherwise): the copy is taken now.
+  const policy = input.escalation_policy_id === undefined || input.escalation_policy_id === null ? undefined : await policyCopy(tx.db, orgId, input.escalation_policy_id);
   const placed = await insertOrRepeat(
     ctx,
     tx,
@@ -114,6 +117,8 @@ export async function placeIncident(
       integration_id: null,
       integration_name: null,
       integration_tool: null,
+      escalation_policy_id: policy?.escalation_policy_id ?? null,
+      escalation_snapshot: policy?.escalation_snapshot ?? null,
     },
     actor.userId,
     { source: input.source ?? 'api' },
@@ -245,6 +250,7 @@ export async function applyChange(ctx: AppContext, tx: Tx, before: IncidentRow, 
   const patch: repo.IncidentPatch = { updated_at: iso(now) };
   if (input.description !== undefined) patch.description = input.description;
   if (input.assignee_id !== undefined) patch.assignee_id = input.assignee_id;
+  if (input.escalation_policy_id !== undefined) Object.assign(patch, await policyCopy(tx.db, before.org_id, input.escalation_policy_id));
   if (input.priority !== undefined && input.priority !== before.priority) {
     const { dueAt, warnAt } = slaTimes(new Date(before.created_at), input.priority);
     Object.assign(patch, { priority: input.priority, sla_due_at: iso(dueAt), sla_warn_at: iso(warnAt) });

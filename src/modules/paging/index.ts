@@ -1,0 +1,27 @@
+// The public surface of paging (issue #36): other modules import only this file. It holds what
+// they need of escalation policies (checking a reference, copying a policy onto an incident) and of
+// a person's phone proof; the routes are registered by the application (app.ts) from
+// paging.routes.ts, so that importing this file never pulls in the incident paths paging acts through.
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { invalidField } from '../../lib/errors.js';
+import { findPolicy } from './policies.repository.js';
+
+export type { PagingTables } from './paging.tables.js';
+
+/** Checks that `id` names an escalation policy of the org, else 422 on `field` (null: no policy, nothing to check). */
+export async function checkPolicyRef(db: Kysely<DB>, orgId: number, id: number | null | undefined, field: string): Promise<void> {
+  if (id === undefined || id === null) return;
+  if (!(await findPolicy(db, orgId, id))) throw invalidField(field, 'is not an escalation policy of this org');
+}
+
+/**
+ * The incident's columns for a policy: its id and a copy of it as it is now (levels and repeat),
+ * which the escalation follows whatever later edits do. 422 on `field` for a policy of another org.
+ */
+export async function policyCopy(db: Kysely<DB>, orgId: number, id: number | null, field = 'escalation_policy_id'): Promise<{ escalation_policy_id: number | null; escalation_snapshot: string | null }> {
+  if (id === null) return { escalation_policy_id: null, escalation_snapshot: null };
+  const p = await findPolicy(db, orgId, id);
+  if (!p) throw invalidField(field, 'is not an escalation policy of this org');
+  return { escalation_policy_id: p.id, escalation_snapshot: JSON.stringify({ name: p.name, repeat: p.repeat, levels: JSON.parse(p.levels) as unknown }) };
+}

@@ -1,0 +1,34 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { actorOf } from '../../plugins/auth.js';
+import { OrgParams } from '../orgs/orgs.schemas.js';
+import * as policies from './policies.js';
+import { CreatePolicyBody, DeletedPolicy, Policy, PolicyList, PolicyParams, UpdatePolicyBody } from './policies.schemas.js';
+
+const tags = ['Paging'];
+const base = '/v1/orgs/:org_slug/escalation-policies';
+
+/** Escalation policies, personal notification rules and phone proof (issue #36). */
+export const pagingRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.post(
+    base,
+    { schema: { tags, summary: 'Create an escalation policy (admins and owners)', params: OrgParams, body: CreatePolicyBody, response: { 201: Policy } } },
+    async (request, reply) => reply.status(201).send(await policies.createPolicy(ctx, actorOf(request), request.params.org_slug, request.body)),
+  );
+  app.get(base, { schema: { tags, summary: "The org's escalation policies", params: OrgParams, response: { 200: PolicyList } } }, (request) =>
+    policies.listPolicies(ctx, actorOf(request), request.params.org_slug),
+  );
+  app.get(`${base}/:id`, { schema: { tags, summary: 'An escalation policy', params: PolicyParams, response: { 200: Policy } } }, (request) =>
+    policies.getPolicy(ctx, actorOf(request), request.params.org_slug, request.params.id),
+  );
+  app.patch(
+    `${base}/:id`,
+    { schema: { tags, summary: 'Change an escalation policy; running escalations keep their copy (admins and owners)', params: PolicyParams, body: UpdatePolicyBody, response: { 200: Policy } } },
+    (request) => policies.updatePolicy(ctx, actorOf(request), request.params.org_slug, request.params.id, request.body),
+  );
+  app.delete(
+    `${base}/:id`,
+    { schema: { tags, summary: 'Delete an escalation policy; 409 while an integration or the org default uses it (admins and owners)', params: PolicyParams, response: { 200: DeletedPolicy } } },
+    (request) => policies.deletePolicy(ctx, actorOf(request), request.params.org_slug, request.params.id),
+  );
+};
