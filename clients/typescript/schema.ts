@@ -316,6 +316,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/me/notification-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How you are reached when paged (the defaults until you set yours) */
+        get: operations["getMyNotificationRules"];
+        /** Replace your notification rules */
+        put: operations["putMyNotificationRules"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/me/shifts": {
         parameters: {
             query?: never;
@@ -2964,6 +2982,56 @@ export interface components {
                 user_name: string;
             }[];
         };
+        /** NotificationRule */
+        NotificationRule: {
+            /**
+             * @description `sms` and `voice` need a proven phone number (else recorded as skipped when due)
+             * @enum {string}
+             */
+            channel: "push" | "email" | "sms" | "voice";
+            /** @description minutes after the page */
+            delay_minutes: number;
+        };
+        /**
+         * NotificationRules
+         * @description How a person is reached when paged: each rule of the incident’s urgency is sent at page time + its delay, unless the incident is acknowledged or resolved first
+         * @example {
+         *       "high": [
+         *         {
+         *           "channel": "push",
+         *           "delay_minutes": 0
+         *         },
+         *         {
+         *           "channel": "email",
+         *           "delay_minutes": 0
+         *         },
+         *         {
+         *           "channel": "sms",
+         *           "delay_minutes": 2
+         *         },
+         *         {
+         *           "channel": "voice",
+         *           "delay_minutes": 5
+         *         }
+         *       ],
+         *       "low": [
+         *         {
+         *           "channel": "push",
+         *           "delay_minutes": 0
+         *         },
+         *         {
+         *           "channel": "email",
+         *           "delay_minutes": 0
+         *         }
+         *       ]
+         *     }
+         */
+        NotificationRules: {
+            /** @description for urgent and high incidents */
+            high: components["schemas"]["NotificationRule"][];
+            /** @description for normal and low incidents */
+            low: components["schemas"]["NotificationRule"][];
+        };
         /** OnCall */
         OnCall: {
             at: string;
@@ -3591,6 +3659,8 @@ export type Me = components['schemas']['Me'];
 export type Member = components['schemas']['Member'];
 export type MemberList = components['schemas']['MemberList'];
 export type MyShiftList = components['schemas']['MyShiftList'];
+export type NotificationRule = components['schemas']['NotificationRule'];
+export type NotificationRules = components['schemas']['NotificationRules'];
 export type OnCall = components['schemas']['OnCall'];
 export type Org = components['schemas']['Org'];
 export type OrgList = components['schemas']['OrgList'];
@@ -4457,6 +4527,66 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getMyNotificationRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description How a person is reached when paged: each rule of the incident’s urgency is sent at page time + its delay, unless the incident is acknowledged or resolved first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationRules"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    putMyNotificationRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    high: components["schemas"]["NotificationRule"][];
+                    low: components["schemas"]["NotificationRule"][];
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description How a person is reached when paged: each rule of the incident’s urgency is sent at page time + its delay, unless the incident is acknowledged or resolved first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationRules"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };
     };

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { actorOf } from '../../plugins/auth.js';
 import { OrgParams } from '../orgs/orgs.schemas.js';
 import * as policies from './policies.js';
+import { getRules, NotificationRules, PutNotificationRules, putRules } from './rules.js';
 import { CreatePolicyBody, DeletedPolicy, Policy, PolicyList, PolicyParams, UpdatePolicyBody } from './policies.schemas.js';
 
 const tags = ['Paging'];
@@ -30,5 +31,14 @@ export const pagingRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     `${base}/:id`,
     { schema: { tags, summary: 'Delete an escalation policy; 409 while an integration or the org default uses it (admins and owners)', params: PolicyParams, response: { 200: DeletedPolicy } } },
     (request) => policies.deletePolicy(ctx, actorOf(request), request.params.org_slug, request.params.id),
+  );
+
+  app.get('/v1/auth/me/notification-rules', { schema: { tags, summary: 'How you are reached when paged (the defaults until you set yours)', response: { 200: NotificationRules } } }, (request) =>
+    getRules(ctx, actorOf(request)),
+  );
+  app.put(
+    '/v1/auth/me/notification-rules',
+    { schema: { tags, summary: 'Replace your notification rules', body: PutNotificationRules, response: { 200: NotificationRules } } },
+    (request) => putRules(ctx, actorOf(request), request.body),
   );
 };
