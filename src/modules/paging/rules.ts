@@ -44,7 +44,7 @@ export const DEFAULT_RULES: NotificationRules = Object.freeze({
     { channel: 'push', delay_minutes: 0 },
     { channel: 'email', delay_minutes: 0 },
   ],
-}) as NotificationRules;
+});
 
 /** A person's rules, or the defaults when they never set theirs. */
 export async function rulesOf(db: Kysely<DB>, userId: number): Promise<NotificationRules> {
