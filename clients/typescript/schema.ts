@@ -334,6 +334,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/me/phone/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Prove your phone number with the code it received by SMS */
+        post: operations["verifyMyPhone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/me/shifts": {
         parameters: {
             query?: never;
@@ -2133,6 +2150,7 @@ export interface components {
             id: number;
             name: string;
             phone: string | null;
+            phone_verified: boolean;
             /** @enum {string} */
             plan: "free" | "starter" | "agency" | "enterprise";
             slug: string;
@@ -2937,6 +2955,8 @@ export interface components {
             livemode: boolean;
             name: string;
             phone: string | null;
+            /** @description The number is proven by its SMS code (POST /v1/auth/me/phone/verify): paging sends SMS and calls only to a proven number */
+            phone_verified: boolean;
             /** @enum {string} */
             plan: "free" | "starter" | "agency" | "enterprise";
             slug: string;
@@ -3479,6 +3499,11 @@ export interface components {
             /** @description true when there were more problems than listed: at most 20 fields are named, and a large input is checked up to its first problem */
             truncated?: boolean;
         };
+        /** VerifiedPhone */
+        VerifiedPhone: {
+            phone: string;
+            phone_verified: boolean;
+        };
         /**
          * WeeklyAvailability
          * @description Weekly hours in a time zone
@@ -3697,6 +3722,7 @@ export type TimelineEvent = components['schemas']['TimelineEvent'];
 export type User = components['schemas']['User'];
 export type UserList = components['schemas']['UserList'];
 export type ValidationError = components['schemas']['ValidationError'];
+export type VerifiedPhone = components['schemas']['VerifiedPhone'];
 export type WeeklyAvailability = components['schemas']['WeeklyAvailability'];
 export type WeeklyWindow = components['schemas']['WeeklyWindow'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
@@ -4579,6 +4605,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotificationRules"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    verifyMyPhone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the six digits from the SMS */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifiedPhone"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -96,6 +96,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'DELETE /v1/orgs/{org_slug}/escalation-policies/{id}': 'deleteEscalationPolicy',
   'GET /v1/auth/me/notification-rules': 'getMyNotificationRules',
   'PUT /v1/auth/me/notification-rules': 'putMyNotificationRules',
+  'POST /v1/auth/me/phone/verify': 'verifyMyPhone',
   'POST /v1/orgs/{org_slug}/schedules/{schedule}/overrides': 'createScheduleOverride',
   'GET /v1/orgs/{org_slug}/schedules/{schedule}/overrides': 'listScheduleOverrides',
   'DELETE /v1/orgs/{org_slug}/schedules/{schedule}/overrides/{id}': 'deleteScheduleOverride',

@@ -3,10 +3,14 @@ import type { AppContext } from '../../context.js';
 import { actorOf } from '../../plugins/auth.js';
 import { OrgParams } from '../orgs/orgs.schemas.js';
 import * as policies from './policies.js';
+import { Type } from '@sinclair/typebox';
+import { verifyPhone } from './phone-proof.js';
 import { getRules, NotificationRules, PutNotificationRules, putRules } from './rules.js';
 import { CreatePolicyBody, DeletedPolicy, Policy, PolicyList, PolicyParams, UpdatePolicyBody } from './policies.schemas.js';
 
 const tags = ['Paging'];
+const VerifyPhoneBody = Type.Object({ code: Type.String({ pattern: '^[0-9]{6}$', description: 'the six digits from the SMS' }) });
+const VerifiedPhone = Type.Object({ phone: Type.String(), phone_verified: Type.Boolean() }, { title: 'VerifiedPhone' });
 const base = '/v1/orgs/:org_slug/escalation-policies';
 
 /** Escalation policies, personal notification rules and phone proof (issue #36). */
@@ -40,5 +44,11 @@ export const pagingRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     '/v1/auth/me/notification-rules',
     { schema: { tags, summary: 'Replace your notification rules', body: PutNotificationRules, response: { 200: NotificationRules } } },
     (request) => putRules(ctx, actorOf(request), request.body),
+  );
+
+  app.post(
+    '/v1/auth/me/phone/verify',
+    { schema: { tags: ['Authentication'], summary: 'Prove your phone number with the code it received by SMS', body: VerifyPhoneBody, response: { 200: VerifiedPhone } } },
+    (request) => verifyPhone(ctx, actorOf(request), request.body.code),
   );
 };
