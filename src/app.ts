@@ -36,6 +36,7 @@ import { retentionRoutes } from './modules/retention/retention.routes.js';
 import { privacyRoutes } from './modules/privacy/privacy.routes.js';
 import { oncallRoutes } from './modules/oncall/index.js';
 import { pagingRoutes } from './modules/paging/paging.routes.js';
+import { pagingPublicRoutes } from './modules/paging/public.routes.js';
 import { invalidField } from './lib/errors.js';
 import { fieldWithNul } from './lib/nul.js';
 import authPlugin from './plugins/auth.js';
@@ -145,6 +146,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // On-call schedules (issue #35): schedules, overrides, who is on call, shifts, feeds.
   await app.register(oncallRoutes, { ctx });
   await app.register(pagingRoutes, { ctx });
+  // Encapsulated: its form parser stays with Twilio's webhooks and the action page.
+  await app.register(pagingPublicRoutes, { ctx });
   await app.register(signalsRoutes, { ctx });
   await app.register(eventTypesRoutes, { ctx });
   await app.register(deliveriesRoutes, { ctx });

@@ -108,6 +108,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/actions/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Acknowledge or resolve as the person paged, with the token of the notification (push action, email link) */
+        post: operations["actOnPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/settings": {
         parameters: {
             query?: never;
@@ -1645,6 +1662,40 @@ export interface paths {
         patch: operations["updateTeamMember"];
         trace?: never;
     };
+    "/v1/providers/twilio/sms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Twilio's inbound message webhook: an SMS reply to a page (4 acknowledges, 6 resolves) */
+        post: operations["twilioInboundSms"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/twilio/voice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A paging call's TwiML, its keys (Gather) and its status callback (Twilio) */
+        post: operations["twilioVoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/push/public-key": {
         parameters: {
             query?: never;
@@ -3108,6 +3159,25 @@ export interface components {
         OverrideList: {
             overrides: components["schemas"]["Override"][];
         };
+        /** PageActionResult */
+        PageActionResult: {
+            /** @enum {string} */
+            action: "acknowledge" | "resolve";
+            incident: {
+                acknowledged_at: string | null;
+                acknowledged_by: number | null;
+                id: number;
+                location_name: string | null;
+                priority: string;
+                status: string;
+                title: string;
+            };
+            /**
+             * @description `already_resolved`: the incident was resolved before (not an error; nothing changed)
+             * @enum {string}
+             */
+            outcome: "acknowledged" | "already_acknowledged" | "resolved" | "already_resolved";
+        };
         /**
          * PublicEventType
          * @description What a booking page shows of an event type
@@ -3692,6 +3762,7 @@ export type OrgList = components['schemas']['OrgList'];
 export type OrgOnCall = components['schemas']['OrgOnCall'];
 export type Override = components['schemas']['Override'];
 export type OverrideList = components['schemas']['OverrideList'];
+export type PageActionResult = components['schemas']['PageActionResult'];
 export type PublicEventType = components['schemas']['PublicEventType'];
 export type PublicProfile = components['schemas']['PublicProfile'];
 export type Reply = components['schemas']['Reply'];
@@ -3922,6 +3993,43 @@ export interface operations {
                     };
                 };
             };
+        };
+    };
+    actOnPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    action: "acknowledge" | "resolve";
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageActionResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
         };
     };
     getInstanceSettings: {
@@ -8888,6 +8996,57 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    twilioInboundSms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description TwiML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": string;
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    twilioVoice: {
+        parameters: {
+            query?: {
+                event?: string;
+                round?: number;
+                token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description TwiML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": string;
+                };
+            };
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };

@@ -22,17 +22,24 @@ async function responderAccess(ctx: AppContext, actor: Actor, id: number): Promi
   return incident;
 }
 
+/** How an acknowledgement came (the timeline's `acknowledged {via}`): the web app, the API, or a notification's channel. */
+export type AckVia = 'web' | 'api' | 'push' | 'email' | 'sms' | 'voice';
+
+/** A request's own way: a session is the web app, a key (or a tracker's token) the API. */
+const viaOf = (actor: Actor): AckVia => (actor.via === 'session' ? 'web' : 'api');
+
 /**
  * Acknowledges in the caller's transaction, once: the first call sets `acknowledged_at/by`, stops
  * escalation, moves `open` to `in_progress` and writes `acknowledged` (and `status_changed`);
- * later calls change nothing. Returns the incident as it is now.
+ * later calls change nothing. Returns the incident as it is now. Paging's action tokens call it
+ * for the person paged, with the channel that reached them as `via`.
  */
-async function acknowledgeIn(ctx: AppContext, tx: Tx, actor: Actor, incident: IncidentRow): Promise<IncidentRow> {
+export async function acknowledgeIn(ctx: AppContext, tx: Tx, actor: Actor, incident: IncidentRow, via: AckVia = viaOf(actor)): Promise<IncidentRow> {
   const now = iso(ctx.clock.now());
   const claimed = await claimAcknowledgement(tx.db, incident.id, actor.userId, now);
   if (!claimed) return (await incidents.findIncident(tx.db, { orgIds: [incident.org_id], mode: actor.mode }, incident.id)) ?? incident;
   let after = claimed;
-  await recordTimeline(ctx, tx, after, 'acknowledged', actor.userId, { assignee_id: after.assignee_id, escalation_level: after.escalation_level });
+  await recordTimeline(ctx, tx, after, 'acknowledged', actor.userId, { assignee_id: after.assignee_id, escalation_level: after.escalation_level, via });
   if (after.status === 'open') {
     after = await incidents.updateIncident(tx.db, claimed, { status: 'in_progress', updated_at: now });
     await recordTimeline(ctx, tx, after, 'status_changed', actor.userId, { from: 'open', to: 'in_progress' });

@@ -9,6 +9,8 @@ import { findPolicy } from './policies.repository.js';
 
 export type { PagingTables } from './paging.tables.js';
 export { sendPhoneCode } from './phone-proof.js';
+export { pagePerson, cancelPending, sendDueNotifications, urgencyOf } from './notifications.js';
+export { rulesOf, DEFAULT_RULES } from './rules.js';
 
 /** Checks that `id` names an escalation policy of the org, else 422 on `field` (null: no policy, nothing to check). */
 export async function checkPolicyRef(db: Kysely<DB>, orgId: number, id: number | null | undefined, field: string): Promise<void> {
