@@ -9,6 +9,7 @@ import type { IncidentRow } from '../incidents/incidents.repository.js';
 import type { Incident } from '../incidents/incidents.schemas.js';
 import { CHANNEL, findVisible, toIncident } from '../incidents/incidents.service.js';
 import { atLeast, orgAccess } from '../orgs/access.js';
+import { cancelPending } from '../paging/index.js';
 import { claimAcknowledgement } from './acknowledge.repository.js';
 import type { ProgressBody } from './dispatch.schemas.js';
 import { recordTimeline } from './timeline.js';
@@ -40,6 +41,8 @@ export async function acknowledgeIn(ctx: AppContext, tx: Tx, actor: Actor, incid
   if (!claimed) return (await incidents.findIncident(tx.db, { orgIds: [incident.org_id], mode: actor.mode }, incident.id)) ?? incident;
   let after = claimed;
   await recordTimeline(ctx, tx, after, 'acknowledged', actor.userId, { assignee_id: after.assignee_id, escalation_level: after.escalation_level, via });
+  // Every notification of a page not yet sent stops here (paging).
+  await cancelPending(ctx, tx, after.id, 'acknowledged');
   if (after.status === 'open') {
     after = await incidents.updateIncident(tx.db, claimed, { status: 'in_progress', updated_at: now });
     await recordTimeline(ctx, tx, after, 'status_changed', actor.userId, { from: 'open', to: 'in_progress' });

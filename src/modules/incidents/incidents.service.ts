@@ -12,7 +12,7 @@ import { ackDeadline } from '../dispatch/settings.js';
 import { recordTimeline } from '../dispatch/timeline.js';
 import { actorScope, orgAccess, targetOrgWrite } from '../orgs/access.js';
 import { findMember } from '../orgs/members.repository.js';
-import { policyCopy } from '../paging/index.js';
+import { cancelPending, policyCopy } from '../paging/index.js';
 import { cachedUser } from '../users/user-cache.js';
 import * as repo from './incidents.repository.js';
 import type { IncidentRow, IncidentViewRow } from './incidents.repository.js';
@@ -265,6 +265,8 @@ export async function applyChange(ctx: AppContext, tx: Tx, before: IncidentRow, 
   const changed = (['status', 'priority', 'description', 'assignee_id'] as const).some((k) => after[k] !== before[k]);
   if (changed) publish(ctx, tx, 'incident.updated', after, view);
   await recordChanges(ctx, tx, actorId, before, after);
+  // Resolving or closing stops every notification of a page not yet sent (paging).
+  if (isDone(after.status) && !isDone(before.status)) await cancelPending(ctx, tx, after.id, 'resolved');
   if (after.assignee_id !== before.assignee_id) await notifyAssignee(ctx, tx, actorId, after, view);
   return after;
 }

@@ -8,7 +8,6 @@ import type { IncidentRow } from '../incidents/incidents.repository.js';
 import { applyChange } from '../incidents/incidents.service.js';
 import { findMember } from '../orgs/members.repository.js';
 import { readActionToken, type ActionClaims } from './action-tokens.js';
-import { cancelPending } from './notifications.js';
 
 export type PageAction = 'acknowledge' | 'resolve';
 export type ActionOutcome = 'acknowledged' | 'already_acknowledged' | 'resolved' | 'already_resolved';
@@ -56,13 +55,13 @@ export async function act(ctx: AppContext, target: Target, action: PageAction): 
     const incident = (await tx.db.selectFrom('incidents').selectAll().where('id', '=', claims.incidentId).executeTakeFirst()) ?? target.incident;
     if (isDone(incident.status)) return { outcome: 'already_resolved', incident };
     if (action === 'resolve') {
+      // Cancels the pending notifications itself (resolving stops them).
       const after = await applyChange(ctx, tx, incident, { status: 'resolved' }, claims.userId);
-      await cancelPending(ctx, tx, incident.id, 'resolved');
       return { outcome: 'resolved', incident: after };
     }
     if (incident.acknowledged_at !== null) return { outcome: 'already_acknowledged', incident };
+    // Cancels the pending notifications itself (acknowledging stops them).
     const after = await acknowledgeIn(ctx, tx, actor, incident, claims.channel);
-    await cancelPending(ctx, tx, incident.id, 'acknowledged');
     return { outcome: after.acknowledged_by === claims.userId ? 'acknowledged' : 'already_acknowledged', incident: after };
   });
 }
