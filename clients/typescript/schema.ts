@@ -979,6 +979,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/incidents/{id}/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Page more responders by hand: members, or whoever is on call in a schedule (admins, owners, the assignee) */
+        post: operations["pageIncidentResponders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/incidents/{id}/progress": {
         parameters: {
             query?: never;
@@ -1899,6 +1916,23 @@ export interface paths {
         put?: never;
         /** Acknowledge (the assignee, or an org admin or owner); idempotent */
         post: operations["acknowledgeTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tickets/{id}/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Page more responders by hand: members, or whoever is on call in a schedule (admins, owners, the assignee) */
+        post: operations["pageTicketResponders"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3178,6 +3212,17 @@ export interface components {
              */
             outcome: "acknowledged" | "already_acknowledged" | "resolved" | "already_resolved";
         };
+        /** PageResult */
+        PageResult: {
+            paged: {
+                /** @description one per rule of the incident's urgency; none when the person's rules for it are empty */
+                notifications: {
+                    channel: string;
+                    due_at: string;
+                }[];
+                user_id: number;
+            }[];
+        };
         /**
          * PublicEventType
          * @description What a booking page shows of an event type
@@ -3521,7 +3566,7 @@ export interface components {
             id: number;
             incident_id: number;
             /** @enum {string} */
-            type: "created" | "status_changed" | "priority_changed" | "assigned" | "unassigned" | "acknowledged" | "en_route" | "on_scene" | "reply" | "signal" | "escalated" | "sla_warning" | "sla_breached" | "alert_repeated";
+            type: "created" | "status_changed" | "priority_changed" | "assigned" | "unassigned" | "acknowledged" | "en_route" | "on_scene" | "reply" | "signal" | "escalated" | "sla_warning" | "sla_breached" | "alert_repeated" | "paged";
         };
         /**
          * User
@@ -3763,6 +3808,7 @@ export type OrgOnCall = components['schemas']['OrgOnCall'];
 export type Override = components['schemas']['Override'];
 export type OverrideList = components['schemas']['OverrideList'];
 export type PageActionResult = components['schemas']['PageActionResult'];
+export type PageResult = components['schemas']['PageResult'];
 export type PublicEventType = components['schemas']['PublicEventType'];
 export type PublicProfile = components['schemas']['PublicProfile'];
 export type Reply = components['schemas']['Reply'];
@@ -6610,6 +6656,47 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    pageIncidentResponders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description pages whoever is on call in it now */
+                    schedule_id?: number;
+                    /** @description members of the org */
+                    user_ids?: number[];
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };
@@ -9675,6 +9762,47 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    pageTicketResponders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description pages whoever is on call in it now */
+                    schedule_id?: number;
+                    /** @description members of the org */
+                    user_ids?: number[];
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };

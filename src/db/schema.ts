@@ -200,7 +200,9 @@ export type TimelineType =
   | 'escalated'
   | 'sla_warning'
   | 'sla_breached'
-  | 'alert_repeated';
+  | 'alert_repeated'
+  /** Paging (0040): a person paged for the incident. */
+  | 'paged';
 
 export interface IncidentEventsTable {
   id: Generated<number>;

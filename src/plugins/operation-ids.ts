@@ -100,6 +100,8 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /v1/providers/twilio/sms': 'twilioInboundSms',
   'POST /v1/providers/twilio/voice': 'twilioVoice',
   'POST /v1/actions/{token}': 'actOnPage',
+  'POST /v1/tickets/{id}/page': 'pageTicketResponders',
+  'POST /v1/incidents/{id}/page': 'pageIncidentResponders',
   'POST /v1/orgs/{org_slug}/schedules/{schedule}/overrides': 'createScheduleOverride',
   'GET /v1/orgs/{org_slug}/schedules/{schedule}/overrides': 'listScheduleOverrides',
   'DELETE /v1/orgs/{org_slug}/schedules/{schedule}/overrides/{id}': 'deleteScheduleOverride',

@@ -5,6 +5,8 @@ import { OrgParams } from '../orgs/orgs.schemas.js';
 import * as policies from './policies.js';
 import { Type } from '@sinclair/typebox';
 import { verifyPhone } from './phone-proof.js';
+import { IncidentParams } from '../incidents/incidents.schemas.js';
+import { PageBody, PageResult, pageByHand } from './manual-page.js';
 import { getRules, NotificationRules, PutNotificationRules, putRules } from './rules.js';
 import { CreatePolicyBody, DeletedPolicy, Policy, PolicyList, PolicyParams, UpdatePolicyBody } from './policies.schemas.js';
 
@@ -51,4 +53,12 @@ export const pagingRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     { schema: { tags: ['Authentication'], summary: 'Prove your phone number with the code it received by SMS', body: VerifyPhoneBody, response: { 200: VerifiedPhone } } },
     (request) => verifyPhone(ctx, actorOf(request), request.body.code),
   );
+
+  for (const base of ['/v1/tickets', '/v1/incidents']) {
+    app.post(
+      `${base}/:id/page`,
+      { schema: { tags, summary: 'Page more responders by hand: members, or whoever is on call in a schedule (admins, owners, the assignee)', params: IncidentParams, body: PageBody, response: { 201: PageResult } } },
+      async (request, reply) => reply.status(201).send(await pageByHand(ctx, actorOf(request), request.params.id, request.body)),
+    );
+  }
 };
