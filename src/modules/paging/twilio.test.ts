@@ -93,6 +93,8 @@ describe('paging through Twilio (a local stand-in speaking its REST API and send
     assert.match(answered.body, new RegExp(`<Say>Urgent incident ${incident.Id}, water main burst, Mill Road\\. Press 4 to acknowledge, or 6 to resolve\\.</Say>`));
     const gather = gatherOf(answered.body)!;
     assert.equal(gather.numDigits, '1');
+    assert.match(answered.body, /<\/Gather><Redirect method="POST">[^<]*round=2<\/Redirect>/, 'silence reads it again');
+    assert.match((await twilio.post(`${call.url}&round=4`, { AccountSid: twilio.accountSid, CallSid: call.sid, CallStatus: 'in-progress', From: call.from, To: call.to })).body, /No key was pressed\. Goodbye\.<\/Say><Hangup\/>/, 'after three readings');
     const again = await twilio.press(call, gather.action, '9');
     assert.match(again.body, /Sorry, that key does nothing\. Urgent incident/);
     assert.equal((await ackEvent(incident.Id)), undefined, 'another key changes nothing');
