@@ -24,8 +24,8 @@ const codeKey = (userId: number) => `phone:${userId}`;
 
 /**
  * A new number for a person, in the caller's transaction (PATCH /v1/auth/me): stored unproven, and
- * a six-digit code sent to it by SMS. The person is locked first, so of two changes at once the
- * newest code always belongs to the number stored last. More than five codes within the hour is
+ * a six-digit code sent to it by SMS. The person is locked first (again, when the caller did), so
+ * of two changes at once the newest code always belongs to the number stored last. More than five codes within the hour is
  * 422 on `phone` and changes nothing. The SMS counts toward the daily cap like any phone alert
  * (past the cap it is recorded as skipped, and the person asks again tomorrow).
  */

@@ -18,6 +18,7 @@ import type { AdminUpdateUserBody, AdminUser, CreateUserBody, MeResponse, Public
 import { membershipBegan } from '../orgs/access.js';
 import { cachedUser, heldUser, userRowChanged } from './user-cache.js';
 import { sendPhoneCode } from '../paging/index.js';
+import { lockUsers } from '../../db/locks.js';
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -140,6 +141,8 @@ export async function updateMe(ctx: AppContext, actor: Actor, input: UpdateMeBod
     phone === undefined
       ? await users.updateUser(ctx.db, actor.userId, patch)
       : await ctx.transaction(async (tx) => {
+          // Locked before it is read: of two changes at once, the second sees the first's number.
+          await lockUsers(tx.db, ctx.database.dialect, [actor.userId]);
           const before = await users.findUserById(tx.db, actor.userId);
           if (!before) return undefined;
           if (phone === before.phone && before.phone_verified_at !== null) return users.updateUser(tx.db, actor.userId, patch);
