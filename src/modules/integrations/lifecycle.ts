@@ -12,6 +12,7 @@ import { findOpenByRef, type IncidentRow } from '../incidents/incidents.reposito
 import { applyChange, CHANNEL, toIncident } from '../incidents/incidents.service.js';
 import { slaTimes } from '../incidents/sla.js';
 import { findUserById } from '../users/users.repository.js';
+import { cancelPending } from '../paging/index.js';
 import type { IntegrationRow } from './integrations.repository.js';
 
 /** What any tool's trigger comes down to. */
@@ -109,7 +110,10 @@ export async function acknowledge(ctx: AppContext, integration: IntegrationRow, 
     const open = await findOpenByRef(tx.db, lockRows(ctx), refOf(integration, ref));
     if (!open) return undefined;
     const claimed = await claimAcknowledgement(tx.db, open.id, null, iso(ctx.clock.now()));
-    if (claimed) await recordTimeline(ctx, tx, claimed, 'acknowledged', null, { source: 'integration', integration_id: integration.id });
+    if (claimed) {
+      await recordTimeline(ctx, tx, claimed, 'acknowledged', null, { source: 'integration', integration_id: integration.id });
+      await cancelPending(ctx, tx, claimed.id, 'acknowledged');
+    }
     const current = claimed ?? open;
     return current.status === 'open' ? applyChange(ctx, tx, current, { status: 'in_progress' }, null) : current;
   });

@@ -109,6 +109,17 @@ describe("a page's notifications: each rule at page time + its delay, skipped wi
     assert.equal((await paged(w.ann.id)).length, before, 'nothing of theirs is sent later');
   });
 
+  test("a monitoring tool's acknowledgement (Events API) cancels them too", async () => {
+    const { key } = await w.ok<{ key: string }>(w.as(w.owner), 'POST', '/v1/integrations', { name: 'Alerts', org_id: w.orgId });
+    const event = (event_action: string) =>
+      w.t.app.inject({ method: 'POST', url: `/v1/integrations/${key}/events`, payload: { event_action, dedup_key: 'disk-full', payload: { summary: 'disk full', source: 'db1', severity: 'critical' } } });
+    assert.equal((await event('trigger')).statusCode, 202);
+    const incident = await db().selectFrom('incidents').selectAll().where('source_ref', 'is not', null).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    await w.t.ctx.transaction(async (tx) => pagePerson(w.t.ctx, tx, incident, w.ann.id));
+    assert.equal((await event('acknowledge')).statusCode, 202);
+    assert.deepEqual((await states(incident.id)).map((s) => s.slice(1)), Array.from({ length: 4 }, () => ['cancelled', 'acknowledged']));
+  });
+
   test('a test-mode incident pages as usual; its deliveries are recorded as suppressed', async () => {
     const incident = await page(w.ann, {}, w.testKey);
     await sendDueNotifications(w.t.ctx);
