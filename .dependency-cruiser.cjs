@@ -23,6 +23,7 @@ const LAYERS = [
   ['trackers', 'streams', 'calendars'],
   ['scheduling'],
   ['oncall', 'integrations', 'retention'],
+  ['paging'],
   ['inbound-email', 'privacy'],
 ];
 

@@ -37,6 +37,7 @@ import { metricsRoutes } from './modules/metrics/index.js';
 import { retentionRoutes } from './modules/retention/index.js';
 import { privacyRoutes } from './modules/privacy/index.js';
 import { oncallRoutes } from './modules/oncall/index.js';
+import { pagingPublicRoutes, pagingRoutes } from './modules/paging/index.js';
 import { invalidField } from './lib/errors.js';
 import { fieldWithNul } from './lib/nul.js';
 import authPlugin from './plugins/auth.js';
@@ -146,6 +147,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(dispatchRoutes, { ctx });
   // On-call schedules (issue #35): schedules, overrides, who is on call, shifts, feeds.
   await app.register(oncallRoutes, { ctx });
+  await app.register(pagingRoutes, { ctx });
+  // Encapsulated: its form parser stays with Twilio's webhooks and the action page.
+  await app.register(pagingPublicRoutes, { ctx });
   await app.register(signalsRoutes, { ctx });
   await app.register(streamsRoutes, { ctx });
   await app.register(eventTypesRoutes, { ctx });

@@ -37,6 +37,8 @@ export interface Config {
   sseMaxBufferBytes: number;
   /** How often the SLA sweeper looks for incidents entering warning or breach. */
   slaSweepIntervalMs: number;
+  /** How often paging's notification sweep sends the notifications that fell due (a person's rules' delays). */
+  pagingSweepIntervalMs: number;
   /** A beaconing device silent this long is switched off, as if it had stopped; checked every beaconSweepIntervalMs. */
   beaconTimeoutMs: number;
   beaconSweepIntervalMs: number;
@@ -275,6 +277,7 @@ export function loadConfig(env: Env = process.env): Config {
     sseReplayMs: int('SSE_REPLAY_MS', 300_000, 1_000, 86_400_000),
     sseMaxBufferBytes: int('SSE_MAX_BUFFER_BYTES', 1_048_576, 1_024, 1_073_741_824),
     slaSweepIntervalMs: int('SLA_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
+    pagingSweepIntervalMs: int('PAGING_SWEEP_INTERVAL_MS', 5_000, 100, 3_600_000),
     beaconTimeoutMs: int('BEACON_TIMEOUT_MS', 300_000, 1_000, 86_400_000),
     beaconSweepIntervalMs: int('BEACON_SWEEP_INTERVAL_MS', 15_000, 100, 3_600_000),
     beaconFlushMs: int('BEACON_FLUSH_MS', 1_000, 10, 60_000),

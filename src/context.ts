@@ -22,6 +22,7 @@ import { createMemoryBeaconStore, createRedisBeaconStore, type BeaconStore } fro
 import type { EventCatalog } from './modules/streams/index.js';
 import { DeviceCache } from './modules/devices/index.js';
 import { ListCache } from './modules/incidents/index.js';
+import { escalationPort, type EscalationPort } from './modules/paging/index.js';
 import { createFailureStore, type FailureStore } from './lib/account-throttle.js';
 
 /** Everything a service needs, built once: the one composition root. */
@@ -46,6 +47,8 @@ export interface AppContext {
   deviceCache: DeviceCache;
   /** Failed sign-in tries per account and door (lib/account-throttle.ts): in Redis when there is one. */
   accountThrottle: FailureStore;
+  /** Escalation policies and pages (modules/paging) as the modules below it use them. */
+  escalation: EscalationPort;
   /** The instance's Redis connection when REDIS_URL is set (shared state between instances), else null. */
   redis: Redis | null;
   /** Runs `fn` in one transaction; `tx.onCommit` hooks run after it commits. */
@@ -178,6 +181,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     listCache: new ListCache(),
     deviceCache: new DeviceCache(database.db, bus),
     accountThrottle: createFailureStore(redis, config.redisPrefix, log),
+    escalation: escalationPort(),
     redis,
     transaction: (fn) => transactions.run(fn),
     onClose: (fn) => closers.push(fn),

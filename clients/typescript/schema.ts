@@ -108,6 +108,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/actions/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Acknowledge or resolve as the person paged, with the token of the notification (push action, email link) */
+        post: operations["actOnPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/settings": {
         parameters: {
             query?: never;
@@ -310,6 +327,41 @@ export interface paths {
         get: operations["exportMyData"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/me/notification-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How you are reached when paged (the defaults until you set yours) */
+        get: operations["getMyNotificationRules"];
+        /** Replace your notification rules */
+        put: operations["putMyNotificationRules"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/me/phone/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Prove your phone number with the code it received by SMS */
+        post: operations["verifyMyPhone"];
         delete?: never;
         options?: never;
         head?: never;
@@ -927,6 +979,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/incidents/{id}/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Page more responders by hand: members, or whoever is on call in a schedule (admins, owners, the assignee) */
+        post: operations["pageIncidentResponders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/incidents/{id}/progress": {
         parameters: {
             query?: never;
@@ -1238,6 +1307,43 @@ export interface paths {
         head?: never;
         /** Change the acknowledgement timeouts (org admins and owners) */
         patch: operations["updateDispatchSettings"];
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/escalation-policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The org's escalation policies */
+        get: operations["listEscalationPolicies"];
+        put?: never;
+        /** Create an escalation policy (admins and owners) */
+        post: operations["createEscalationPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/escalation-policies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An escalation policy */
+        get: operations["getEscalationPolicy"];
+        put?: never;
+        post?: never;
+        /** Delete an escalation policy; 409 while an integration or the org default uses it (admins and owners) */
+        delete: operations["deleteEscalationPolicy"];
+        options?: never;
+        head?: never;
+        /** Change an escalation policy; running escalations keep their copy (admins and owners) */
+        patch: operations["updateEscalationPolicy"];
         trace?: never;
     };
     "/v1/orgs/{org_slug}/members": {
@@ -1573,6 +1679,40 @@ export interface paths {
         patch: operations["updateTeamMember"];
         trace?: never;
     };
+    "/v1/providers/twilio/sms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Twilio's inbound message webhook: an SMS reply to a page (4 acknowledges, 6 resolves) */
+        post: operations["twilioInboundSms"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/twilio/voice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A paging call's TwiML, its keys (Gather) and its status callback (Twilio) */
+        post: operations["twilioVoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/push/public-key": {
         parameters: {
             query?: never;
@@ -1776,6 +1916,23 @@ export interface paths {
         put?: never;
         /** Acknowledge (the assignee, or an org admin or owner); idempotent */
         post: operations["acknowledgeTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tickets/{id}/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Page more responders by hand: members, or whoever is on call in a schedule (admins, owners, the assignee) */
+        post: operations["pageTicketResponders"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2078,6 +2235,7 @@ export interface components {
             id: number;
             name: string;
             phone: string | null;
+            phone_verified: boolean;
             /** @enum {string} */
             plan: "free" | "starter" | "agency" | "enterprise";
             slug: string;
@@ -2355,6 +2513,7 @@ export interface components {
             created_at: string;
             default_assignee_id: number | null;
             email_address: string | null;
+            escalation_policy_id: number | null;
             /** @description PagerDuty Events API v2 drop-in */
             events_url: string;
             grafana_url: string;
@@ -2404,6 +2563,11 @@ export interface components {
             /** @enum {string} */
             routing: "round_robin" | "random";
             slug: string;
+        };
+        /** DeletedEscalationPolicy */
+        DeletedEscalationPolicy: {
+            deleted: boolean;
+            id: number;
         };
         /** DeletedIncident */
         DeletedIncident: {
@@ -2479,6 +2643,7 @@ export interface components {
                 high: number | null;
                 urgent: number | null;
             };
+            default_escalation_policy_id: number | null;
             handoff_notice_minutes: number | null;
         };
         /**
@@ -2496,6 +2661,70 @@ export interface components {
             error: string;
             /** @description true when a higher plan would allow the request */
             upgrade?: boolean;
+        };
+        /** EscalationLevel */
+        EscalationLevel: {
+            /** @description minutes without an acknowledgement before the next level fires */
+            delay_minutes: number;
+            targets: components["schemas"]["EscalationTarget"][];
+        };
+        /**
+         * EscalationPolicy
+         * @description Who is paged for an incident, level after level, until someone acknowledges
+         * @example {
+         *       "id": 3,
+         *       "org_id": 7,
+         *       "name": "Water network",
+         *       "repeat": 1,
+         *       "levels": [
+         *         {
+         *           "delay_minutes": 5,
+         *           "targets": [
+         *             {
+         *               "type": "schedule",
+         *               "id": 2
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "delay_minutes": 10,
+         *           "targets": [
+         *             {
+         *               "type": "user",
+         *               "id": 11
+         *             },
+         *             {
+         *               "type": "team",
+         *               "id": 4
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "created_at": "2026-03-02T09:15:00.000Z",
+         *       "updated_at": "2026-03-02T09:15:00.000Z"
+         *     }
+         */
+        EscalationPolicy: {
+            created_at: string;
+            id: number;
+            levels: components["schemas"]["EscalationLevel"][];
+            name: string;
+            org_id: number;
+            repeat: number;
+            updated_at: string;
+        };
+        /** EscalationPolicyList */
+        EscalationPolicyList: {
+            escalation_policies: components["schemas"]["EscalationPolicy"][];
+        };
+        /** EscalationTarget */
+        EscalationTarget: {
+            id: number;
+            /**
+             * @description `user`: that member; `schedule`: whoever is on call in it when the level fires; `team`: its active members
+             * @enum {string}
+             */
+            type: "user" | "schedule" | "team";
         };
         /**
          * EventType
@@ -2706,6 +2935,7 @@ export interface components {
             created_at: string;
             default_assignee_id: number | null;
             email_address: string | null;
+            escalation_policy_id: number | null;
             id: number;
             livemode: boolean;
             name: string;
@@ -2810,6 +3040,8 @@ export interface components {
             livemode: boolean;
             name: string;
             phone: string | null;
+            /** @description The number is proven by its SMS code (POST /v1/auth/me/phone/verify): paging sends SMS and calls only to a proven number */
+            phone_verified: boolean;
             /** @enum {string} */
             plan: "free" | "starter" | "agency" | "enterprise";
             slug: string;
@@ -2854,6 +3086,56 @@ export interface components {
                 user_id: number;
                 user_name: string;
             }[];
+        };
+        /** NotificationRule */
+        NotificationRule: {
+            /**
+             * @description `sms` and `voice` need a proven phone number (else recorded as skipped when due)
+             * @enum {string}
+             */
+            channel: "push" | "email" | "sms" | "voice";
+            /** @description minutes after the page */
+            delay_minutes: number;
+        };
+        /**
+         * NotificationRules
+         * @description How a person is reached when paged: each rule of the incident’s urgency is sent at page time + its delay, unless the incident is acknowledged or resolved first
+         * @example {
+         *       "high": [
+         *         {
+         *           "channel": "push",
+         *           "delay_minutes": 0
+         *         },
+         *         {
+         *           "channel": "email",
+         *           "delay_minutes": 0
+         *         },
+         *         {
+         *           "channel": "sms",
+         *           "delay_minutes": 2
+         *         },
+         *         {
+         *           "channel": "voice",
+         *           "delay_minutes": 5
+         *         }
+         *       ],
+         *       "low": [
+         *         {
+         *           "channel": "push",
+         *           "delay_minutes": 0
+         *         },
+         *         {
+         *           "channel": "email",
+         *           "delay_minutes": 0
+         *         }
+         *       ]
+         *     }
+         */
+        NotificationRules: {
+            /** @description for urgent and high incidents */
+            high: components["schemas"]["NotificationRule"][];
+            /** @description for normal and low incidents */
+            low: components["schemas"]["NotificationRule"][];
         };
         /** OnCall */
         OnCall: {
@@ -2910,6 +3192,36 @@ export interface components {
         /** OverrideList */
         OverrideList: {
             overrides: components["schemas"]["Override"][];
+        };
+        /** PageActionResult */
+        PageActionResult: {
+            /** @enum {string} */
+            action: "acknowledge" | "resolve";
+            incident: {
+                acknowledged_at: string | null;
+                acknowledged_by: number | null;
+                id: number;
+                location_name: string | null;
+                priority: string;
+                status: string;
+                title: string;
+            };
+            /**
+             * @description `already_resolved`: the incident was resolved before (not an error; nothing changed)
+             * @enum {string}
+             */
+            outcome: "acknowledged" | "already_acknowledged" | "resolved" | "already_resolved";
+        };
+        /** PageResult */
+        PageResult: {
+            paged: {
+                /** @description one per rule of the incident's urgency; none when the person's rules for it are empty */
+                notifications: {
+                    channel: string;
+                    due_at: string;
+                }[];
+                user_id: number;
+            }[];
         };
         /**
          * PublicEventType
@@ -3254,7 +3566,7 @@ export interface components {
             id: number;
             incident_id: number;
             /** @enum {string} */
-            type: "created" | "status_changed" | "priority_changed" | "assigned" | "unassigned" | "acknowledged" | "en_route" | "on_scene" | "reply" | "signal" | "escalated" | "sla_warning" | "sla_breached" | "alert_repeated";
+            type: "created" | "status_changed" | "priority_changed" | "assigned" | "unassigned" | "acknowledged" | "en_route" | "on_scene" | "reply" | "signal" | "escalated" | "sla_warning" | "sla_breached" | "alert_repeated" | "paged";
         };
         /**
          * User
@@ -3301,6 +3613,11 @@ export interface components {
             error: string;
             /** @description true when there were more problems than listed: at most 20 fields are named, and a large input is checked up to its first problem */
             truncated?: boolean;
+        };
+        /** VerifiedPhone */
+        VerifiedPhone: {
+            phone: string;
+            phone_verified: boolean;
         };
         /**
          * WeeklyAvailability
@@ -3452,12 +3769,17 @@ export type CreatedApiKey = components['schemas']['CreatedApiKey'];
 export type CreatedDevice = components['schemas']['CreatedDevice'];
 export type CreatedIntegration = components['schemas']['CreatedIntegration'];
 export type CreatedTeam = components['schemas']['CreatedTeam'];
+export type DeletedEscalationPolicy = components['schemas']['DeletedEscalationPolicy'];
 export type DeletedIncident = components['schemas']['DeletedIncident'];
 export type Delivery = components['schemas']['Delivery'];
 export type Device = components['schemas']['Device'];
 export type DeviceList = components['schemas']['DeviceList'];
 export type DispatchSettings = components['schemas']['DispatchSettings'];
 export type Error = components['schemas']['Error'];
+export type EscalationLevel = components['schemas']['EscalationLevel'];
+export type EscalationPolicy = components['schemas']['EscalationPolicy'];
+export type EscalationPolicyList = components['schemas']['EscalationPolicyList'];
+export type EscalationTarget = components['schemas']['EscalationTarget'];
 export type EventType = components['schemas']['EventType'];
 export type EventTypeList = components['schemas']['EventTypeList'];
 export type InboundEmail = components['schemas']['InboundEmail'];
@@ -3477,12 +3799,16 @@ export type Me = components['schemas']['Me'];
 export type Member = components['schemas']['Member'];
 export type MemberList = components['schemas']['MemberList'];
 export type MyShiftList = components['schemas']['MyShiftList'];
+export type NotificationRule = components['schemas']['NotificationRule'];
+export type NotificationRules = components['schemas']['NotificationRules'];
 export type OnCall = components['schemas']['OnCall'];
 export type Org = components['schemas']['Org'];
 export type OrgList = components['schemas']['OrgList'];
 export type OrgOnCall = components['schemas']['OrgOnCall'];
 export type Override = components['schemas']['Override'];
 export type OverrideList = components['schemas']['OverrideList'];
+export type PageActionResult = components['schemas']['PageActionResult'];
+export type PageResult = components['schemas']['PageResult'];
 export type PublicEventType = components['schemas']['PublicEventType'];
 export type PublicProfile = components['schemas']['PublicProfile'];
 export type Reply = components['schemas']['Reply'];
@@ -3513,6 +3839,7 @@ export type TimelineEvent = components['schemas']['TimelineEvent'];
 export type User = components['schemas']['User'];
 export type UserList = components['schemas']['UserList'];
 export type ValidationError = components['schemas']['ValidationError'];
+export type VerifiedPhone = components['schemas']['VerifiedPhone'];
 export type WeeklyAvailability = components['schemas']['WeeklyAvailability'];
 export type WeeklyWindow = components['schemas']['WeeklyWindow'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
@@ -3712,6 +4039,43 @@ export interface operations {
                     };
                 };
             };
+        };
+    };
+    actOnPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    action: "acknowledge" | "resolve";
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageActionResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
         };
     };
     getInstanceSettings: {
@@ -4343,6 +4707,102 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getMyNotificationRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description How a person is reached when paged: each rule of the incident’s urgency is sent at page time + its delay, unless the incident is acknowledged or resolved first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationRules"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    putMyNotificationRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    high: components["schemas"]["NotificationRule"][];
+                    low: components["schemas"]["NotificationRule"][];
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description How a person is reached when paged: each rule of the incident’s urgency is sent at page time + its delay, unless the incident is acknowledged or resolved first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationRules"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    verifyMyPhone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the six digits from the SMS */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifiedPhone"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -6015,6 +6475,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string;
+                    escalation_policy_id?: number | null;
                     lat?: number;
                     lng?: number;
                     location_name?: string;
@@ -6137,6 +6598,7 @@ export interface operations {
                 "application/json": {
                     assignee_id?: number | null;
                     description?: string | null;
+                    escalation_policy_id?: number | null;
                     /**
                      * @description SLA: urgent 1 h, high 4 h, normal 24 h, low 48 h
                      * @enum {string}
@@ -6194,6 +6656,47 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    pageIncidentResponders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description pages whoever is on call in it now */
+                    schedule_id?: number;
+                    /** @description members of the org */
+                    user_ids?: number[];
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };
@@ -6464,6 +6967,7 @@ export interface operations {
                 "application/json": {
                     allowed_senders?: string[] | null;
                     default_assignee_id?: number | null;
+                    escalation_policy_id?: number | null;
                     name: string;
                     /** @description default: the caller's one shared (non-personal) org, else the primary org; required (422) when the caller belongs to several shared orgs */
                     org_id?: number;
@@ -6559,6 +7063,7 @@ export interface operations {
                 "application/json": {
                     allowed_senders?: string[] | null;
                     default_assignee_id?: number | null;
+                    escalation_policy_id?: number | null;
                     name?: string;
                     priority_map?: {
                         /**
@@ -7297,6 +7802,7 @@ export interface operations {
                         high?: number | null;
                         urgent?: number | null;
                     };
+                    default_escalation_policy_id?: number | null;
                     handoff_notice_minutes?: number | null;
                 };
             };
@@ -7311,6 +7817,178 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DispatchSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listEscalationPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EscalationPolicyList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createEscalationPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description level 1 fires at once; each next one after the previous level’s delay */
+                    levels: components["schemas"]["EscalationLevel"][];
+                    name: string;
+                    /** @description how many times the policy starts again from level 1 after its last level (default 0) */
+                    repeat?: number;
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Who is paged for an incident, level after level, until someone acknowledges */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EscalationPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getEscalationPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Who is paged for an incident, level after level, until someone acknowledges */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EscalationPolicy"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteEscalationPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedEscalationPolicy"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateEscalationPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description level 1 fires at once; each next one after the previous level’s delay */
+                    levels?: components["schemas"]["EscalationLevel"][];
+                    name?: string;
+                    /** @description how many times the policy starts again from level 1 after its last level (default 0) */
+                    repeat?: number;
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Who is paged for an incident, level after level, until someone acknowledges */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EscalationPolicy"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8409,6 +9087,57 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    twilioInboundSms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description TwiML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": string;
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    twilioVoice: {
+        parameters: {
+            query?: {
+                event?: string;
+                round?: number;
+                token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description TwiML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": string;
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     getPushPublicKey: {
         parameters: {
             query?: never;
@@ -8852,6 +9581,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string;
+                    escalation_policy_id?: number | null;
                     lat?: number;
                     lng?: number;
                     location_name?: string;
@@ -8974,6 +9704,7 @@ export interface operations {
                 "application/json": {
                     assignee_id?: number | null;
                     description?: string | null;
+                    escalation_policy_id?: number | null;
                     /**
                      * @description SLA: urgent 1 h, high 4 h, normal 24 h, low 48 h
                      * @enum {string}
@@ -9031,6 +9762,47 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    pageTicketResponders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description pages whoever is on call in it now */
+                    schedule_id?: number;
+                    /** @description members of the org */
+                    user_ids?: number[];
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { PagingTables } from '../modules/paging/index.js';
 
 /**
  * Row shapes as stored. Both dialects store the same representations:
@@ -26,6 +27,8 @@ export interface UsersTable {
   updated_at: string;
   /** 1 once the address is proven (verification link, magic or reset code, invite link, an admin). */
   email_verified: Generated<Flag>;
+  /** 0040: when the current `phone` was proven by its SMS code; null: not proven (paging skips it). */
+  phone_verified_at: string | null;
 }
 
 export interface OrgsTable {
@@ -112,7 +115,7 @@ export interface MagicCodesTable {
 }
 
 /** What an emailed six-digit code is for: signing in, resetting the password, proving the address. */
-export type CodePurpose = 'magic' | 'reset' | 'verify';
+export type CodePurpose = 'magic' | 'reset' | 'verify' | 'phone';
 
 export type OutboxKind = 'email' | 'webhook' | 'push' | 'phone' | 'calendar';
 export type OutboxStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'suppressed' | 'skipped';
@@ -175,6 +178,9 @@ export interface IncidentsTable {
   integration_id: number | null;
   integration_name: string | null;
   integration_tool: IntegrationTool | null;
+  /** 0040: the escalation policy, and its copy taken when it was set (later edits of the policy do not change it). */
+  escalation_policy_id: number | null;
+  escalation_snapshot: string | null;
 }
 
 /** How an integration's incident arrived: PagerDuty's Events API, Alertmanager, Grafana or a mailbox. */
@@ -194,7 +200,9 @@ export type TimelineType =
   | 'escalated'
   | 'sla_warning'
   | 'sla_breached'
-  | 'alert_repeated';
+  | 'alert_repeated'
+  /** Paging (0040): a person paged for the incident. */
+  | 'paged';
 
 export interface IncidentEventsTable {
   id: Generated<number>;
@@ -215,6 +223,8 @@ export interface DispatchSettingsTable {
   ack_high_minutes: number | null;
   /** Minutes before a shift that its person is told (0030, default 15); null: never. */
   handoff_notice_minutes: Generated<number | null>;
+  /** 0040: the policy of field alerts, email and API incidents; null: the built-in escalation. */
+  default_escalation_policy_id: Generated<number | null>;
   updated_at: string;
 }
 
@@ -405,6 +415,8 @@ export interface IntegrationsTable {
   allowed_senders: string | null;
   created_at: string;
   revoked_at: string | null;
+  /** 0040: the escalation policy of its incidents; null: the org default. */
+  escalation_policy_id: number | null;
 }
 
 /** `ignored`: automatic mail (RFC 3834) or a recipient refused beside an accepted one, kept with why, never answered. */
@@ -442,7 +454,7 @@ export interface InboundEmailsTable {
   raw_removed_at: string | null;
 }
 
-export interface DB {
+export interface DB extends PagingTables {
   users: UsersTable;
   orgs: OrgsTable;
   memberships: MembershipsTable;

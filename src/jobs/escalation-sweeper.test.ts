@@ -102,13 +102,13 @@ describe('escalation of unacknowledged incidents', () => {
 
   test('org settings: defaults, admins change them, null turns a priority off (also for incidents already waiting)', async () => {
     await quiet();
-    assert.deepEqual(await w.ok(w.as(w.ann), 'GET', `/v1/orgs/${w.orgSlug}/dispatch`), { ack_timeout_minutes: { urgent: 5, high: 15 }, handoff_notice_minutes: 15 });
+    assert.deepEqual(await w.ok(w.as(w.ann), 'GET', `/v1/orgs/${w.orgSlug}/dispatch`), { ack_timeout_minutes: { urgent: 5, high: 15 }, handoff_notice_minutes: 15, default_escalation_policy_id: null });
     assert.equal((await settings({ ack_timeout_minutes: { urgent: 2 } }, w.ann)).statusCode, 403);
     assert.equal((await settings({ ack_timeout_minutes: { urgent: 0 } })).statusCode, 422);
     assert.equal((await settings({ ack_timeout_minutes: {} })).statusCode, 422);
     assert.equal((await w.call(w.as(w.stranger), 'GET', `/v1/orgs/${w.orgSlug}/dispatch`)).statusCode, 404);
     const changed = await settings({ ack_timeout_minutes: { urgent: 2 } }, w.admin);
-    assert.deepEqual(changed.json(), { ack_timeout_minutes: { urgent: 2, high: 15 }, handoff_notice_minutes: 15 });
+    assert.deepEqual(changed.json(), { ack_timeout_minutes: { urgent: 2, high: 15 }, handoff_notice_minutes: 15, default_escalation_policy_id: null });
 
     const fast = await w.incident(w.as(w.owner), { priority: 'urgent' });
     w.t.clock.advance(2 * MINUTE);

@@ -113,6 +113,24 @@ const overrideBody = (w: Fixture) => {
 
 const teamPath = (w: Fixture) => `${orgPath(w)}/teams/${w.teamA}`;
 
+/** Org A's escalation policy (one per world), or a fresh one to delete: it pages the member. */
+const policies = new WeakMap<Fixture, Promise<number>>();
+async function policyPath(w: Fixture, fresh = false): Promise<string> {
+  const make = () =>
+    w
+      .ok<{ id: number }>({ 'x-api-key': w.owner.liveKey }, 'POST', `${orgPath(w)}/escalation-policies`, {
+        name: `${w.markers.orgA} policy`,
+        levels: [{ delay_minutes: 5, targets: [{ type: 'user', id: w.member.id }] }],
+      })
+      .then((p) => p.id);
+  let id = fresh ? undefined : policies.get(w);
+  if (!id) {
+    id = make();
+    if (!fresh) policies.set(w, id);
+  }
+  return `${orgPath(w)}/escalation-policies/${await id}`;
+}
+
 const INCIDENT_ROWS = (base: '/v1/tickets' | '/v1/incidents'): Record<string, Row> => ({
   [`POST ${base}`]: { expect: createInOrg(201), req: (w) => ({ url: base, payload: { title: neutral, org_id: w.orgA.id } }) },
   [`GET ${base}`]: { expect: anyUser(200), req: () => ({ url: `${base}?limit=200` }) },
@@ -133,6 +151,8 @@ const INCIDENT_ROWS = (base: '/v1/tickets' | '/v1/incidents'): Record<string, Ro
   [`POST ${base}/{id}/acknowledge`]: { expect: orgRecord(200, 200, 403), req: (w) => ({ url: `${base}/${w.incident.Id}/acknowledge` }) },
   [`POST ${base}/{id}/progress`]: { expect: orgRecord(201, 201, 403), req: (w) => ({ url: `${base}/${w.incident.Id}/progress`, payload: { state: 'en_route' } }) },
   [`POST ${base}/{id}/replies`]: { expect: orgRecord(201, 201, 201), req: (w) => ({ url: `${base}/${w.incident.Id}/replies`, payload: { body: neutral } }) },
+  // Paging by hand (issue #36): admins and owners, or the assignee (the world's incident has none).
+  [`POST ${base}/{id}/page`]: { expect: orgRecord(201, 201, 403), req: (w) => ({ url: `${base}/${w.incident.Id}/page`, payload: { user_ids: [w.member.id] } }) },
   [`GET ${base}/status/{token}`]: { expect: all(200), isPublic: true, req: (w) => ({ url: `${base}/status/${w.incident.customer_token}` }) },
 });
 
@@ -280,6 +300,24 @@ const ROWS: Record<string, Row> = {
   },
   'POST /v1/orgs/{org_slug}/schedules/{schedule}/feed/rotate': { expect: orgRoute(200, 200, 403), req: async (w) => ({ url: `${await schedulePath(w)}/feed/rotate` }) },
   'GET /v1/auth/me/shifts': { expect: anyUser(200), req: () => ({ url: '/v1/auth/me/shifts' }) },
+  // Paging (issue #36): escalation policies are org configuration like schedules; the rules and the phone proof are each person's own.
+  'POST /v1/orgs/{org_slug}/escalation-policies': {
+    expect: orgRoute(201, 201, 403),
+    req: (w) => ({ url: `${orgPath(w)}/escalation-policies`, payload: { name: neutral, levels: [{ delay_minutes: 5, targets: [{ type: 'user', id: w.member.id }] }] } }),
+  },
+  'GET /v1/orgs/{org_slug}/escalation-policies': { expect: orgRoute(200, 200, 200), req: (w) => ({ url: `${orgPath(w)}/escalation-policies` }) },
+  'GET /v1/orgs/{org_slug}/escalation-policies/{id}': { expect: orgRoute(200, 200, 200), req: async (w) => ({ url: await policyPath(w) }) },
+  'PATCH /v1/orgs/{org_slug}/escalation-policies/{id}': { expect: orgRoute(200, 200, 403), req: async (w) => ({ url: await policyPath(w), payload: { repeat: 1 } }) },
+  'DELETE /v1/orgs/{org_slug}/escalation-policies/{id}': { expect: orgRoute(200, 200, 403), req: async (w) => ({ url: await policyPath(w, true) }) },
+  'GET /v1/auth/me/notification-rules': { expect: anyUser(200), req: () => ({ url: '/v1/auth/me/notification-rules' }) },
+  'PUT /v1/auth/me/notification-rules': { expect: anyUser(200), req: () => ({ url: '/v1/auth/me/notification-rules', payload: { high: [{ channel: 'push', delay_minutes: 0 }], low: [] } }) },
+  // Nobody here has a number waiting for its code: 422 on `code` for every caller.
+  'POST /v1/auth/me/phone/verify': { expect: anyUser(422), req: () => ({ url: '/v1/auth/me/phone/verify', payload: { code: '000000' } }) },
+  // Twilio's webhooks: their signature is the credential (no Twilio configured here: 401 to everyone).
+  'POST /v1/providers/twilio/sms': { expect: all(401), isPublic: true, req: () => ({ url: '/v1/providers/twilio/sms', payload: { From: '+14155550100', Body: '4' } }) },
+  'POST /v1/providers/twilio/voice': { expect: all(401), isPublic: true, req: () => ({ url: '/v1/providers/twilio/voice?token=x', payload: { CallSid: 'CA1' } }) },
+  // A notification's action token is the credential: a forged one is 404 to everyone.
+  'POST /v1/actions/{token}': { expect: all(404), isPublic: true, req: () => ({ url: '/v1/actions/1.2.3.push.zz.AAAAAAAA', payload: { action: 'acknowledge' } }) },
   // The schedule's feed: the secret link is the credential.
   'GET /calendar/schedules/{token}': {
     expect: all(200),

@@ -70,6 +70,8 @@ interface Disposable {
   schedules: number[];
   overrides: number[];
   scheduleFeed: string;
+  /** Escalation policies of org A (reads, edits and deletes). */
+  policies: number[];
 }
 
 async function disposables(w: Fixture): Promise<Disposable> {
@@ -90,7 +92,7 @@ async function disposables(w: Fixture): Promise<Disposable> {
   const schedulesUrl = `/v1/orgs/${w.orgA.slug}/schedules`;
   const schedule = (await w.ok<{ id: number }>(lk, 'POST', schedulesUrl, { name: 'Fuzz Rota', ...rota })).id;
   const scheduleFeed = new URL((await w.ok<{ url: string }>(lk, 'GET', `${schedulesUrl}/${schedule}/feed`)).url).pathname.split('/').pop()!;
-  const d: Disposable = { users, org, orgs: [], team, teams: [], keys: [], incidents: [], eventTypes: [], bookings: [], pending: [], integrations: [], schedule, schedules: [], overrides: [], scheduleFeed };
+  const d: Disposable = { users, org, orgs: [], team, teams: [], keys: [], incidents: [], eventTypes: [], bookings: [], pending: [], integrations: [], schedule, schedules: [], overrides: [], scheduleFeed, policies: [] };
   for (const i of range) {
     d.orgs.push((await w.ok<{ slug: string }>(oc, 'POST', '/v1/orgs', { name: `Fuzz Org ${i}` })).slug);
     d.teams.push((await w.ok<{ slug: string }>(oc, 'POST', `/v1/orgs/${org}/teams`, { name: `Fuzz Team ${i}` })).slug);
@@ -105,6 +107,8 @@ async function disposables(w: Fixture): Promise<Disposable> {
     const start = w.t.clock.nowMs() + (i + 1) * 86_400_000;
     const override = { user_id: w.member.id, start: new Date(start).toISOString(), end: new Date(start + 3_600_000).toISOString() };
     d.overrides.push((await w.ok<{ id: number }>(lk, 'POST', `${schedulesUrl}/${schedule}/overrides`, override)).id);
+    const policy = { name: `Fuzz Policy ${i}`, levels: [{ delay_minutes: 5, targets: [{ type: 'user', id: w.member.id }] }] };
+    d.policies.push((await w.ok<{ id: number }>(lk, 'POST', `/v1/orgs/${w.orgA.slug}/escalation-policies`, policy)).id);
   }
   return d;
 }
@@ -127,6 +131,10 @@ function realParams(op: Operation, w: Fixture, d: Disposable): ParamSet[] {
   if (p.startsWith('/v1/orgs/{org_slug}/teams/{team_slug}/members')) return mutating ? each(d.users, (user_id) => ({ org_slug: d.org, team_slug: d.team, user_id })) : [{ org_slug: w.orgA.slug, team_slug: w.teamA }];
   if (/^\/v1\/(tickets|incidents)\/\{id\}$/.test(p)) return op.method === 'DELETE' ? each(d.incidents, (id) => ({ id })) : [{ id: w.incident.Id }];
   if (/^\/v1\/(tickets|incidents)\/\{id\}\/(replies|timeline|responders|acknowledge|progress)$/.test(p)) return [{ id: w.incident.Id }];
+  // Paging by hand: the spare incidents (the world's may be resolved by then: 409).
+  if (/^\/v1\/(tickets|incidents)\/\{id\}\/page$/.test(p)) return each(d.incidents, (id) => ({ id }));
+  if (p === '/v1/orgs/{org_slug}/escalation-policies') return [{ org_slug: w.orgA.slug }];
+  if (p === '/v1/orgs/{org_slug}/escalation-policies/{id}') return each(d.policies, (id) => ({ org_slug: w.orgA.slug, id }));
   if (/\/status\/\{token\}$/.test(p)) return [{ token: w.incident.customer_token }];
   if (p === '/v1/event-types/{id}') return mutating ? each(d.eventTypes, (id) => ({ id })) : [{ id: w.et.id }, { id: w.teamEt.id }];
   if (p === '/v1/deliveries/{id}/retry') return [{ id: w.deliveryId }];
@@ -166,6 +174,15 @@ function hintsOf(w: Fixture, d: Disposable): Hints {
     to: someDate.map((x) => x.toISOString()),
     // The admin routes may change plans: keep the fixture users' plans as they are.
     plan: fc.constantFrom('free', 'starter', 'agency', 'enterprise'),
+    // Paging: a policy's levels (their items are components the arbitrary does not follow) and the
+    // people and schedule paged by hand, mostly of org A.
+    levels: fc.oneof(
+      fc.constant([{ delay_minutes: 5, targets: [{ type: 'user', id: w.member.id }] }]),
+      fc.constant([{ delay_minutes: 1, targets: [{ type: 'schedule', id: d.schedule }] }, { delay_minutes: 1440, targets: [{ type: 'user', id: w.admin.id }] }]),
+      fc.constant([{ delay_minutes: 5, targets: [{ type: 'team', id: 2 ** 31 - 1 }] }]),
+    ),
+    user_ids: fc.oneof(fc.constant([w.member.id]), fc.constant([w.admin.id, w.member.id]), fc.array(fc.integer({ min: 1, max: 2 ** 31 - 1 }), { maxLength: 3 })),
+    schedule_id: fc.oneof(fc.constant(d.schedule), fc.integer({ min: 1, max: 2 ** 31 - 1 })),
     // The Events API's credential: mostly a live integration's key.
     routing_key: fc.oneof(fc.constantFrom(...d.integrations.map((i) => i.key)), fc.string({ maxLength: 40 })),
   };

@@ -118,7 +118,8 @@ export function valid(s: Schema, name = '', hints: Hints = {}, depth = 0): Arbit
         case 'null':
           return fc.constant(null);
         case 'array':
-          return fc.array(valid(s.items ?? {}, name, hints, depth + 1), { minLength: s.minItems ?? 0, maxLength: Math.min(s.maxItems ?? 4, 4) });
+          // A hint may name a whole list (paging's `targets`, `user_ids`).
+          return hints[name] ?? fc.array(valid(s.items ?? {}, name, hints, depth + 1), { minLength: s.minItems ?? 0, maxLength: Math.min(s.maxItems ?? 4, 4) });
         case 'object':
           return objectArb(s, hints, depth, false);
         default:

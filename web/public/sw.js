@@ -106,13 +106,45 @@ self.addEventListener('push', (event) => {
       icon: '/icon-192.png',
       badge: '/icon-192.png',
       tag: data.signal_id ? `signal-${data.signal_id}` : data.incident_id ? `incident-${data.incident_id}` : undefined,
-      data: { url },
+      // A page (paging): Acknowledge and Resolve buttons, answered below with the notification's token.
+      actions: Array.isArray(data.actions) ? data.actions.slice(0, 2).map((a) => ({ action: String(a.action), title: String(a.title) })) : [],
+      requireInteraction: Array.isArray(data.actions),
+      data: { url, actionUrl: typeof data.action_url === 'string' ? data.action_url : undefined },
     }),
   );
 });
 
+/**
+ * A page's Acknowledge or Resolve button: posts the action with the notification's token (no
+ * session needed, none sent) and says what happened in a notification of its own.
+ */
+async function pageAction(notification, action) {
+  let title = 'Muster';
+  let body = '';
+  try {
+    const res = await fetch(notification.data.actionUrl, {
+      method: 'POST',
+      credentials: 'omit',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ action }),
+    });
+    const out = res.ok ? await res.json() : undefined;
+    const words = { acknowledged: 'Acknowledged: it is yours', already_acknowledged: 'Already acknowledged', resolved: 'Resolved', already_resolved: 'Already resolved' };
+    title = out ? `Incident ${out.incident.id}: ${words[out.outcome] || out.outcome}` : 'Not possible';
+    body = out ? out.incident.title : 'This page is more than a day old or no longer valid: open Muster.';
+  } catch {
+    title = 'Not sent';
+    body = 'No connection: open Muster to acknowledge.';
+  }
+  await self.registration.showNotification(title, { body, icon: '/icon-192.png', badge: '/icon-192.png', tag: notification.tag, data: { url: notification.data.url } });
+}
+
 self.addEventListener('notificationclick', (event) => {
   event.notification.close();
+  if ((event.action === 'acknowledge' || event.action === 'resolve') && event.notification.data && event.notification.data.actionUrl) {
+    event.waitUntil(pageAction(event.notification, event.action));
+    return;
+  }
   const target = new URL((event.notification.data && event.notification.data.url) || '/app/', self.location.origin);
   event.waitUntil(
     (async () => {

@@ -24,6 +24,7 @@ import * as m0023 from './0023-inbound-mail.js';
 import * as m0024 from './0024-inbound-mail-retention.js';
 import * as m0027 from './0027-incident-integration.js';
 import * as m0030 from './0030-oncall.js';
+import * as m0040 from './0040-paging.js';
 
 /** Every migration, in order. Names never change once released. */
 export const migrations: Record<string, MigrationModule> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, MigrationModule> = {
   '0024-inbound-mail-retention': m0024,
   '0027-incident-integration': m0027,
   '0030-oncall': m0030,
+  '0040-paging': m0040,
 };

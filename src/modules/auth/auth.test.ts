@@ -52,6 +52,7 @@ describe('login, logout and me', () => {
       plan: 'free',
       timezone: 'Asia/Tokyo',
       phone: null,
+      phone_verified: false,
       admin: false,
       email_verified: true,
       livemode: true,

@@ -3,7 +3,7 @@ export { accountRoutes, guardOf } from './account.routes.js';
 export { accountsRoutes } from './accounts.routes.js';
 export { authRoutes } from './auth.routes.js';
 export { heldActor, resolveActor, resolveCredential } from './credentials.js';
-export { redeemCode } from './email-codes.js';
+export { issueCode, redeemCode } from './email-codes.js';
 export type { Guard } from './guard.js';
 export { clearSessionCookie, sessionTokenOf } from './session-cookie.js';
 export { liveSessionIds } from './sessions.repository.js';

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { Actor } from '../../lib/actor.js';
 import { forbidden } from '../../lib/errors.js';
 import { recorded, type EffectRecorder } from '../../lib/idempotency.js';
-import { acknowledgeIncident, findVisible, recordTimeline, toIncident, touchIncident, type Incident, type IncidentRow, type TimelineEvent } from '../incidents/index.js';
+import { acknowledgeIncident, findVisible, type AckVia, recordTimeline, toIncident, touchIncident, type Incident, type IncidentRow, type TimelineEvent } from '../incidents/index.js';
 import { atLeast, orgAccess } from '../orgs/index.js';
 import type { ProgressBody } from './dispatch.schemas.js';
 
@@ -14,6 +14,9 @@ async function responderAccess(ctx: AppContext, actor: Actor, id: number): Promi
   return incident;
 }
 
+/** A request's own way: a session is the web app, a key (or a tracker's token) the API. */
+const viaOf = (actor: Actor): AckVia => (actor.via === 'session' ? 'web' : 'api');
+
 /**
  * Acknowledges once (modules/incidents, acknowledgeIncident): the first call sets
  * `acknowledged_at/by`, stops escalation and moves `open` to `in_progress`; later calls change nothing.
@@ -21,7 +24,7 @@ async function responderAccess(ctx: AppContext, actor: Actor, id: number): Promi
 export async function acknowledge(ctx: AppContext, actor: Actor, id: number): Promise<Incident> {
   const incident = await responderAccess(ctx, actor, id);
   if (incident.acknowledged_at !== null) return toIncident(ctx, incident);
-  return toIncident(ctx, await ctx.transaction((tx) => acknowledgeIncident(ctx, tx, incident, { userId: actor.userId })));
+  return toIncident(ctx, await ctx.transaction((tx) => acknowledgeIncident(ctx, tx, incident, { userId: actor.userId, via: viaOf(actor) })));
 }
 
 /**
@@ -31,7 +34,7 @@ export async function acknowledge(ctx: AppContext, actor: Actor, id: number): Pr
 export async function reportProgress(ctx: AppContext, actor: Actor, id: number, input: ProgressBody, idem?: EffectRecorder | null): Promise<TimelineEvent> {
   const incident = await responderAccess(ctx, actor, id);
   return ctx.transaction(async (tx) => {
-    if (incident.acknowledged_at === null && incident.assignee_id === actor.userId) await acknowledgeIncident(ctx, tx, incident, { userId: actor.userId });
+    if (incident.acknowledged_at === null && incident.assignee_id === actor.userId) await acknowledgeIncident(ctx, tx, incident, { userId: actor.userId, via: viaOf(actor) });
     const position = { lat: input.lat ?? null, lng: input.lng ?? null, accuracy: input.accuracy ?? null };
     const event = await recordTimeline(ctx, tx, incident, input.state, actor.userId, position);
     await touchIncident(ctx, tx, incident);

@@ -20,3 +20,17 @@ export async function saveHandoffMinutes(db: Kysely<DB>, orgId: number, minutes:
     .onConflict((oc) => oc.column('org_id').doUpdateSet({ handoff_notice_minutes: minutes, updated_at: nowIso }))
     .execute();
 }
+
+/** The org's default escalation policy; null: none (the built-in escalation). */
+export async function findDefaultPolicy(db: Kysely<DB>, orgId: number): Promise<number | null> {
+  const row = await db.selectFrom('dispatch_settings').select('default_escalation_policy_id').where('org_id', '=', orgId).executeTakeFirst();
+  return row?.default_escalation_policy_id ?? null;
+}
+
+export async function saveDefaultPolicy(db: Kysely<DB>, orgId: number, policyId: number | null, nowIso: string): Promise<void> {
+  await db
+    .insertInto('dispatch_settings')
+    .values({ org_id: orgId, ack_urgent_minutes: DEFAULT_ACK_TIMEOUTS.urgent, ack_high_minutes: DEFAULT_ACK_TIMEOUTS.high, default_escalation_policy_id: policyId, updated_at: nowIso })
+    .onConflict((oc) => oc.column('org_id').doUpdateSet({ default_escalation_policy_id: policyId, updated_at: nowIso }))
+    .execute();
+}

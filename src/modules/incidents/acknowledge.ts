@@ -6,9 +6,14 @@ import { applyChange, toIncident } from './incidents.service.js';
 import { publishIncident } from './publish.js';
 import { recordTimeline } from './timeline.js';
 
+/** How an acknowledgement came (the timeline's `acknowledged {via}`): the web app, the API, or a notification's channel. */
+export type AckVia = 'web' | 'api' | 'push' | 'email' | 'sms' | 'voice';
+
 export interface Acknowledger {
   /** The user acknowledging; null for a tool (an integration). */
   userId: number | null;
+  /** How a person acknowledged (recorded in the default event data). */
+  via?: AckVia;
   /** The `acknowledged` event's data; by default the assignee and escalation level it was acknowledged at. */
   data?: Record<string, unknown>;
 }
@@ -24,7 +29,9 @@ export interface Acknowledger {
 export async function acknowledgeIncident(ctx: AppContext, tx: Tx, incident: IncidentRow, by: Acknowledger): Promise<IncidentRow> {
   const claimed = await claimAcknowledgement(tx.db, incident.id, by.userId, iso(ctx.clock.now()));
   if (claimed) {
-    await recordTimeline(ctx, tx, claimed, 'acknowledged', by.userId, by.data ?? { assignee_id: claimed.assignee_id, escalation_level: claimed.escalation_level });
+    await recordTimeline(ctx, tx, claimed, 'acknowledged', by.userId, by.data ?? { assignee_id: claimed.assignee_id, escalation_level: claimed.escalation_level, ...(by.via ? { via: by.via } : {}) });
+    // Every notification of a page not yet sent stops here (modules/paging, through ctx.escalation).
+    await ctx.escalation.cancelPending(ctx, tx, claimed.id, 'acknowledged');
   }
   const current = claimed ?? (await lockIncident(tx.db, ctx.database.dialect === 'postgres', incident.id)) ?? incident;
   if (current.status === 'open') return applyChange(ctx, tx, current, { status: 'in_progress' }, by.userId);

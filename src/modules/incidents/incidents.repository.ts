@@ -7,7 +7,7 @@ import { hasExtras, orderList, whereExtras, type ListExtras } from './list-filte
 
 export type IncidentRow = Selectable<IncidentsTable>;
 /** Dispatch state starts empty unless a caller sets it (the escalation deadline). */
-type DispatchFields = 'acknowledged_at' | 'acknowledged_by' | 'escalation_level' | 'escalate_at';
+type DispatchFields = 'acknowledged_at' | 'acknowledged_by' | 'escalation_level' | 'escalate_at' | 'escalation_policy_id' | 'escalation_snapshot';
 export type NewIncident = Omit<IncidentRow, 'id' | DispatchFields> & Partial<Pick<IncidentRow, DispatchFields>>;
 
 export interface ListFilter extends ListExtras {
@@ -61,10 +61,12 @@ function insertedRow(id: number, row: NewIncident): IncidentRow {
   if (row.acknowledged_by !== undefined) r.acknowledged_by = row.acknowledged_by;
   if (row.escalation_level !== undefined) r.escalation_level = row.escalation_level;
   if (row.escalate_at !== undefined) r.escalate_at = row.escalate_at;
+  if (row.escalation_policy_id !== undefined) r.escalation_policy_id = row.escalation_policy_id;
+  if (row.escalation_snapshot !== undefined) r.escalation_snapshot = row.escalation_snapshot;
   return r;
 }
 
-const DISPATCH_DEFAULTS = { acknowledged_at: null, acknowledged_by: null, escalation_level: 0, escalate_at: null };
+const DISPATCH_DEFAULTS = { acknowledged_at: null, acknowledged_by: null, escalation_level: 0, escalate_at: null, escalation_policy_id: null, escalation_snapshot: null };
 
 /** The insert is compiled once per column list (db/fixed.ts): a creation's rows always have the same columns. */
 export async function insertIncident(db: Kysely<DB>, row: NewIncident): Promise<IncidentRow> {
@@ -287,7 +289,7 @@ export async function listVersion(db: Kysely<DB>, scope: Scope): Promise<string>
 export type IncidentPatch = Partial<
   Pick<
     IncidentRow,
-    'status' | 'priority' | 'description' | 'assignee_id' | 'sla_due_at' | 'sla_warn_at' | 'resolved_at' | 'updated_at' | 'acknowledged_at' | 'acknowledged_by' | 'escalation_level' | 'escalate_at'
+    'status' | 'priority' | 'description' | 'assignee_id' | 'sla_due_at' | 'sla_warn_at' | 'resolved_at' | 'updated_at' | 'acknowledged_at' | 'acknowledged_by' | 'escalation_level' | 'escalate_at' | 'escalation_policy_id' | 'escalation_snapshot'
   >
 >;
 

@@ -18,6 +18,7 @@ export const CreateIncidentBody = Type.Object({
   lng: Type.Optional(Lng),
   location_name: Type.Optional(Type.String({ maxLength: 200 })),
   org_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "default: the caller's primary org" })),
+  escalation_policy_id: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "an escalation policy of the incident's org; the incident keeps a copy of it as it is now (later edits of the policy do not change it)" }))),
 });
 export type CreateIncidentBody = Static<typeof CreateIncidentBody>;
 
@@ -27,6 +28,7 @@ export const UpdateIncidentBody = Type.Object(
     priority: Type.Optional(PrioritySchema),
     description: Type.Optional(Nullable(Type.String({ maxLength: 20_000 }))),
     assignee_id: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'a member of the org; null unassigns' }))),
+    escalation_policy_id: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "an escalation policy of the incident's org; the incident keeps a copy of it as it is now (later edits of the policy do not change it)" }))),
   },
   { minProperties: 1 },
 );

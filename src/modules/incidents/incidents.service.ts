@@ -76,6 +76,8 @@ export interface Opening {
   integration?: { id: number; name: string; tool: IntegrationTool };
   /** Kept on the timeline of a repeat (`alert_repeated`), with the trigger count. */
   repeat: Record<string, unknown>;
+  /** The escalation policy copied onto the incident as it opens (modules/paging). */
+  escalationPolicyId?: number | null;
 }
 
 /**
@@ -88,6 +90,8 @@ export async function placeIncident(ctx: AppContext, tx: Tx, o: Opening): Promis
   const now = ctx.clock.now();
   const { dueAt, warnAt } = slaTimes(now, o.priority);
   const integration = o.integration;
+  // Only when the opening names one (no read otherwise): the copy is taken now.
+  const policy = o.escalationPolicyId === undefined || o.escalationPolicyId === null ? undefined : await ctx.escalation.policyCopy(tx.db, o.orgId, o.escalationPolicyId);
   const placed = await insertOrRepeat(
     ctx,
     tx,
@@ -117,6 +121,8 @@ export async function placeIncident(ctx: AppContext, tx: Tx, o: Opening): Promis
       integration_id: integration?.id ?? null,
       integration_name: integration?.name ?? null,
       integration_tool: integration?.tool ?? null,
+      escalation_policy_id: policy?.escalation_policy_id ?? null,
+      escalation_snapshot: policy?.escalation_snapshot ?? null,
     },
     o.creatorId,
     o.repeat,
@@ -150,6 +156,7 @@ function personOpening(actor: Actor, orgId: number, input: Omit<CreateIncidentBo
     creatorId: actor.userId,
     ...(creatorName === undefined ? {} : { creatorName }),
     repeat: { source },
+    escalationPolicyId: input.escalation_policy_id ?? null,
   };
 }
 
@@ -268,6 +275,7 @@ export async function applyChange(ctx: AppContext, tx: Tx, before: IncidentRow, 
   const patch: repo.IncidentPatch = { updated_at: iso(now) };
   if (input.description !== undefined) patch.description = input.description;
   if (input.assignee_id !== undefined) patch.assignee_id = input.assignee_id;
+  if (input.escalation_policy_id !== undefined) Object.assign(patch, await ctx.escalation.policyCopy(tx.db, before.org_id, input.escalation_policy_id));
   if (input.priority !== undefined && input.priority !== before.priority) {
     const { dueAt, warnAt } = slaTimes(new Date(before.created_at), input.priority);
     Object.assign(patch, { priority: input.priority, sla_due_at: iso(dueAt), sla_warn_at: iso(warnAt) });
@@ -282,6 +290,8 @@ export async function applyChange(ctx: AppContext, tx: Tx, before: IncidentRow, 
   const changed = (['status', 'priority', 'description', 'assignee_id'] as const).some((k) => after[k] !== before[k]);
   if (changed) publishIncident(ctx, tx, after, 'incident.updated', view);
   await recordChanges(ctx, tx, actorId, before, after);
+  // Resolving or closing stops every notification of a page not yet sent (paging).
+  if (isDone(after.status) && !isDone(before.status)) await ctx.escalation.cancelPending(ctx, tx, after.id, 'resolved');
   if (after.assignee_id !== before.assignee_id) await notifyAssignee(ctx, tx, actorId, after, view);
   return after;
 }

@@ -18,7 +18,7 @@ import type { Tx } from '../../db/transaction.js';
 import { iso } from '../../lib/clock.js';
 import * as repo from './incidents.repository.js';
 
-export { acknowledgeIncident, type Acknowledger } from './acknowledge.js';
+export { acknowledgeIncident, type AckVia, type Acknowledger } from './acknowledge.js';
 export type { Placed } from './dedup.js';
 export { claimEscalationStep, MAX_ESCALATIONS, recordEscalation, timeoutOf, type EscalationStep } from './escalation.js';
 export { DEFAULT_ACK_TIMEOUTS, dueEscalations, findAckTimeouts, saveAckTimeouts, type AckTimeouts, type DueEscalation } from './escalation.repository.js';

@@ -16,6 +16,7 @@ export const TIMELINE_TYPES = [
   'sla_warning',
   'sla_breached',
   'alert_repeated',
+  'paged',
 ] as const;
 
 export const TimelineEvent = Type.Object({

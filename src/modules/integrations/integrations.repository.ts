@@ -3,7 +3,7 @@ import type { DB, IntegrationsTable } from '../../db/schema.js';
 import { scoped, type Scope } from '../../db/scope.js';
 
 export type IntegrationRow = Omit<IntegrationsTable, 'id'> & { id: number };
-export type IntegrationPatch = Partial<Pick<IntegrationRow, 'name' | 'default_assignee_id' | 'priority_map' | 'allowed_senders'>>;
+export type IntegrationPatch = Partial<Pick<IntegrationRow, 'name' | 'default_assignee_id' | 'priority_map' | 'allowed_senders' | 'escalation_policy_id'>>;
 
 export async function insertIntegration(db: Kysely<DB>, row: Omit<IntegrationRow, 'id' | 'revoked_at'>): Promise<IntegrationRow> {
   return db.insertInto('integrations').values({ ...row, revoked_at: null }).returningAll().executeTakeFirstOrThrow();

@@ -21,6 +21,7 @@ const Settings = {
   default_assignee_id: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'a member of the org; new incidents go to them' }))),
   priority_map: Type.Optional(Nullable(PriorityMap)),
   allowed_senders: Type.Optional(Nullable(Type.Array(Domain, { maxItems: 50, description: 'sender domains that may open incidents by email; null: anyone' }))),
+  escalation_policy_id: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "an escalation policy of the org: who is paged for its incidents; null: the org's default" }))),
 };
 
 export const CreateIntegrationBody = Type.Object({
@@ -46,6 +47,7 @@ export const Integration = Type.Object({
   default_assignee_id: Nullable(Type.Integer()),
   priority_map: Type.Object({ critical: PrioritySchema, error: PrioritySchema, warning: PrioritySchema, info: PrioritySchema }),
   allowed_senders: Nullable(Type.Array(Type.String())),
+  escalation_policy_id: Nullable(Type.Integer({ description: "null: the org's default policy (dispatch settings)" })),
   created_at: Type.String(),
 }, { title: 'Integration', description: 'An incident source: a monitoring tool posting alerts' });
 export type Integration = Static<typeof Integration>;

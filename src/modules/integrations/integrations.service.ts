@@ -35,6 +35,7 @@ export function toIntegration(ctx: AppContext, row: IntegrationRow): Integration
     default_assignee_id: row.default_assignee_id,
     priority_map: priorityMapOf(row),
     allowed_senders: row.allowed_senders ? (JSON.parse(row.allowed_senders) as string[]) : null,
+    escalation_policy_id: row.escalation_policy_id,
     created_at: row.created_at,
   };
 }
@@ -54,6 +55,7 @@ function settingsPatch(input: UpdateIntegrationBody): repo.IntegrationPatch {
   if (input.name !== undefined) patch.name = input.name.trim();
   if (input.default_assignee_id !== undefined) patch.default_assignee_id = input.default_assignee_id;
   if (input.priority_map !== undefined) patch.priority_map = input.priority_map === null ? null : JSON.stringify(input.priority_map);
+  if (input.escalation_policy_id !== undefined) patch.escalation_policy_id = input.escalation_policy_id;
   if (input.allowed_senders !== undefined) patch.allowed_senders = input.allowed_senders === null ? null : JSON.stringify(input.allowed_senders.map((d) => d.toLowerCase()));
   return patch;
 }
@@ -78,6 +80,7 @@ export async function createIntegration(ctx: AppContext, actor: Actor, input: Cr
   const { org, role } = await integrationOrg(ctx, actor, input.org_id);
   if (!atLeast(role, 'admin')) throw forbidden();
   await checkAssignee(ctx, org.id, input.default_assignee_id);
+  await ctx.escalation.checkPolicyRef(ctx.db, org.id, input.escalation_policy_id, 'escalation_policy_id');
   const key = randomToken(24);
   const row = await repo.insertIntegration(ctx.db, {
     org_id: org.id,
@@ -91,6 +94,7 @@ export async function createIntegration(ctx: AppContext, actor: Actor, input: Cr
     default_assignee_id: null,
     priority_map: null,
     allowed_senders: null,
+    escalation_policy_id: null,
     created_at: iso(ctx.clock.now()),
     ...settingsPatch({ ...input, name: undefined }),
   });
@@ -116,6 +120,7 @@ async function managed(ctx: AppContext, actor: Actor, id: number): Promise<Integ
 export async function updateIntegration(ctx: AppContext, actor: Actor, id: number, input: UpdateIntegrationBody) {
   const row = await managed(ctx, actor, id);
   await checkAssignee(ctx, row.org_id, input.default_assignee_id);
+  await ctx.escalation.checkPolicyRef(ctx.db, row.org_id, input.escalation_policy_id, 'escalation_policy_id');
   const patch = settingsPatch(input);
   // Unknown fields only (they are ignored): nothing to change.
   if (Object.keys(patch).length === 0) return toIntegration(ctx, row);

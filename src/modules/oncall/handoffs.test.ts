@@ -87,7 +87,7 @@ describe('handoff notices', () => {
     at('2026-03-06T08:50:00.000Z');
     assert.equal(await sendHandoffNotices(w.t.ctx), 0, 'turned off');
     await settings(60);
-    assert.deepEqual(await w.ok(w.as(w.ann), 'GET', `/v1/orgs/${w.orgSlug}/dispatch`), { ack_timeout_minutes: { urgent: 5, high: 15 }, handoff_notice_minutes: 60 });
+    assert.deepEqual(await w.ok(w.as(w.ann), 'GET', `/v1/orgs/${w.orgSlug}/dispatch`), { ack_timeout_minutes: { urgent: 5, high: 15 }, handoff_notice_minutes: 60, default_escalation_policy_id: null });
     at('2026-03-07T07:59:00.000Z');
     assert.equal(await sendHandoffNotices(w.t.ctx), 0);
     at('2026-03-07T08:00:00.000Z');

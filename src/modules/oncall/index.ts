@@ -31,6 +31,11 @@ export async function whoIsOnCall(ctx: AppContext, orgId: number, scheduleId: nu
   return around(h, at).current;
 }
 
+/** The ids of the org's schedules that are not deleted (what an escalation level may target). */
+export async function liveScheduleIds(ctx: AppContext, orgId: number): Promise<Set<number>> {
+  return new Set((await repo.listSchedules(ctx.db, [orgId])).map((s) => s.id));
+}
+
 /** The final shifts of a schedule over [from, to) (ms), in time order, and the gaps. */
 export async function finalShifts(ctx: AppContext, orgId: number, scheduleId: number, from: number, to: number): Promise<{ shifts: Shift[]; gaps: { start: number; end: number }[] }> {
   const s = await scheduleOf(ctx, orgId, scheduleId);

@@ -9,7 +9,7 @@ export { MemberParams, OrgParams, Slug, TeamParams } from './orgs.schemas.js';
 export { slugConflict } from './orgs.service.js';
 export { PLAN_LIMITS, assertRoomFor, isLockedAt, withLocks } from './plans.js';
 export { RETENTION_KINDS } from './retention-settings.js';
-export { listTeamMembers } from './teams.repository.js';
+export { listTeamMembers, listTeams } from './teams.repository.js';
 export { teamsRoutes } from './teams.routes.js';
 export { teamAccess } from './teams.service.js';
 export { findInvite } from './invites.service.js';

@@ -213,7 +213,7 @@ export async function deleteOrgsWithoutMembers(db: Kysely<DB>, orgIds: readonly 
  */
 export async function deleteAccount(db: Kysely<DB>, user: { id: number; email: string }): Promise<boolean> {
   await db.updateTable('replies').set({ author_deleted: 1 }).where('author_id', '=', user.id).execute();
-  await db.deleteFrom('magic_codes').where('email', '=', user.email).execute();
+  await db.deleteFrom('magic_codes').where('email', 'in', [user.email, `phone:${user.id}`]).execute();
   await db.deleteFrom('org_invites').where('email', '=', user.email).execute();
   await db.deleteFrom('outbox').where('user_id', '=', user.id).execute();
   const r = await db.deleteFrom('users').where('id', '=', user.id).executeTakeFirst();

@@ -13,6 +13,7 @@ import { removeUploads } from '../retention/index.js';
 import { writeAudit } from '../signals/index.js';
 import { findUserById } from '../users/index.js';
 import * as repo from './privacy.repository.js';
+import { rulesOf } from '../paging/index.js';
 
 const FAR_FUTURE = '9999-12-31T23:59:59.999Z';
 const bool = (v: number) => v === 1;
@@ -47,6 +48,9 @@ export async function exportMe(ctx: AppContext, actor: Actor) {
       plan: user.plan,
       timezone: user.timezone,
       phone: user.phone,
+      phone_verified_at: user.phone_verified_at,
+      // The paging rules that apply (the defaults when never set).
+      notification_rules: await rulesOf(ctx.db, user.id),
       created_at: user.created_at,
       updated_at: user.updated_at,
     },

@@ -41,7 +41,7 @@ export async function anyUserId(db: Kysely<DB>): Promise<number | undefined> {
 export async function updateUser(
   db: Kysely<DB>,
   id: number,
-  patch: Partial<Pick<UserRow, 'name' | 'timezone' | 'phone' | 'plan' | 'updated_at' | 'email_verified' | 'password_hash'>>,
+  patch: Partial<Pick<UserRow, 'name' | 'timezone' | 'phone' | 'phone_verified_at' | 'plan' | 'updated_at' | 'email_verified' | 'password_hash'>>,
 ): Promise<UserRow | undefined> {
   return db.updateTable('users').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
 }

@@ -28,6 +28,7 @@ export const UserResponse = Type.Object({
 export const MeResponse = Type.Object({
   ...UserResponse.properties,
   phone: Nullable(Type.String()),
+  phone_verified: Type.Boolean({ description: 'The number is proven by its SMS code (POST /v1/auth/me/phone/verify): paging sends SMS and calls only to a proven number' }),
   admin: Type.Boolean(),
   email_verified: Type.Boolean({ description: 'The address is proven (confirmation code, magic or reset code, invite link, an admin)' }),
   livemode: Type.Boolean({ description: 'false when the request used an sk_test_ key' }),
@@ -38,6 +39,7 @@ export const UpdateMeBody = Type.Object(
   {
     name: Type.Optional(PersonName),
     timezone: Type.Optional(TimeZone),
+    // A new number is stored unproven and gets a six-digit code by SMS (POST /v1/auth/me/phone/verify).
     phone: Type.Optional(Nullable(Phone)),
     password: Type.Optional(Type.Unknown({ description: 'Not accepted here (422): use POST /v1/auth/password' })),
   },
@@ -48,6 +50,7 @@ export type UpdateMeBody = Static<typeof UpdateMeBody>;
 export const AdminUser = Type.Object({
   ...UserResponse.properties,
   phone: Nullable(Type.String()),
+  phone_verified: Type.Boolean(),
   admin: Type.Boolean(),
   email_verified: Type.Boolean(),
   created_at: Type.String(),

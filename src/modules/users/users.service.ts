@@ -7,6 +7,7 @@ import * as users from './users.repository.js';
 import type { UserRow } from './users.repository.js';
 import type { AdminUser, MeResponse, UpdateMeBody } from './users.schemas.js';
 import { cachedUser, heldUser, userRowChanged } from './user-cache.js';
+import { lockUsers } from '../../db/locks.js';
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -36,6 +37,7 @@ export const toMe = (ctx: AppContext, u: UserRow, livemode = true): MeResponse =
   plan: u.plan,
   timezone: u.timezone,
   phone: u.phone,
+  phone_verified: u.phone !== null && u.phone_verified_at !== null,
   admin: isAdmin(ctx, u),
   email_verified: u.email_verified === 1,
   livemode,
@@ -69,12 +71,26 @@ export async function getMe(ctx: AppContext, actor: Actor): Promise<MeResponse> 
 export async function updateMe(ctx: AppContext, actor: Actor, input: UpdateMeBody): Promise<MeResponse> {
   // Named in the schema so it is not silently dropped: a password needs the current one.
   if (input.password !== undefined) throw invalidField('password', 'is changed with POST /v1/auth/password {current_password, new_password}');
-  const user = await users.updateUser(ctx.db, actor.userId, {
+  const patch = {
     ...(input.name !== undefined ? { name: input.name.trim() } : {}),
     ...(input.timezone !== undefined ? { timezone: input.timezone } : {}),
-    ...(input.phone !== undefined ? { phone: input.phone } : {}),
     updated_at: iso(ctx.clock.now()),
-  });
+  };
+  const phone = input.phone;
+  // A number is proven by its SMS code (paging): a new one, or the same one not yet proven, gets a
+  // code; the same proven one changes nothing; null forgets it.
+  const user =
+    phone === undefined
+      ? await users.updateUser(ctx.db, actor.userId, patch)
+      : await ctx.transaction(async (tx) => {
+          // Locked before it is read: of two changes at once, the second sees the first's number.
+          await lockUsers(tx.db, ctx.database.dialect, [actor.userId]);
+          const before = await users.findUserById(tx.db, actor.userId);
+          if (!before) return undefined;
+          if (phone === before.phone && before.phone_verified_at !== null) return users.updateUser(tx.db, actor.userId, patch);
+          if (phone !== null) await ctx.escalation.sendPhoneCode(ctx, tx, actor.userId, phone);
+          return users.updateUser(tx.db, actor.userId, { ...patch, phone, phone_verified_at: null });
+        });
   if (!user) throw notFound();
   userRowChanged(ctx, user.id);
   return toMe(ctx, user, actor.mode === 'live');

@@ -44,6 +44,8 @@ function describe(e: TimelineEvent, names: Map<number, string>, incident?: Incid
       return `${d.image_url ? 'Photo' : String(d.signal_type)}${typeof d.note === 'string' && d.note ? `: ${d.note}` : ''}`;
     case 'escalated':
       return `Escalated (step ${String(d.level)}): not acknowledged within ${String(d.timeout_minutes)} min`;
+    case 'paged':
+      return `Paged ${who(d.user_id)}${typeof d.level === 'number' ? ` (level ${d.level})` : ' by hand'}`;
     case 'sla_warning':
       return 'SLA warning';
     case 'sla_breached':
