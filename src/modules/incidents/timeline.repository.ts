@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { insertRows } from '../../db/fixed.js';
-import type { DB, Flag, TimelineType } from '../../db/schema.js';
+import type { DB, IncidentEventsTable, TimelineType } from '../../db/schema.js';
 
 export interface TimelineRow {
   id: number;
@@ -12,15 +12,8 @@ export interface TimelineRow {
   created_at: string;
 }
 
-export interface NewTimelineEvent {
-  incident_id: number;
-  org_id: number;
-  livemode: Flag;
-  type: TimelineType;
-  actor_id: number | null;
-  data: string;
-  created_at: string;
-}
+/** A timeline row to insert: the table's columns but its generated id. */
+export type NewTimelineEvent = Omit<IncidentEventsTable, 'id'>;
 
 function withActor(db: Kysely<DB>) {
   return db
