@@ -152,7 +152,23 @@ const INCIDENT_ROWS = (base: '/v1/tickets' | '/v1/incidents'): Record<string, Ro
   [`POST ${base}/{id}/progress`]: { expect: orgRecord(201, 201, 403), req: (w) => ({ url: `${base}/${w.incident.Id}/progress`, payload: { state: 'en_route' } }) },
   [`POST ${base}/{id}/replies`]: { expect: orgRecord(201, 201, 201), req: (w) => ({ url: `${base}/${w.incident.Id}/replies`, payload: { body: neutral } }) },
   // Paging by hand (issue #36): admins and owners, or the assignee (the world's incident has none).
-  [`POST ${base}/{id}/page`]: { expect: orgRecord(201, 201, 403), req: (w) => ({ url: `${base}/${w.incident.Id}/page`, payload: { user_ids: [w.member.id] } }) },
+  // A fresh incident each time: whoever is paged may acknowledge it (so the world's incident stays unpaged).
+  [`POST ${base}/{id}/page`]: {
+    expect: orgRecord(201, 201, 403),
+    req: async (w) => {
+      const inc = await w.ok<{ Id: number }>({ 'x-api-key': w.owner.liveKey }, 'POST', base, { title: `${w.markers.liveA} paged`, org_id: w.orgA.id });
+      return { url: `${base}/${inc.Id}/page`, payload: { user_ids: [w.member.id] } };
+    },
+  },
+  // The walk by hand (issue #36): admins and owners, or the assignee; a fresh incident following org A's policy.
+  [`POST ${base}/{id}/escalate`]: {
+    expect: orgRecord(200, 200, 403),
+    req: async (w) => {
+      const policyId = Number((await policyPath(w)).split('/').pop());
+      const inc = await w.ok<{ Id: number }>({ 'x-api-key': w.owner.liveKey }, 'POST', base, { title: `${w.markers.liveA} escalated`, org_id: w.orgA.id, priority: 'normal', escalation_policy_id: policyId });
+      return { url: `${base}/${inc.Id}/escalate` };
+    },
+  },
   [`GET ${base}/status/{token}`]: { expect: all(200), isPublic: true, req: (w) => ({ url: `${base}/status/${w.incident.customer_token}` }) },
 });
 
@@ -310,6 +326,7 @@ const ROWS: Record<string, Row> = {
   'PATCH /v1/orgs/{org_slug}/escalation-policies/{id}': { expect: orgRoute(200, 200, 403), req: async (w) => ({ url: await policyPath(w), payload: { repeat: 1 } }) },
   'DELETE /v1/orgs/{org_slug}/escalation-policies/{id}': { expect: orgRoute(200, 200, 403), req: async (w) => ({ url: await policyPath(w, true) }) },
   'GET /v1/auth/me/notification-rules': { expect: anyUser(200), req: () => ({ url: '/v1/auth/me/notification-rules' }) },
+  'GET /v1/auth/me/pages': { expect: anyUser(200), req: () => ({ url: '/v1/auth/me/pages' }) },
   'PUT /v1/auth/me/notification-rules': { expect: anyUser(200), req: () => ({ url: '/v1/auth/me/notification-rules', payload: { high: [{ channel: 'push', delay_minutes: 0 }], low: [] } }) },
   // Nobody here has a number waiting for its code: 422 on `code` for every caller.
   'POST /v1/auth/me/phone/verify': { expect: anyUser(422), req: () => ({ url: '/v1/auth/me/phone/verify', payload: { code: '000000' } }) },

@@ -131,16 +131,21 @@ export async function walkDue(ctx: AppContext): Promise<number> {
  * POST /v1/tickets/:id/escalate: fires the next level now (an admin or owner of the org, or the
  * assignee). After the last level it starts the policy again; an acknowledged incident goes back to
  * unacknowledged (as PagerDuty's escalate re-triggers it). 409 for an incident without a policy or
- * resolved; two concurrent calls fire one level (the second answers 409: try again).
+ * resolved. Each call fires one level: two concurrent calls fire two, one after the other.
  */
 export async function escalateByHand(ctx: AppContext, actor: Actor, incidentId: number) {
   const incident = await findVisible(ctx, actor, incidentId);
   const { role } = await orgAccess(ctx, actor, { id: incident.org_id }, { write: true });
   if (incident.assignee_id !== actor.userId && !atLeast(role, 'admin')) throw forbidden();
   if (incident.status === 'resolved' || incident.status === 'closed') throw conflict('The incident is resolved: reopen it to escalate');
-  const e = await walkById(ctx.db, incident.id);
-  if (!e) throw conflict('The incident follows no escalation policy: set one, or page someone');
-  if (!(await step(ctx, e, ctx.clock.nowMs(), { actorId: actor.userId, wrap: true }))) throw conflict('The escalation moved meanwhile: look again');
+  // A walker may take a step between the read and the claim (level 1 right after the incident
+  // opened): then the next level is the one after that, read again. Three tries, then 409.
+  for (let attempt = 0; ; attempt++) {
+    const e = await walkById(ctx.db, incident.id);
+    if (!e) throw conflict('The incident follows no escalation policy: set one, or page someone');
+    if (await step(ctx, e, ctx.clock.nowMs(), { actorId: actor.userId, wrap: true })) break;
+    if (attempt === 2) throw conflict('The escalation moved meanwhile: look again');
+  }
   wakeAfter(ctx);
   return toIncident(ctx, (await findVisible(ctx, actor, incidentId)));
 }
