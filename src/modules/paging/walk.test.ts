@@ -4,7 +4,7 @@ import pino from 'pino';
 import { createContext, type AppContext } from '../../context.js';
 import { MINUTE } from '../../lib/clock.js';
 import { testDialect } from '../../../test/helpers.js';
-import { dispatchWorld, type DispatchWorld, type IncidentView, type TimelineView } from '../../../test/world.js';
+import { dispatchWorld, signInAgain, type DispatchWorld, type IncidentView, type TimelineView } from '../../../test/world.js';
 import { runPaging, walkDue } from './index.js';
 
 interface Escalation {
@@ -202,6 +202,35 @@ describe('the escalation walk: levels, delays, repeat, exhausted, skip, acknowle
     await at(5 * MINUTE);
     assert.deepEqual((await pagedWho(incident.Id)).at(-1), [w.ben.id, 2, 0]);
   });
+
+  // A schedule target resolves at the instant its level fires, by the zone's rules (the time-zone
+  // library's): each case's daily handoff is 03:00 local, the morning of a daylight-saving change, in
+  // both hemispheres. Ben has the turn that began the day before, Ann the one from the handoff. The
+  // handoff instants were worked out by hand from the zone rules; an offset taken from the day before
+  // (a naive reading) would put each an hour off, and level 2 (or 1) would page the wrong person.
+  const DST_CASES = [
+    { zone: 'America/New_York', dayBefore: '2026-03-07T03:00', handoff: '2026-03-08T07:00:00.000Z', what: 'spring forward (EST to EDT)' },
+    { zone: 'Australia/Sydney', dayBefore: '2026-04-04T03:00', handoff: '2026-04-04T17:00:00.000Z', what: 'southern autumn (AEDT to AEST)' },
+    { zone: 'Australia/Sydney', dayBefore: '2026-10-03T03:00', handoff: '2026-10-03T16:00:00.000Z', what: 'southern spring (AEST to AEDT)' },
+    { zone: 'America/New_York', dayBefore: '2026-10-31T03:00', handoff: '2026-11-01T08:00:00.000Z', what: 'fall back (EDT to EST)' },
+  ];
+  for (const c of DST_CASES) {
+    test(`across ${c.what} in ${c.zone}: each level pages whoever is on call when it fires; delays are exact minutes`, async () => {
+      const handoff = Date.parse(c.handoff);
+      w.t.clock.set(new Date(handoff - 10 * MINUTE));
+      await signInAgain(w);
+      const layer = { start: c.dayBefore, turn: { unit: 'day', length: 1 }, users: [w.ben.id, w.ann.id] };
+      const schedule = (await w.ok<{ id: number }>(w.as(w.owner), 'POST', `/v1/orgs/${w.orgSlug}/schedules`, { name: `Daily ${c.handoff}`, time_zone: c.zone, layers: [layer] })).id;
+      const target = [{ type: 'schedule', id: schedule }];
+      const p = await policy([level(target, 15), level(target, 15)]);
+      const incident = await open(p.id);
+      assert.deepEqual(await pagedWho(incident.Id), [[w.ben.id, 1, 0]], 'ten minutes before the handoff: the turn of the day before');
+      assert.equal((await get(incident.Id)).escalation?.next_at, new Date(handoff + 5 * MINUTE).toISOString(), '15 minutes later, whatever the wall clock does');
+      await at(15 * MINUTE);
+      assert.deepEqual((await pagedWho(incident.Id)).at(-1), [w.ann.id, 2, 0], 'five minutes after the handoff: the new turn');
+      await w.ok(w.as(w.owner), 'PATCH', `/v1/tickets/${incident.Id}`, { status: 'resolved' }, 200);
+    });
+  }
 
   // SQLite is one instance by design: there the race is between concurrent walkers of one instance;
   // on PostgreSQL between two instances on one schema.
