@@ -30,9 +30,42 @@ function find(dir) {
 
 // test/cluster/ starts several server processes on one PostgreSQL database (SQLite is one instance by design): --pg only.
 const onPostgres = args.includes('--pg');
-const files = [...find('src'), ...find('test')]
+const selected = [...find('src'), ...find('test')]
   .filter((f) => onPostgres || !f.split(path.sep).join('/').startsWith('test/cluster/'))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+
+/**
+ * Whether a test file can reach the database: its static imports, followed through the repository's
+ * own TypeScript, reach src/db/ (or a database driver), or it names TEST_DATABASE_URL or starts
+ * processes (a server it spawns may open one). The PostgreSQL run skips the others: they would run
+ * the same code a second time with the same result.
+ */
+// `import type` and `export type` load nothing at run time: they are not followed.
+const IMPORT = /(?:^|[\s;])(?:import|export)\s+(?!type\s)[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s*['"]([^'"]+)['"]/gm;
+const reachesDb = new Map();
+function usesDatabase(file, seen = new Set()) {
+  if (reachesDb.has(file)) return reachesDb.get(file);
+  if (seen.has(file)) return false;
+  seen.add(file);
+  const text = fs.readFileSync(file, 'utf8');
+  let uses = file.split(path.sep).join('/').startsWith('src/db/') || /TEST_DATABASE_URL|child_process|\bspawn\(|\bfork\(/.test(text);
+  for (const m of uses ? [] : text.matchAll(IMPORT)) {
+    const spec = m[1] ?? m[2] ?? m[3];
+    if (spec === 'pg' || spec === 'better-sqlite3' || spec === 'ioredis') uses = true;
+    if (!spec.startsWith('.')) continue;
+    const target = path.normalize(path.join(path.dirname(file), spec.replace(/\.js$/, '.ts')));
+    if (fs.existsSync(target) && usesDatabase(target, seen)) uses = true;
+    if (uses) break;
+  }
+  // Only a definite answer is kept (an import circle still being walked reads as false above).
+  if (uses || seen.size === 1) reachesDb.set(file, uses);
+  return uses;
+}
+const files = onPostgres && !args.includes('--all') ? selected.filter((f) => usesDatabase(f)) : selected;
+if (onPostgres && files.length < selected.length) {
+  console.log(`skipping ${selected.length - files.length} test files that never reach the database (they ran on SQLite; --all runs them here too):`);
+  console.log(`  ${selected.filter((f) => !files.includes(f)).join(' ')}`);
+}
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
