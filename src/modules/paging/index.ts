@@ -46,5 +46,5 @@ export async function policyCopy(db: Kysely<DB>, orgId: number, id: number | nul
   if (id === null) return { escalation_policy_id: null, escalation_snapshot: null };
   const p = await findPolicy(db, orgId, id);
   if (!p) throw invalidField(field, 'is not an escalation policy of this org');
-  return { escalation_policy_id: p.id, escalation_snapshot: JSON.stringify({ name: p.name, repeat: p.repeat, levels: JSON.parse(p.levels) as unknown }) };
+  return { escalation_policy_id: p.id, escalation_snapshot: JSON.stringify({ name: p.name, repeat: p.repeat, levels: p.levels }) };
 }

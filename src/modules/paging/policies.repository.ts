@@ -1,24 +1,32 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { EscalationPoliciesTable } from './paging.tables.js';
+import type { Level } from './policies.schemas.js';
 
-export type PolicyRow = Selectable<EscalationPoliciesTable>;
+type Stored = Selectable<EscalationPoliciesTable>;
+/** A policy as a value: its levels parsed from their JSON column (here, nowhere else). */
+export type PolicyRow = Omit<Stored, 'levels'> & { levels: Level[] };
+
+const valueOf = (r: Stored): PolicyRow => ({ ...r, levels: JSON.parse(r.levels) as Level[] });
 
 export async function insertPolicy(db: Kysely<DB>, row: Omit<PolicyRow, 'id'>): Promise<PolicyRow> {
-  return db.insertInto('escalation_policies').values(row).returningAll().executeTakeFirstOrThrow();
+  return valueOf(await db.insertInto('escalation_policies').values({ ...row, levels: JSON.stringify(row.levels) }).returningAll().executeTakeFirstOrThrow());
 }
 
 export async function listPolicies(db: Kysely<DB>, orgId: number): Promise<PolicyRow[]> {
-  return db.selectFrom('escalation_policies').selectAll().where('org_id', '=', orgId).orderBy('id').execute();
+  return (await db.selectFrom('escalation_policies').selectAll().where('org_id', '=', orgId).orderBy('id').execute()).map(valueOf);
 }
 
 /** A policy of this org; undefined for an unknown one or another org's. */
 export async function findPolicy(db: Kysely<DB>, orgId: number, id: number): Promise<PolicyRow | undefined> {
-  return db.selectFrom('escalation_policies').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+  const r = await db.selectFrom('escalation_policies').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+  return r && valueOf(r);
 }
 
 export async function updatePolicy(db: Kysely<DB>, id: number, set: Partial<Pick<PolicyRow, 'name' | 'repeat' | 'levels' | 'updated_at'>>): Promise<PolicyRow> {
-  return db.updateTable('escalation_policies').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  const { levels, ...rest } = set;
+  const values = levels === undefined ? rest : { ...rest, levels: JSON.stringify(levels) };
+  return valueOf(await db.updateTable('escalation_policies').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow());
 }
 
 export async function deletePolicy(db: Kysely<DB>, id: number): Promise<void> {

@@ -14,7 +14,7 @@ import type { CreatePolicyBody, Level, Policy, UpdatePolicyBody } from './polici
 const WRITE = { role: 'admin', write: true } as const;
 
 export function toPolicy(r: repo.PolicyRow): Policy {
-  return { id: r.id, org_id: r.org_id, name: r.name, repeat: r.repeat, levels: JSON.parse(r.levels) as Level[], created_at: r.created_at, updated_at: r.updated_at };
+  return { id: r.id, org_id: r.org_id, name: r.name, repeat: r.repeat, levels: r.levels, created_at: r.created_at, updated_at: r.updated_at };
 }
 
 /**
@@ -40,7 +40,7 @@ export async function createPolicy(ctx: AppContext, actor: Actor, orgSlug: strin
   const { org } = await orgAccess(ctx, actor, { slug: orgSlug }, WRITE);
   const levels = await checkTargets(ctx, org.id, input.levels);
   const now = iso(ctx.clock.now());
-  const row = await repo.insertPolicy(ctx.db, { org_id: org.id, name: input.name.trim(), repeat: input.repeat ?? 0, levels: JSON.stringify(levels), created_by: actor.userId, created_at: now, updated_at: now });
+  const row = await repo.insertPolicy(ctx.db, { org_id: org.id, name: input.name.trim(), repeat: input.repeat ?? 0, levels, created_by: actor.userId, created_at: now, updated_at: now });
   return toPolicy(row);
 }
 
@@ -68,7 +68,7 @@ export async function updatePolicy(ctx: AppContext, actor: Actor, orgSlug: strin
   const row = await repo.updatePolicy(ctx.db, policy.id, {
     ...(input.name !== undefined ? { name: input.name.trim() } : {}),
     ...(input.repeat !== undefined ? { repeat: input.repeat } : {}),
-    ...(levels !== undefined ? { levels: JSON.stringify(levels) } : {}),
+    ...(levels !== undefined ? { levels } : {}),
     updated_at: iso(ctx.clock.now()),
   });
   return toPolicy(row);

@@ -5,6 +5,7 @@ import type { DB } from '../../db/schema.js';
 import type { Actor } from '../../lib/actor.js';
 import { iso } from '../../lib/clock.js';
 import { StringEnum } from '../../lib/schemas.js';
+import { findRules, saveRules } from './rules.repository.js';
 
 export const CHANNELS = ['push', 'email', 'sms', 'voice'] as const;
 
@@ -48,8 +49,7 @@ export const DEFAULT_RULES: NotificationRules = Object.freeze({
 
 /** A person's rules, or the defaults when they never set theirs. */
 export async function rulesOf(db: Kysely<DB>, userId: number): Promise<NotificationRules> {
-  const row = await db.selectFrom('paging_notification_rules').select('rules').where('user_id', '=', userId).executeTakeFirst();
-  return row ? (JSON.parse(row.rules) as NotificationRules) : DEFAULT_RULES;
+  return (await findRules(db, userId)) ?? DEFAULT_RULES;
 }
 
 export async function getRules(ctx: AppContext, actor: Actor): Promise<NotificationRules> {
@@ -60,11 +60,6 @@ export async function getRules(ctx: AppContext, actor: Actor): Promise<Notificat
 export async function putRules(ctx: AppContext, actor: Actor, input: NotificationRules): Promise<NotificationRules> {
   const clean = (rules: readonly RuleInput[]) => rules.map((r) => ({ channel: r.channel, delay_minutes: r.delay_minutes }));
   const rules = { high: clean(input.high), low: clean(input.low) };
-  const now = iso(ctx.clock.now());
-  await ctx.db
-    .insertInto('paging_notification_rules')
-    .values({ user_id: actor.userId, rules: JSON.stringify(rules), updated_at: now })
-    .onConflict((oc) => oc.column('user_id').doUpdateSet({ rules: JSON.stringify(rules), updated_at: now }))
-    .execute();
+  await saveRules(ctx.db, actor.userId, rules, iso(ctx.clock.now()));
   return rules;
 }
