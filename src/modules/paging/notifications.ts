@@ -8,6 +8,7 @@ import { MINUTE, iso } from '../../lib/clock.js';
 import { queueEmail } from '../deliveries/index.js';
 import { phoneAlert, queueDelivery, type Delivery } from '../deliveries/index.js';
 import { recordTimeline } from '../incidents/index.js';
+import { findMember } from '../orgs/index.js';
 import { ACTION_TTL_MS, actionToken } from './action-tokens.js';
 import type { PagingChannel, PagingNotificationsTable } from './paging.tables.js';
 import { rulesOf } from './rules.js';
@@ -162,7 +163,8 @@ export async function sendDueNotifications(ctx: AppContext): Promise<number> {
       }
       const person = await tx.db.selectFrom('users').select(['id', 'email', 'phone', 'phone_verified_at']).where('id', '=', n.user_id).executeTakeFirst();
       if (!person) return;
-      const d = await deliveryOf(ctx, tx, n, incident, person);
+      // Access ends everywhere: someone who left the org since the page is not reached for its incidents.
+      const d = (await findMember(tx.db, incident.org_id, person.id)) ? await deliveryOf(ctx, tx, n, incident, person) : { skip: 'no longer a member of the org' };
       // Claimed first: a concurrent sweep that lost sends nothing.
       if (!(await settle(d.skip ? 'skipped' : 'sent', d.skip ?? null))) return;
       settled += 1;

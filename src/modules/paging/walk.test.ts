@@ -5,6 +5,7 @@ import { createContext, type AppContext } from '../../context.js';
 import { MINUTE } from '../../lib/clock.js';
 import { testDialect } from '../../../test/helpers.js';
 import { dispatchWorld, signInAgain, type DispatchWorld, type IncidentView, type TimelineView } from '../../../test/world.js';
+import { signUp } from '../../../test/factories.js';
 import { runPaging, walkDue } from './index.js';
 
 interface Escalation {
@@ -201,6 +202,20 @@ describe('the escalation walk: levels, delays, repeat, exhausted, skip, acknowle
     await w.ok(w.as(w.owner), 'PATCH', `/v1/orgs/${w.orgSlug}/escalation-policies/${p.id}`, { levels: [level([{ type: 'user', id: w.admin.id }], 60)] }, 200);
     await at(5 * MINUTE);
     assert.deepEqual((await pagedWho(incident.Id)).at(-1), [w.ben.id, 2, 0]);
+  });
+
+  test('someone who leaves the org is not reached for its incidents: their notifications still due are skipped', async () => {
+    const cleo = await signUp(w.t.app, { name: 'Cleo Contractor' });
+    await w.ok(w.as(w.owner), 'POST', `/v1/orgs/${w.orgSlug}/members`, { email: cleo.email, role: 'member' });
+    await w.ok(w.as(cleo), 'PUT', '/v1/auth/me/notification-rules', { high: [{ channel: 'email', delay_minutes: 0 }, { channel: 'email', delay_minutes: 3 }], low: [] }, 200);
+    const p = await policy([level([{ type: 'user', id: cleo.id }], 30)]);
+    const incident = await open(p.id);
+    assert.deepEqual((await events(incident.Id, 'notified')).map((e) => e.data.outcome), ['sent']);
+    await w.ok(w.as(w.owner), 'DELETE', `/v1/orgs/${w.orgSlug}/members/${cleo.id}`, undefined, 200);
+    await at(3 * MINUTE);
+    const notified = await events(incident.Id, 'notified');
+    assert.deepEqual(notified.map((e) => [e.data.outcome, e.data.reason]), [['sent', undefined], ['skipped', 'no longer a member of the org']]);
+    assert.equal((await w.ok<{ data: unknown[] }>(w.as(cleo), 'GET', '/v1/auth/me/pages')).data.length, 0, 'nor does she see the page');
   });
 
   // A schedule target resolves at the instant its level fires, by the zone's rules (the time-zone
