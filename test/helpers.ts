@@ -12,6 +12,7 @@ import { createContext, type AppContext, type ContextOverrides } from '../src/co
 import type { DialectName } from '../src/db/database.js';
 import type { DB } from '../src/db/schema.js';
 import { ManualClock } from '../src/lib/clock.js';
+import pino from 'pino';
 import { installResponseCheck } from './response-check.js';
 
 /** The engine this test run uses: PostgreSQL when TEST_DATABASE_URL is set, else SQLite. */
@@ -94,6 +95,23 @@ export async function buildTestApp(env: Record<string, string> = {}, overrides: 
       if (responses.problems.length > 0) throw new Error(`responses that do not match the API description (src/**/*.schemas.ts):\n  ${responses.problems.join('\n  ')}`);
     },
   };
+}
+
+/**
+ * Another instance on a test app's database, on its clock: a second context on PostgreSQL; on SQLite,
+ * one instance by design (better-sqlite3 blocks the thread while it waits for a lock, so two in one
+ * process would wait on each other), the app's own, so races there are between concurrent runs of one
+ * instance. `close` ends only what this made.
+ */
+export async function secondInstance(t: Pick<TestApp, 'ctx' | 'clock'>): Promise<{ ctx: AppContext; close: () => Promise<void> }> {
+  if (testDialect !== 'postgres') return { ctx: t.ctx, close: async () => {} };
+  const ctx = await createContext(t.ctx.config, { log: pino({ level: 'silent' }), clock: t.clock });
+  return { ctx, close: () => ctx.close() };
+}
+
+/** A fresh context on a test app's database, as the service after a restart (both engines). */
+export function restartedContext(t: Pick<TestApp, 'ctx' | 'clock'>): Promise<AppContext> {
+  return createContext(t.ctx.config, { log: pino({ level: 'silent' }), clock: t.clock });
 }
 
 /** The parsed JSON body of an injected response. */

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pino from 'pino';
-import { createContext, type AppContext } from '../context.js';
+import { type AppContext } from '../context.js';
 import { MINUTE } from '../lib/clock.js';
-import { testDialect } from '../../test/helpers.js';
+import { secondInstance, testDialect } from '../../test/helpers.js';
 import { dispatchWorld, type DispatchWorld } from '../../test/world.js';
 import { sweepEscalations } from './escalation-sweeper.js';
 
@@ -139,12 +138,11 @@ describe('escalation of unacknowledged incidents', () => {
   // concurrent sweeps of one instance; on PostgreSQL between two instances on one schema.
   describe(testDialect === 'postgres' ? 'two instances on one database' : 'concurrent sweeps of one instance', () => {
     let other: AppContext;
+    let closeOther: () => Promise<void>;
     before(async () => {
-      other = testDialect === 'postgres' ? await createContext(w.t.ctx.config, { log: pino({ level: 'silent' }), clock: w.t.clock }) : w.t.ctx;
+      ({ ctx: other, close: closeOther } = await secondInstance(w.t));
     });
-    after(async () => {
-      if (other !== w.t.ctx) await other.close();
-    });
+    after(() => closeOther());
 
     test('each step happens exactly once across every sweeper, however often they sweep together', async () => {
       await quiet();

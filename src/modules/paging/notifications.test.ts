@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pino from 'pino';
-import { createContext, type AppContext } from '../../context.js';
+import { type AppContext } from '../../context.js';
 import { MINUTE } from '../../lib/clock.js';
-import { testDialect } from '../../../test/helpers.js';
+import { secondInstance, testDialect } from '../../../test/helpers.js';
 import { dispatchWorld, type DispatchWorld, type IncidentView } from '../../../test/world.js';
 import type { TestUser } from '../../../test/factories.js';
 import { startTwilioStandIn, type TwilioStandIn } from '../../../test/twilio-standin.js';
@@ -140,12 +139,11 @@ describe("a page's notifications: each rule at page time + its delay, skipped wi
   // on PostgreSQL between two instances on one schema (as the escalation sweeper's test does).
   describe(testDialect === 'postgres' ? 'two instances on one database' : 'concurrent sweeps of one instance', () => {
     let other: AppContext;
+    let closeOther: () => Promise<void>;
     before(async () => {
-      other = testDialect === 'postgres' ? await createContext(w.t.ctx.config, { log: pino({ level: 'silent' }), clock: w.t.clock }) : w.t.ctx;
+      ({ ctx: other, close: closeOther } = await secondInstance(w.t));
     });
-    after(async () => {
-      if (other !== w.t.ctx) await other.close();
-    });
+    after(() => closeOther());
 
     test('each notification is sent exactly once however many sweeps run together', async () => {
       // Delayed rules only: nothing is due at page time, so no paging run is woken and the sweeps race alone.

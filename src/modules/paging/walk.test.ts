@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pino from 'pino';
-import { createContext, type AppContext } from '../../context.js';
+import { type AppContext } from '../../context.js';
 import { MINUTE } from '../../lib/clock.js';
-import { testDialect } from '../../../test/helpers.js';
+import { restartedContext, secondInstance, testDialect } from '../../../test/helpers.js';
 import { dispatchWorld, signInAgain, type DispatchWorld, type IncidentView, type TimelineView } from '../../../test/world.js';
 import { signUp } from '../../../test/factories.js';
 import { runPaging, walkDue } from './index.js';
@@ -251,12 +250,11 @@ describe('the escalation walk: levels, delays, repeat, exhausted, skip, acknowle
   // on PostgreSQL between two instances on one schema.
   describe(testDialect === 'postgres' ? 'two instances on one database' : 'concurrent walkers of one instance', () => {
     let other: AppContext;
+    let closeOther: () => Promise<void>;
     before(async () => {
-      other = testDialect === 'postgres' ? await createContext(w.t.ctx.config, { log: pino({ level: 'silent' }), clock: w.t.clock }) : w.t.ctx;
+      ({ ctx: other, close: closeOther } = await secondInstance(w.t));
     });
-    after(async () => {
-      if (other !== w.t.ctx) await other.close();
-    });
+    after(() => closeOther());
 
     test('each level fires exactly once however many walkers run together, and never again after a restart', async () => {
       // Every earlier walk to its end (a late walker fires one level per run, then waits its delay).
@@ -274,7 +272,7 @@ describe('the escalation walk: levels, delays, repeat, exhausted, skip, acknowle
         assert.deepEqual(counts.map((c) => Number(c.n)), ids.map(() => Math.min(step + 2, 6)), `step ${step}: one more page per incident (the last step exhausts it)`);
       }
       // A fresh instance (a restart) finds nothing to do again.
-      const restarted = await createContext(w.t.ctx.config, { log: pino({ level: 'silent' }), clock: w.t.clock });
+      const restarted = await restartedContext(w.t);
       try {
         assert.equal(await walkDue(restarted), 0);
       } finally {
