@@ -67,3 +67,10 @@ export type CreatedIntegration = api.CreatedIntegration;
 export type CreatedTeam = api.CreatedTeam;
 
 export type AlertReach = api.AlertReach;
+
+export type EscalationPolicy = api.EscalationPolicy;
+export type EscalationLevel = api.EscalationLevel;
+export type EscalationTarget = api.EscalationTarget;
+export type DispatchSettings = api.DispatchSettings;
+export type NotificationRule = api.NotificationRule;
+export type NotificationRules = api.NotificationRules;
