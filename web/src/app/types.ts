@@ -12,7 +12,21 @@ export type Org = api.Org;
 export type IncidentStatus = api.Incident['status'];
 export type Priority = api.Incident['priority'];
 
-export type Incident = api.Incident;
+/**
+ * Where an incident's escalation policy is (docs/api.md, Incidents): `level` last fired (1-based, 0
+ * before level 1), `levels` in the policy, `loop` repeats already done, `next_at` the next level.
+ */
+export interface Escalation {
+  policy_id: number;
+  policy_name: string | null;
+  level: number;
+  levels: number;
+  loop: number;
+  repeat: number;
+  next_at: string | null;
+}
+
+export type Incident = api.Incident & { escalation?: Escalation | null };
 
 export type TimelineEvent = api.TimelineEvent;
 
