@@ -166,6 +166,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   };
 
   const closers: (() => Promise<void>)[] = [];
+  const escalation = escalationPort();
   return {
     config,
     database,
@@ -181,13 +182,15 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     listCache: new ListCache(),
     deviceCache: new DeviceCache(database.db, bus),
     accountThrottle: createFailureStore(redis, config.redisPrefix, log),
-    escalation: escalationPort(),
+    escalation,
     redis,
     transaction: (fn) => transactions.run(fn),
     onClose: (fn) => closers.push(fn),
     close: async () => {
       // Closers first (the beacon flush writes through a transaction), then the last group commits.
       for (const fn of closers.splice(0)) await fn().catch((err: unknown) => log.error({ err }, 'closing failed'));
+      // A paging run woken by a commit finishes before the database goes.
+      await escalation.idle();
       await beacons.close().catch((err: unknown) => log.error({ err }, 'closing the beacon store failed'));
       await transactions.drain();
       hub.close();

@@ -351,6 +351,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/me/pages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The open, unacknowledged incidents you were paged for, newest page first (at most 50) */
+        get: operations["getAuthMePages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/me/phone/verify": {
         parameters: {
             query?: never;
@@ -971,8 +988,25 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Acknowledge (the assignee, or an org admin or owner); idempotent */
+        /** Acknowledge (the assignee, anyone paged for it, or an org admin or owner); idempotent */
         post: operations["acknowledgeIncident"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/incidents/{id}/escalate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fire the next level of the incident's escalation policy now (admins, owners, the assignee) */
+        post: operations["postIncidentsByIdEscalate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1914,8 +1948,25 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Acknowledge (the assignee, or an org admin or owner); idempotent */
+        /** Acknowledge (the assignee, anyone paged for it, or an org admin or owner); idempotent */
         post: operations["acknowledgeTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tickets/{id}/escalate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fire the next level of the incident's escalation policy now (admins, owners, the assignee) */
+        post: operations["postTicketsByIdEscalate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2832,7 +2883,8 @@ export interface components {
          *       "resolved_at": null,
          *       "acknowledged_at": null,
          *       "acknowledged_by": null,
-         *       "integration": null
+         *       "integration": null,
+         *       "escalation": null
          *     }
          */
         Incident: {
@@ -2843,6 +2895,8 @@ export interface components {
             customer_status_url: string;
             customer_token: string;
             description: string | null;
+            /** @description where the escalation policy the incident follows stands (docs/paging.md); null when it follows none */
+            escalation: components["schemas"]["IncidentEscalation"] | null;
             Id: number;
             /** @description the integration (monitoring tool or mailbox) that opened it; null for every other incident */
             integration: components["schemas"]["IncidentIntegration"] | null;
@@ -2871,6 +2925,21 @@ export interface components {
             status: "open" | "in_progress" | "resolved" | "closed";
             title: string;
             updated_at: string;
+        };
+        /** IncidentEscalation */
+        IncidentEscalation: {
+            /** @description the level fired last (1-based); 0 before the first fired */
+            level: number;
+            /** @description how many levels the policy has */
+            levels: number;
+            /** @description how many times the policy ran again after its last level (0 on the first round) */
+            loop: number;
+            next_at: string | null;
+            policy_id: number;
+            /** @description the policy's name when the incident took its copy */
+            policy_name: string;
+            /** @description how many times it runs again at most */
+            repeat: number;
         };
         /** IncidentIntegration */
         IncidentIntegration: {
@@ -3068,6 +3137,21 @@ export interface components {
                 role: "owner" | "admin" | "member";
             }[];
             members: components["schemas"]["Member"][];
+        };
+        /** MyPage */
+        MyPage: {
+            incident_id: number;
+            level: number | null;
+            location_name: string | null;
+            org_id: number;
+            /** @description when you were last paged for it */
+            paged_at: string;
+            priority: string;
+            title: string;
+        };
+        /** MyPages */
+        MyPages: {
+            data: components["schemas"]["MyPage"][];
         };
         /** MyShiftList */
         MyShiftList: {
@@ -3566,7 +3650,7 @@ export interface components {
             id: number;
             incident_id: number;
             /** @enum {string} */
-            type: "created" | "status_changed" | "priority_changed" | "assigned" | "unassigned" | "acknowledged" | "en_route" | "on_scene" | "reply" | "signal" | "escalated" | "sla_warning" | "sla_breached" | "alert_repeated" | "paged";
+            type: "created" | "status_changed" | "priority_changed" | "assigned" | "unassigned" | "acknowledged" | "en_route" | "on_scene" | "reply" | "signal" | "escalated" | "sla_warning" | "sla_breached" | "alert_repeated" | "paged" | "notified" | "escalation_skipped" | "escalation_exhausted";
         };
         /**
          * User
@@ -3785,6 +3869,7 @@ export type EventTypeList = components['schemas']['EventTypeList'];
 export type InboundEmail = components['schemas']['InboundEmail'];
 export type InboundEmailList = components['schemas']['InboundEmailList'];
 export type Incident = components['schemas']['Incident'];
+export type IncidentEscalation = components['schemas']['IncidentEscalation'];
 export type IncidentIntegration = components['schemas']['IncidentIntegration'];
 export type IncidentList = components['schemas']['IncidentList'];
 export type IncidentStreamEvent = components['schemas']['IncidentStreamEvent'];
@@ -3798,6 +3883,8 @@ export type LoginResult = components['schemas']['LoginResult'];
 export type Me = components['schemas']['Me'];
 export type Member = components['schemas']['Member'];
 export type MemberList = components['schemas']['MemberList'];
+export type MyPage = components['schemas']['MyPage'];
+export type MyPages = components['schemas']['MyPages'];
 export type MyShiftList = components['schemas']['MyShiftList'];
 export type NotificationRule = components['schemas']['NotificationRule'];
 export type NotificationRules = components['schemas']['NotificationRules'];
@@ -4767,6 +4854,30 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getAuthMePages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyPages"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -6632,6 +6743,35 @@ export interface operations {
         };
     };
     acknowledgeIncident: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description An incident (also called a ticket) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Incident"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    postIncidentsByIdEscalate: {
         parameters: {
             query?: never;
             header?: never;
@@ -9738,6 +9878,35 @@ export interface operations {
         };
     };
     acknowledgeTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description An incident (also called a ticket) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Incident"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    postTicketsByIdEscalate: {
         parameters: {
             query?: never;
             header?: never;

@@ -181,6 +181,8 @@ export interface IncidentsTable {
   /** 0040: the escalation policy, and its copy taken when it was set (later edits of the policy do not change it). */
   escalation_policy_id: number | null;
   escalation_snapshot: string | null;
+  /** 0041: with a policy, how many times it ran again after its last level (`escalation_level` is then the level last fired). */
+  escalation_loop: Generated<number>;
 }
 
 /** How an integration's incident arrived: PagerDuty's Events API, Alertmanager, Grafana or a mailbox. */
@@ -202,7 +204,11 @@ export type TimelineType =
   | 'sla_breached'
   | 'alert_repeated'
   /** Paging (0040): a person paged for the incident. */
-  | 'paged';
+  | 'paged'
+  /** Paging (0041): one notification's outcome, a level with nobody to page, the end of a policy. */
+  | 'notified'
+  | 'escalation_skipped'
+  | 'escalation_exhausted';
 
 export interface IncidentEventsTable {
   id: Generated<number>;

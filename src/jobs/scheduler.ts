@@ -11,7 +11,7 @@ import { sweepEscalations } from './escalation-sweeper.js';
 import { sweepSla } from './sla-sweeper.js';
 import { syncDueCalendars } from '../modules/calendars/index.js';
 import { sendHandoffNotices, syncShiftCalendars } from '../modules/oncall/index.js';
-import { sendDueNotifications } from '../modules/paging/index.js';
+import { runPaging } from '../modules/paging/index.js';
 
 export interface Job {
   name: string;
@@ -97,8 +97,8 @@ export function startJobs(ctx: AppContext, jobs: Job[] = defaultJobs(ctx), ticke
 
 export const defaultJobs = (ctx: AppContext): Job[] => [
   { name: 'sla-sweeper', intervalMs: ctx.config.slaSweepIntervalMs, run: sweepSla },
-  // Paging: each notification claimed with a conditional update, so once across instances.
-  { name: 'paging-notifications', intervalMs: ctx.config.pagingSweepIntervalMs, run: sendDueNotifications },
+  // Paging: the walks' due levels, then the notifications due, each claimed with a conditional update, so once across instances.
+  { name: 'paging-notifications', intervalMs: ctx.config.pagingSweepIntervalMs, run: runPaging },
   { name: 'beacon-silence', intervalMs: ctx.config.beaconSweepIntervalMs, run: sweepSilentBeacons },
   // Hosts' external calendars; each connection is also leased, so a manual sync never runs twice with it.
   { name: 'calendar-sync', intervalMs: Math.min(ctx.config.calendarSyncIntervalMs, 60_000), run: syncDueCalendars },

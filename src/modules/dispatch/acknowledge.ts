@@ -6,12 +6,16 @@ import { acknowledgeIncident, findVisible, type AckVia, recordTimeline, toIncide
 import { atLeast, orgAccess } from '../orgs/index.js';
 import type { ProgressBody } from './dispatch.schemas.js';
 
-/** The assignee, or an org admin or owner (403 for anyone else in the org; 404 outside it). */
-async function responderAccess(ctx: AppContext, actor: Actor, id: number): Promise<IncidentRow> {
+/**
+ * The assignee, or an org admin or owner; for an acknowledgement also anyone paged for it
+ * (docs/paging.md). 403 for anyone else in the org; 404 outside it.
+ */
+async function responderAccess(ctx: AppContext, actor: Actor, id: number, pagedMay = false): Promise<IncidentRow> {
   const incident = await findVisible(ctx, actor, id);
   const { role } = await orgAccess(ctx, actor, { id: incident.org_id }, { write: true });
-  if (incident.assignee_id !== actor.userId && !atLeast(role, 'admin')) throw forbidden();
-  return incident;
+  if (incident.assignee_id === actor.userId || atLeast(role, 'admin')) return incident;
+  if (pagedMay && (await ctx.escalation.wasPaged(ctx.db, incident.id, actor.userId))) return incident;
+  throw forbidden();
 }
 
 /** A request's own way: a session is the web app, a key (or a tracker's token) the API. */
@@ -22,7 +26,7 @@ const viaOf = (actor: Actor): AckVia => (actor.via === 'session' ? 'web' : 'api'
  * `acknowledged_at/by`, stops escalation and moves `open` to `in_progress`; later calls change nothing.
  */
 export async function acknowledge(ctx: AppContext, actor: Actor, id: number): Promise<Incident> {
-  const incident = await responderAccess(ctx, actor, id);
+  const incident = await responderAccess(ctx, actor, id, true);
   if (incident.acknowledged_at !== null) return toIncident(ctx, incident);
   return toIncident(ctx, await ctx.transaction((tx) => acknowledgeIncident(ctx, tx, incident, { userId: actor.userId, via: viaOf(actor) })));
 }

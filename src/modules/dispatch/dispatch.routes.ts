@@ -28,7 +28,7 @@ export const dispatchRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     );
     app.post(
       `${base}/:id/acknowledge`,
-      { schema: { tags, summary: 'Acknowledge (the assignee, or an org admin or owner); idempotent', params: IncidentParams, response: { 200: Incident } } },
+      { schema: { tags, summary: 'Acknowledge (the assignee, anyone paged for it, or an org admin or owner); idempotent', params: IncidentParams, response: { 200: Incident } } },
       (request) => acknowledge(ctx, actorOf(request), request.params.id),
     );
     app.post(

@@ -10,15 +10,26 @@ export interface AckTimeouts {
 /** PagerDuty-like defaults: an urgent incident nobody acknowledged for 5 minutes escalates, a high one after 15. */
 export const DEFAULT_ACK_TIMEOUTS: Readonly<AckTimeouts> = { urgent: 5, high: 15 };
 
-/** Compiled once (db/fixed.ts): every urgent or high incident's creation reads it. */
-const ACK_TIMEOUTS = new FixedQuery<{ orgId: number }>((db, mark) =>
-  db.selectFrom('dispatch_settings').select(['ack_urgent_minutes', 'ack_high_minutes']).where('org_id', '=', mark('orgId')),
+/** Compiled once (db/fixed.ts): every incident's creation reads it. */
+const DISPATCH_DEFAULTS = new FixedQuery<{ orgId: number }>((db, mark) =>
+  db.selectFrom('dispatch_settings').select(['ack_urgent_minutes', 'ack_high_minutes', 'default_escalation_policy_id']).where('org_id', '=', mark('orgId')),
 );
+
+/** What an opening incident takes from its org's dispatch settings: the acknowledgement timeouts and the default escalation policy. */
+export interface OpeningDefaults {
+  timeouts: AckTimeouts;
+  defaultPolicyId: number | null;
+}
+
+/** The org's acknowledgement timeouts and default escalation policy (one read of its dispatch settings). */
+export async function findOpeningDefaults(db: Kysely<DB>, orgId: number): Promise<OpeningDefaults> {
+  const row = (await DISPATCH_DEFAULTS.execute<{ ack_urgent_minutes: number | null; ack_high_minutes: number | null; default_escalation_policy_id: number | null }>(db, { orgId })).rows[0];
+  return row ? { timeouts: { urgent: row.ack_urgent_minutes, high: row.ack_high_minutes }, defaultPolicyId: row.default_escalation_policy_id } : { timeouts: { ...DEFAULT_ACK_TIMEOUTS }, defaultPolicyId: null };
+}
 
 /** The org's acknowledgement timeouts (the escalation clock of its incidents), in minutes. */
 export async function findAckTimeouts(db: Kysely<DB>, orgId: number): Promise<AckTimeouts> {
-  const row = (await ACK_TIMEOUTS.execute<{ ack_urgent_minutes: number | null; ack_high_minutes: number | null }>(db, { orgId })).rows[0];
-  return row ? { urgent: row.ack_urgent_minutes, high: row.ack_high_minutes } : { ...DEFAULT_ACK_TIMEOUTS };
+  return (await findOpeningDefaults(db, orgId)).timeouts;
 }
 
 /** Writes the whole setting (the caller merged the change into the current one). */
@@ -42,7 +53,7 @@ export interface DueEscalation {
   escalate_at: string;
 }
 
-/** Unacknowledged, unresolved incidents whose next escalation step is due, oldest due first. */
+/** Unacknowledged, unresolved incidents without a policy whose next built-in escalation step is due, oldest due first. */
 export async function dueEscalations(db: Kysely<DB>, nowIso: string, limit: number): Promise<DueEscalation[]> {
   const rows = await db
     .selectFrom('incidents')
@@ -50,6 +61,8 @@ export async function dueEscalations(db: Kysely<DB>, nowIso: string, limit: numb
     .where('escalate_at', '<=', nowIso)
     .where('acknowledged_at', 'is', null)
     .where('status', 'in', ['open', 'in_progress'])
+    // Incidents following a policy are walked by paging (policy-walk.ts).
+    .where('escalation_policy_id', 'is', null)
     .orderBy('escalate_at')
     .limit(limit)
     .execute();
@@ -72,3 +85,24 @@ export async function claimEscalation(db: Kysely<DB>, e: DueEscalation, nextLeve
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
+
+export interface PolicyTarget {
+  type: 'user' | 'schedule' | 'team';
+  id: number;
+}
+export interface PolicyLevel {
+  delay_minutes: number;
+  targets: PolicyTarget[];
+}
+/** The copy of a policy an incident follows (`escalation_snapshot`), taken when the policy was set. */
+export interface PolicySnapshot {
+  name: string;
+  repeat: number;
+  levels: PolicyLevel[];
+}
+
+/** The snapshot column as a value (null: no policy). */
+export function snapshotOf(text: string | null): PolicySnapshot | null {
+  return text === null ? null : (JSON.parse(text) as PolicySnapshot);
+}
+

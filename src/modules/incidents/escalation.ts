@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { DB, Priority } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import { MINUTE, iso } from '../../lib/clock.js';
-import { claimEscalation, findAckTimeouts, type AckTimeouts, type DueEscalation } from './escalation.repository.js';
+import { claimEscalation, findAckTimeouts, findOpeningDefaults, type AckTimeouts, type DueEscalation } from './escalation.repository.js';
 import type { IncidentPatch, IncidentRow } from './incidents.repository.js';
 import { isDone } from './sla.js';
 import { recordTimeline } from './timeline.js';
@@ -16,18 +16,39 @@ export function timeoutOf(t: AckTimeouts, priority: Priority): number | null {
   return priority === 'urgent' ? t.urgent : priority === 'high' ? t.high : null;
 }
 
+/** The built-in escalation's first deadline of an incident of this priority whose clock starts at `from` (null: never). */
+export function deadlineOf(t: AckTimeouts, priority: Priority, from: Date): string | null {
+  const minutes = timeoutOf(t, priority);
+  return minutes === null ? null : iso(new Date(from.getTime() + minutes * MINUTE));
+}
+
 /** When an unacknowledged incident of this priority, whose clock starts at `from`, first escalates (null: never). */
 export async function ackDeadline(db: Kysely<DB>, orgId: number, priority: Priority, from: Date): Promise<string | null> {
   // Only urgent and high incidents escalate (timeoutOf): the others need no look-up of the setting.
   if (priority !== 'urgent' && priority !== 'high') return null;
-  const minutes = timeoutOf(await findAckTimeouts(db, orgId), priority);
-  return minutes === null ? null : iso(new Date(from.getTime() + minutes * MINUTE));
+  return deadlineOf(await findAckTimeouts(db, orgId), priority, from);
 }
 
 /**
- * What an update does to acknowledgement and escalation. A new assignee starts unacknowledged
- * with a fresh escalation clock; an unacknowledged incident whose priority changes, or that is
- * reopened, gets its next step from now; a resolved or closed one never escalates.
+ * How an incident opening starts escalating: which policy it follows (the opening's own; undefined:
+ * the org's default; null: none) and its first deadline. With a policy, level 1 is due at once (the
+ * paging walk fires it right after the commit); without one, the built-in escalation's clock runs.
+ */
+export async function openingEscalation(db: Kysely<DB>, orgId: number, policyId: number | null | undefined, priority: Priority, now: Date): Promise<{ policyId: number | null; escalateAt: string | null }> {
+  const needsDefaults = policyId === undefined || priority === 'urgent' || priority === 'high';
+  const d = needsDefaults ? await findOpeningDefaults(db, orgId) : undefined;
+  const chosen = policyId === undefined ? (d?.defaultPolicyId ?? null) : policyId;
+  if (chosen !== null) return { policyId: chosen, escalateAt: iso(now) };
+  return { policyId: null, escalateAt: d ? deadlineOf(d.timeouts, priority, now) : null };
+}
+
+/**
+ * What an update does to acknowledgement and escalation. Without a policy (the built-in
+ * escalation): a new assignee starts unacknowledged with a fresh escalation clock; an
+ * unacknowledged incident whose priority changes, or that is reopened, gets its next step from now;
+ * a resolved or closed one never escalates. With a policy (docs/paging.md): reassignment, reopening,
+ * a raise to urgent or high, or a new policy start the walk again from level 1 at once; a fall to
+ * normal or low stops further levels.
  */
 export async function escalationPatch(db: Kysely<DB>, before: IncidentRow, patch: IncidentPatch, now: Date): Promise<IncidentPatch> {
   const status = patch.status ?? before.status;
@@ -35,11 +56,28 @@ export async function escalationPatch(db: Kysely<DB>, before: IncidentRow, patch
   const reassigned = patch.assignee_id !== undefined && patch.assignee_id !== before.assignee_id;
   if (isDone(status)) return isDone(before.status) || before.escalate_at === null ? {} : { escalate_at: null };
   const reopened = isDone(before.status);
+  const policyId = patch.escalation_policy_id !== undefined ? patch.escalation_policy_id : before.escalation_policy_id;
+  if (policyId !== null) {
+    const restart = { acknowledged_at: null, acknowledged_by: null, escalation_level: 0, escalation_loop: 0, escalate_at: iso(now) };
+    const newPolicy = patch.escalation_snapshot !== undefined && (patch.escalation_policy_id !== before.escalation_policy_id || patch.escalation_snapshot !== before.escalation_snapshot);
+    if (reassigned || reopened) return restart;
+    if (before.acknowledged_at !== null) return {};
+    const raised = !isUrgent(before.priority) && isUrgent(priority);
+    if (newPolicy || raised) return restart;
+    if (isUrgent(before.priority) && !isUrgent(priority)) return { escalate_at: null };
+    return {};
+  }
+  if (before.escalation_policy_id !== null) {
+    // The policy was taken off: the built-in escalation from now.
+    return { escalation_level: 0, escalation_loop: 0, escalate_at: before.acknowledged_at === null ? await ackDeadline(db, before.org_id, priority, now) : null };
+  }
   if (reassigned) return { acknowledged_at: null, acknowledged_by: null, escalation_level: 0, escalate_at: await ackDeadline(db, before.org_id, priority, now) };
   if (before.acknowledged_at !== null) return {};
   if (priority !== before.priority || reopened) return { escalate_at: before.escalation_level >= MAX_ESCALATIONS ? null : await ackDeadline(db, before.org_id, priority, now) };
   return {};
 }
+
+const isUrgent = (p: Priority) => p === 'urgent' || p === 'high';
 
 /**
  * The next step's time: one timeout after this one, or one timeout from now when the sweeper

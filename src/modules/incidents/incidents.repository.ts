@@ -7,7 +7,7 @@ import { hasExtras, orderList, whereExtras, type ListExtras } from './list-filte
 
 export type IncidentRow = Selectable<IncidentsTable>;
 /** Dispatch state starts empty unless a caller sets it (the escalation deadline). */
-type DispatchFields = 'acknowledged_at' | 'acknowledged_by' | 'escalation_level' | 'escalate_at' | 'escalation_policy_id' | 'escalation_snapshot';
+type DispatchFields = 'acknowledged_at' | 'acknowledged_by' | 'escalation_level' | 'escalation_loop' | 'escalate_at' | 'escalation_policy_id' | 'escalation_snapshot';
 export type NewIncident = Omit<IncidentRow, 'id' | DispatchFields> & Partial<Pick<IncidentRow, DispatchFields>>;
 
 export interface ListFilter extends ListExtras {
@@ -66,7 +66,7 @@ function insertedRow(id: number, row: NewIncident): IncidentRow {
   return r;
 }
 
-const DISPATCH_DEFAULTS = { acknowledged_at: null, acknowledged_by: null, escalation_level: 0, escalate_at: null, escalation_policy_id: null, escalation_snapshot: null };
+const DISPATCH_DEFAULTS = { acknowledged_at: null, acknowledged_by: null, escalation_level: 0, escalation_loop: 0, escalate_at: null, escalation_policy_id: null, escalation_snapshot: null };
 
 /** The insert is compiled once per column list (db/fixed.ts): a creation's rows always have the same columns. */
 export async function insertIncident(db: Kysely<DB>, row: NewIncident): Promise<IncidentRow> {
@@ -107,6 +107,11 @@ export const VIEW_COLUMNS = [
   'integration_id',
   'integration_name',
   'integration_tool',
+  'escalation_policy_id',
+  'escalation_snapshot',
+  'escalation_level',
+  'escalation_loop',
+  'escalate_at',
 ] as const;
 export type IncidentViewRow = Pick<IncidentRow, (typeof VIEW_COLUMNS)[number]>;
 
@@ -137,6 +142,11 @@ function viewRow(r: unknown[]): IncidentViewRow {
     integration_id: r[21] as number | null,
     integration_name: r[22] as string | null,
     integration_tool: r[23] as IncidentRow['integration_tool'],
+    escalation_policy_id: r[24] as number | null,
+    escalation_snapshot: r[25] as string | null,
+    escalation_level: r[26] as number,
+    escalation_loop: r[27] as number,
+    escalate_at: r[28] as string | null,
   };
 }
 
@@ -289,7 +299,7 @@ export async function listVersion(db: Kysely<DB>, scope: Scope): Promise<string>
 export type IncidentPatch = Partial<
   Pick<
     IncidentRow,
-    'status' | 'priority' | 'description' | 'assignee_id' | 'sla_due_at' | 'sla_warn_at' | 'resolved_at' | 'updated_at' | 'acknowledged_at' | 'acknowledged_by' | 'escalation_level' | 'escalate_at' | 'escalation_policy_id' | 'escalation_snapshot'
+    'status' | 'priority' | 'description' | 'assignee_id' | 'sla_due_at' | 'sla_warn_at' | 'resolved_at' | 'updated_at' | 'acknowledged_at' | 'acknowledged_by' | 'escalation_level' | 'escalation_loop' | 'escalate_at' | 'escalation_policy_id' | 'escalation_snapshot'
   >
 >;
 

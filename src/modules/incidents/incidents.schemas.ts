@@ -72,6 +72,24 @@ export const Incident = Type.Object({
     ],
     { description: 'the integration (monitoring tool or mailbox) that opened it; null for every other incident' },
   ),
+  escalation: Type.Union(
+    [
+      Type.Object(
+        {
+          policy_id: Type.Integer(),
+          policy_name: Type.String({ description: "the policy's name when the incident took its copy" }),
+          level: Type.Integer({ description: 'the level fired last (1-based); 0 before the first fired' }),
+          levels: Type.Integer({ description: 'how many levels the policy has' }),
+          loop: Type.Integer({ description: 'how many times the policy ran again after its last level (0 on the first round)' }),
+          repeat: Type.Integer({ description: 'how many times it runs again at most' }),
+          next_at: Nullable(Type.String({ description: 'when the next level fires (or, after the last, when the escalation is exhausted); null when nothing more will fire: acknowledged, resolved, exhausted, or a normal or low incident (one level only)' })),
+        },
+        { title: 'IncidentEscalation' },
+      ),
+      Type.Null(),
+    ],
+    { description: 'where the escalation policy the incident follows stands (docs/paging.md); null when it follows none' },
+  ),
 }, {
     title: 'Incident',
     description: 'An incident (also called a ticket)',
@@ -80,7 +98,7 @@ export const Incident = Type.Object({
         Id: 42, org_id: 7, livemode: true, title: 'Gas leak on Main St', description: null, status: 'open', priority: 'urgent', source: 'api', source_ref: null,
         sla_due_at: '2026-03-02T10:15:00.000Z', sla_breached: false, sla_status: 'ok', customer_token: 'cst_4f9a1c', customer_status_url: 'https://muster.example.org/incidents/status/cst_4f9a1c',
         lat: 48.8566, lng: 2.3522, location_name: 'Main St 12', assignee_id: null, created_at: '2026-03-02T09:15:00.000Z', updated_at: '2026-03-02T09:15:00.000Z',
-        resolved_at: null, acknowledged_at: null, acknowledged_by: null, integration: null,
+        resolved_at: null, acknowledged_at: null, acknowledged_by: null, integration: null, escalation: null,
       },
     ],
   });

@@ -9,7 +9,8 @@ import { recorded, type EffectRecorder } from '../../lib/idempotency.js';
 import { actorScope, orgAccess, targetOrgWrite } from '../orgs/index.js';
 import { findMember } from '../orgs/index.js';
 import { cachedUser } from '../users/index.js';
-import { ackDeadline, escalationPatch } from './escalation.js';
+import { escalationPatch, openingEscalation } from './escalation.js';
+import { escalationView } from './escalation-view.js';
 import * as repo from './incidents.repository.js';
 import type { IncidentRow, IncidentViewRow } from './incidents.repository.js';
 import { countByStatus, type ListExtras } from './list-filters.js';
@@ -52,6 +53,7 @@ export function toIncident(ctx: AppContext, i: IncidentViewRow, now: Date = ctx.
     acknowledged_at: i.acknowledged_at,
     acknowledged_by: i.acknowledged_by,
     integration: i.integration_id === null ? null : { id: i.integration_id, name: i.integration_name ?? '', tool: i.integration_tool },
+    escalation: escalationView(i),
   };
 }
 
@@ -76,8 +78,8 @@ export interface Opening {
   integration?: { id: number; name: string; tool: IntegrationTool };
   /** Kept on the timeline of a repeat (`alert_repeated`), with the trigger count. */
   repeat: Record<string, unknown>;
-  /** The escalation policy copied onto the incident as it opens (modules/paging). */
-  escalationPolicyId?: number | null;
+  /** The escalation policy copied onto the incident as it opens (modules/paging); undefined: the org's default; null: none. */
+  escalationPolicyId?: number | null | undefined;
 }
 
 /**
@@ -90,8 +92,10 @@ export async function placeIncident(ctx: AppContext, tx: Tx, o: Opening): Promis
   const now = ctx.clock.now();
   const { dueAt, warnAt } = slaTimes(now, o.priority);
   const integration = o.integration;
-  // Only when the opening names one (no read otherwise): the copy is taken now.
-  const policy = o.escalationPolicyId === undefined || o.escalationPolicyId === null ? undefined : await ctx.escalation.policyCopy(tx.db, o.orgId, o.escalationPolicyId);
+  // The opening's policy, else the org's default (one read of its dispatch settings, which also
+  // holds the built-in escalation's timeouts); its copy is taken now.
+  const start = await openingEscalation(tx.db, o.orgId, o.escalationPolicyId, o.priority, now);
+  const policy = start.policyId === null ? undefined : await ctx.escalation.policyCopy(tx.db, o.orgId, start.policyId);
   const placed = await insertOrRepeat(
     ctx,
     tx,
@@ -117,7 +121,7 @@ export async function placeIncident(ctx: AppContext, tx: Tx, o: Opening): Promis
       resolved_at: null,
       created_at: iso(now),
       updated_at: iso(now),
-      escalate_at: await ackDeadline(tx.db, o.orgId, o.priority, now),
+      escalate_at: start.escalateAt,
       integration_id: integration?.id ?? null,
       integration_name: integration?.name ?? null,
       integration_tool: integration?.tool ?? null,
@@ -129,6 +133,8 @@ export async function placeIncident(ctx: AppContext, tx: Tx, o: Opening): Promis
   );
   if (!placed.created) return placed;
   const incident = placed.incident;
+  // Level 1 of its policy is due now: the walk fires it right after the commit (the sweep would, later).
+  if (policy) tx.onCommit(() => ctx.escalation.wake(ctx));
   // The same view answers the request (createIncident): nothing changes it after this.
   placed.view = toIncident(ctx, incident);
   publishIncident(ctx, tx, incident, 'incident.created', placed.view);
@@ -156,7 +162,7 @@ function personOpening(actor: Actor, orgId: number, input: Omit<CreateIncidentBo
     creatorId: actor.userId,
     ...(creatorName === undefined ? {} : { creatorName }),
     repeat: { source },
-    escalationPolicyId: input.escalation_policy_id ?? null,
+    escalationPolicyId: input.escalation_policy_id,
   };
 }
 
@@ -286,6 +292,8 @@ export async function applyChange(ctx: AppContext, tx: Tx, before: IncidentRow, 
   }
   Object.assign(patch, await escalationPatch(tx.db, before, patch, now));
   const after = await repo.updateIncident(tx.db, before, patch);
+  // A policy's walk started again: level 1 fires right after the commit.
+  if (after.escalation_policy_id !== null && after.escalation_level === 0 && after.escalate_at !== null && patch.escalate_at !== undefined) tx.onCommit(() => ctx.escalation.wake(ctx));
   const view = toIncident(ctx, after);
   const changed = (['status', 'priority', 'description', 'assignee_id'] as const).some((k) => after[k] !== before[k]);
   if (changed) publishIncident(ctx, tx, after, 'incident.updated', view);

@@ -9,7 +9,8 @@
  *   escalation clock and the assignee's notice), acknowledgeIncident (the one acknowledgement path)
  * - find: findVisible (the caller's orgs and mode, else 404), findIncident, findOpenByRef, incidentById
  * - view: toIncident; the timeline: recordTimeline, timelineOf; replies: recordReply
- * - escalation: dueEscalations, claimEscalationStep, recordEscalation; SLA: dueSlaMarks, claimSlaMark
+ * - escalation: the built-in one (dueEscalations, claimEscalationStep, recordEscalation) and a
+ *   policy's walk (duePolicyWalks, walkById, advanceWalk, assignPaged); SLA: dueSlaMarks, claimSlaMark
  */
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
@@ -32,6 +33,8 @@ export { incidentOfReply, replyAddress } from './reply-address.js';
 export { reporterOf } from './reporter.repository.js';
 export { claimSlaMark, dueSlaMarks, type SlaMark } from './sla.repository.js';
 export { recordTimeline, timelineOf, type TimelineIncident } from './timeline.js';
+export { advanceWalk, assignPaged, duePolicyWalks, escalates, nextPosition, walkById, type WalkIncident, type WalkPosition } from './policy-walk.js';
+export type { PolicyLevel, PolicySnapshot, PolicyTarget } from './escalation.repository.js';
 export { Timeline, TimelineEvent } from './timeline.schemas.js';
 
 /** Moves `updated_at` alone (a progress report, a reply), in the caller's transaction. */

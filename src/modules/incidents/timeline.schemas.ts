@@ -17,6 +17,9 @@ export const TIMELINE_TYPES = [
   'sla_breached',
   'alert_repeated',
   'paged',
+  'notified',
+  'escalation_skipped',
+  'escalation_exhausted',
 ] as const;
 
 export const TimelineEvent = Type.Object({

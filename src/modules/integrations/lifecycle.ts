@@ -37,6 +37,8 @@ export async function trigger(ctx: AppContext, integration: IntegrationRow, t: T
       source: t.source,
       sourceRef: t.ref,
       assigneeId: integration.default_assignee_id,
+      // Its own policy, else the org's default (undefined).
+      escalationPolicyId: integration.escalation_policy_id ?? undefined,
       creatorId: null,
       integration: { id: integration.id, name: integration.name, tool: t.tool },
       repeat: { integration_id: integration.id, ...t.data },

@@ -7,6 +7,8 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { invalidField } from '../../lib/errors.js';
 import { cancelPending } from './notifications.js';
+import { pagingWaker } from './sweep.js';
+import { wasPaged } from './walk.js';
 import { sendPhoneCode } from './phone-proof.js';
 import { findPolicy } from './policies.repository.js';
 
@@ -15,6 +17,8 @@ export { pagingRoutes } from './paging.routes.js';
 export { pagingPublicRoutes } from './public.routes.js';
 export { sendPhoneCode } from './phone-proof.js';
 export { pagePerson, cancelPending, sendDueNotifications, urgencyOf } from './notifications.js';
+export { runPaging } from './sweep.js';
+export { walkDue } from './walk.js';
 export { rulesOf, DEFAULT_RULES } from './rules.js';
 
 /**
@@ -23,7 +27,8 @@ export { rulesOf, DEFAULT_RULES } from './rules.js';
  * import paging (docs/architecture.md, "Dependency rules").
  */
 export function escalationPort() {
-  return { checkPolicyRef, policyCopy, cancelPending, sendPhoneCode };
+  const waker = pagingWaker();
+  return { checkPolicyRef, policyCopy, cancelPending, sendPhoneCode, wasPaged, wake: waker.wake, idle: waker.idle };
 }
 export type EscalationPort = ReturnType<typeof escalationPort>;
 

@@ -2,13 +2,11 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, forbidden, invalidField, validationFailed, type FieldError } from '../../lib/errors.js';
-// No public surface of incidents or dispatch yet: the visibility check and the timeline.
-import { recordTimeline } from '../incidents/index.js';
 import { findVisible } from '../incidents/index.js';
 import { liveScheduleIds, whoIsOnCall } from '../oncall/index.js';
 import { atLeast, orgAccess } from '../orgs/index.js';
 import { listMembers } from '../orgs/index.js';
-import { pagePerson } from './notifications.js';
+import { pageOne } from './walk.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
 
@@ -61,8 +59,7 @@ export async function pageByHand(ctx: AppContext, actor: Actor, incidentId: numb
   return ctx.transaction(async (tx) => {
     const paged = [];
     for (const [userId, target] of targets) {
-      const rows = await pagePerson(ctx, tx, incident, userId);
-      await recordTimeline(ctx, tx, incident, 'paged', actor.userId, { user_id: userId, level: null, loop: null, target });
+      const rows = await pageOne(ctx, tx, incident, userId, { level: null, loop: null, target }, actor.userId);
       paged.push({ user_id: userId, notifications: rows.map((r) => ({ channel: r.channel, due_at: r.due_at })) });
     }
     return { paged };

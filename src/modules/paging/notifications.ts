@@ -7,6 +7,7 @@ import { MINUTE, iso } from '../../lib/clock.js';
 // No public surface of deliveries yet: the outbox, the email and the phone alert (its daily cap).
 import { queueEmail } from '../deliveries/index.js';
 import { phoneAlert, queueDelivery, type Delivery } from '../deliveries/index.js';
+import { recordTimeline } from '../incidents/index.js';
 import { ACTION_TTL_MS, actionToken } from './action-tokens.js';
 import type { PagingChannel, PagingNotificationsTable } from './paging.tables.js';
 import { rulesOf } from './rules.js';
@@ -43,6 +44,8 @@ export async function pagePerson(ctx: AppContext, tx: Tx, incident: Pick<Inciden
     created_at: created,
     updated_at: created,
   }));
+  // A rule with no delay is sent right after the commit, not at the next sweep.
+  if (rules.some((r) => r.delay_minutes === 0)) tx.onCommit(() => ctx.escalation.wake(ctx));
   return tx.db.insertInto('paging_notifications').values(rows).returningAll().execute();
 }
 
@@ -121,7 +124,8 @@ async function deliveryOf(ctx: AppContext, tx: Tx, n: NotificationRow, incident:
  * Sends the notifications that are due, each exactly once across instances: in one transaction per
  * notification, a conditional update takes it from `pending` (only one sweep can), and its delivery
  * is queued in the outbox in the same transaction. One whose incident was acknowledged, resolved or
- * closed meanwhile is cancelled instead; one the person cannot receive (no push subscription, no
+ * closed meanwhile is cancelled instead; one sent or skipped is on the timeline as `notified {user_id,
+ * channel, outcome, reason?}`; one the person cannot receive (no push subscription, no
  * proven phone, the daily cap) is recorded as `skipped` with the reason. Answers how many it settled.
  */
 export async function sendDueNotifications(ctx: AppContext): Promise<number> {
@@ -164,6 +168,7 @@ export async function sendDueNotifications(ctx: AppContext): Promise<number> {
       settled += 1;
       if (d.delivery) await queueDelivery(ctx, tx, d.delivery);
       if (d.email) await queueEmail(ctx, tx, d.email);
+      await recordTimeline(ctx, tx, incident, 'notified', null, { user_id: n.user_id, channel: n.channel, outcome: d.skip ? 'skipped' : 'sent', ...(d.skip ? { reason: d.skip } : {}) });
     });
   }
   return settled;

@@ -5,7 +5,9 @@ import { OrgParams } from '../orgs/index.js';
 import * as policies from './policies.js';
 import { Type } from '@sinclair/typebox';
 import { verifyPhone } from './phone-proof.js';
-import { IncidentParams } from '../incidents/index.js';
+import { Incident, IncidentParams } from '../incidents/index.js';
+import { escalateByHand, myPages } from './walk.js';
+import { Nullable } from '../../lib/schemas.js';
 import { PageBody, PageResult, pageByHand } from './manual-page.js';
 import { getRules, NotificationRules, PutNotificationRules, putRules } from './rules.js';
 import { CreatePolicyBody, DeletedPolicy, Policy, PolicyList, PolicyParams, UpdatePolicyBody } from './policies.schemas.js';
@@ -14,6 +16,25 @@ const tags = ['Paging'];
 const VerifyPhoneBody = Type.Object({ code: Type.String({ pattern: '^[0-9]{6}$', description: 'the six digits from the SMS' }) });
 const VerifiedPhone = Type.Object({ phone: Type.String(), phone_verified: Type.Boolean() }, { title: 'VerifiedPhone' });
 const base = '/v1/orgs/:org_slug/escalation-policies';
+const MyPages = Type.Object(
+  {
+    data: Type.Array(
+      Type.Object(
+        {
+          incident_id: Type.Integer(),
+          org_id: Type.Integer(),
+          title: Type.String(),
+          priority: Type.String(),
+          location_name: Nullable(Type.String()),
+          paged_at: Type.String({ description: 'when you were last paged for it' }),
+          level: Nullable(Type.Integer({ description: 'the highest level of its policy that paged you; null when paged by hand only' })),
+        },
+        { title: 'MyPage' },
+      ),
+    ),
+  },
+  { title: 'MyPages' },
+);
 
 /** Escalation policies, personal notification rules and phone proof (issue #36). */
 export const pagingRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
@@ -54,7 +75,18 @@ export const pagingRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     (request) => verifyPhone(ctx, actorOf(request), request.body.code),
   );
 
+  app.get(
+    '/v1/auth/me/pages',
+    { schema: { tags, summary: 'The open, unacknowledged incidents you were paged for, newest page first (at most 50)', response: { 200: MyPages } } },
+    (request) => myPages(ctx, actorOf(request)),
+  );
+
   for (const base of ['/v1/tickets', '/v1/incidents']) {
+    app.post(
+      `${base}/:id/escalate`,
+      { schema: { tags, summary: "Fire the next level of the incident's escalation policy now (admins, owners, the assignee)", params: IncidentParams, response: { 200: Incident } } },
+      (request) => escalateByHand(ctx, actorOf(request), request.params.id),
+    );
     app.post(
       `${base}/:id/page`,
       { schema: { tags, summary: 'Page more responders by hand: members, or whoever is on call in a schedule (admins, owners, the assignee)', params: IncidentParams, body: PageBody, response: { 201: PageResult } } },

@@ -52,7 +52,22 @@ export interface PagingCallEventsTable {
   created_at: string;
 }
 
+/** One person paged for one incident (0041): by a level of its policy, or by hand (level null). */
+export interface PagingPagesTable {
+  id: Generated<number>;
+  incident_id: number;
+  org_id: number;
+  livemode: Flag;
+  user_id: number;
+  level: number | null;
+  loop: number | null;
+  target_type: 'user' | 'schedule' | 'team';
+  target_id: number | null;
+  created_at: string;
+}
+
 export interface PagingTables {
+  paging_pages: PagingPagesTable;
   escalation_policies: EscalationPoliciesTable;
   paging_notification_rules: PagingNotificationRulesTable;
   paging_notifications: PagingNotificationsTable;

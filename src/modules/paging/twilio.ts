@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { DAY, iso } from '../../lib/clock.js';
 import { findMember } from '../orgs/index.js';
+import { recordTimeline } from '../incidents/index.js';
 import { escapeHtml } from '../../lib/html.js';
 import { act, targetOf, type ActionOutcome, type PageAction, type Target } from './actions.js';
 import { incidentWords } from './notifications.js';
@@ -56,10 +57,13 @@ export async function recordCallStatus(ctx: AppContext, token: string, callSid: 
   const target = await targetOf(ctx, token);
   if (!target || callSid === '' || status === '') return;
   const now = iso(ctx.clock.now());
-  await ctx.transaction(async ({ db }) => {
+  await ctx.transaction(async (tx) => {
+    const { db } = tx;
     await db.insertInto('paging_call_events').values({ notification_id: target.claims.notificationId, call_sid: callSid.slice(0, 64), status: status.slice(0, 32), created_at: now }).execute();
     if (['busy', 'no-answer', 'failed', 'canceled'].includes(status)) {
-      await db.updateTable('paging_notifications').set({ status: 'failed', reason: `call ${status}`, updated_at: now }).where('id', '=', target.claims.notificationId).where('status', '=', 'sent').execute();
+      const r = await db.updateTable('paging_notifications').set({ status: 'failed', reason: `call ${status}`, updated_at: now }).where('id', '=', target.claims.notificationId).where('status', '=', 'sent').executeTakeFirst();
+      // Once per notification (Twilio may repeat a callback): the update above matched only while it was `sent`.
+      if (Number(r.numUpdatedRows) === 1) await recordTimeline(ctx, tx, target.incident, 'notified', null, { user_id: target.claims.userId, channel: 'voice', outcome: 'failed', reason: `call ${status}` });
     }
   });
 }
