@@ -1,8 +1,11 @@
 /// <reference lib="dom" />
 // Paging in the pages (issue #36): an admin builds a schedule-based escalation policy in the
 // dashboard and attaches it to an integration and as the org default; a policy in use cannot be
-// deleted (the API's 409 said on the page); a responder sets how they are paged and proves their
-// phone with the code the SMS carried. Every page state is checked by axe-core.
+// deleted (the API's 409 said on the page); an Alertmanager alert through that integration pages
+// the responder on call, whose /field shows the page full-screen and acknowledges it, and the
+// dashboard's incident page shows the walk and the timeline (paged, notified, acknowledged); a
+// responder sets how they are paged and proves their phone with the code the SMS carried. Every
+// page state is checked by axe-core.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,6 +27,8 @@ await new Promise<void>((resolve) => phoneHook.listen(0, '127.0.0.1', resolve));
 let admin: ApiUser;
 let responder: ApiUser;
 let org: { id: number; slug: string };
+/** The Alertmanager URL of the integration the first test makes (shown once, read from the page). */
+let alertmanagerUrl: string | undefined;
 
 browserSuite({
   env: { MUSTER_PHONE_WEBHOOK_URL: `http://127.0.0.1:${(phoneHook.address() as AddressInfo).port}/sms` },
@@ -107,6 +112,7 @@ test('an admin builds a schedule-based escalation policy, attaches it to an inte
   await screenshot(page, 'paging-integration-form');
   await page.getByTestId('integration-submit').click();
   await page.getByTestId('integration-created').waitFor();
+  alertmanagerUrl = ((await page.getByTestId('integration-alertmanager_url').textContent()) ?? '').trim();
   await page.getByTestId('integration-saved').click();
   const integrationRow = page.getByTestId('integration-row').filter({ hasText: 'Prometheus' });
   await integrationRow.waitFor();
@@ -138,6 +144,97 @@ test('an admin builds a schedule-based escalation policy, attaches it to an inte
   // The refused save (422) and the refused delete (409) were meant; nothing else failed.
   assert.deepEqual(errors.filter((e) => !/status of (409|422)/.test(e)), []);
   await context.close();
+});
+
+/** A critical alert through the integration's Alertmanager URL: an urgent incident of the org. */
+async function fire(name: string, summary: string): Promise<number> {
+  assert.ok(alertmanagerUrl, 'the first test made the integration');
+  const fingerprint = `fp-${name}`;
+  const res = await fetch(alertmanagerUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ version: '4', status: 'firing', receiver: 'muster', groupLabels: {}, commonLabels: {}, commonAnnotations: {}, externalURL: 'http://alertmanager.example.com', alerts: [{ status: 'firing', labels: { alertname: name, severity: 'critical', instance: 'pump-3' }, annotations: { summary }, startsAt: new Date().toISOString(), fingerprint }] }),
+  });
+  assert.equal(res.status, 200, await res.text());
+  const [incident] = (await ok<{ tickets: { Id: number; priority: string }[] }>('GET', `/v1/tickets?source_ref=${fingerprint}`, undefined, admin)).tickets;
+  assert.equal(incident?.priority, 'urgent');
+  return incident.Id;
+}
+
+test('an Alertmanager alert pages the responder on call: /field shows the page and acknowledges it; the incident page shows the walk and who was paged how', async () => {
+  // The responder's phone, open on /field before the alert.
+  const phone = await signedInContext(browser, server, responder, { viewport: PHONE, timezoneId: 'UTC' });
+  const field = await phone.newPage();
+  const fieldErrors = watchErrors(field);
+  await field.goto(`${server.url}/field`);
+  await field.getByTestId('my-incidents').waitFor();
+  assert.equal(await field.getByTestId('page-card').count(), 0);
+
+  const id = await fire('PumpDown', 'Pump 3 stopped at Mill Road');
+
+  // Level 1 fired at once: Rory, on call in Primary, is paged, and his /field shows it full-screen (the stream, no reload).
+  const card = field.getByTestId('page-card');
+  await card.waitFor();
+  assert.equal(await card.getAttribute('data-incident-id'), String(id));
+  assert.match((await field.getByTestId('page-title').textContent()) ?? '', /Pump 3 stopped at Mill Road|PumpDown/);
+  assert.equal(await field.getByTestId('page-priority').textContent(), 'Urgent');
+  assert.match((await card.innerText()) ?? '', /level 1/);
+  await noHorizontalOverflow(field);
+  await screenshot(field, 'paging-field-card');
+
+  // The dispatcher's incident page: the walk's progress, and the page on the timeline.
+  const desk = await signedInContext(browser, server, admin, { viewport: DESKTOP, timezoneId: 'UTC', locale: 'en-GB' });
+  const page = await desk.newPage();
+  const errors = watchErrors(page);
+  await page.goto(`${server.url}/app/incidents/${id}`);
+  const progress = page.getByTestId('escalation-progress');
+  await progress.waitFor();
+  assert.match((await progress.textContent()) ?? '', /^Level 1 of 2 \(then repeats once\), next in [45] min$/);
+  assert.equal(await page.getByTestId('escalate-now').count(), 1, 'an admin may escalate');
+  const paged = page.locator('[data-testid="timeline-event"][data-type="paged"]');
+  await paged.first().waitFor();
+  assert.match(await paged.first().innerText(), /Paged Rory Responder \(level 1, schedule Primary\)/);
+  // Rory has no push subscription: skipped, with why; the email goes.
+  const notified = page.locator('[data-testid="timeline-event"][data-type="notified"]');
+  await notified.filter({ hasText: 'Email sent to Rory Responder' }).waitFor();
+  await notified.filter({ hasText: /Push skipped for Rory Responder: / }).waitFor();
+
+  // Acknowledge on the phone: the card goes, and the dashboard follows live.
+  await field.getByTestId('page-ack').click();
+  await card.waitFor({ state: 'detached' });
+  await field.getByTestId('flash').waitFor();
+  const acked = page.locator('[data-testid="timeline-event"][data-type="acknowledged"]');
+  await acked.waitFor();
+  assert.match(await acked.innerText(), /Acknowledged by Rory Responder/);
+  await page.waitForFunction(() => document.querySelector('[data-testid="escalation-progress"]')?.getAttribute('data-state') === 'acknowledged');
+  assert.match((await progress.textContent()) ?? '', /stopped, acknowledged/);
+  const incident = await ok<{ acknowledged_by: number | null; assignee_id: number | null; escalation: { level: number; next_at: string | null } | null }>('GET', `/v1/tickets/${id}`, undefined, admin);
+  assert.deepEqual([incident.acknowledged_by, incident.assignee_id, incident.escalation?.level, incident.escalation?.next_at], [responder.id, responder.id, 1, null]);
+  await screenshot(page, 'paging-incident');
+  await screenshot(field, 'paging-field-acknowledged');
+
+  // A push notification opens /field#incident-N: that page first; "Not now" folds it into the strip.
+  const second = await fire('TankLow', 'Tank 2 below 10%');
+  const third = await fire('ValveStuck', 'Valve 7 stuck open');
+  const tapped = await phone.newPage();
+  const tappedErrors = watchErrors(tapped);
+  await tapped.goto(`${server.url}/field#incident-${second}`);
+  await tapped.getByTestId('page-card').waitFor();
+  assert.equal(await tapped.getByTestId('page-card').getAttribute('data-incident-id'), String(second));
+  assert.match(await tapped.getByTestId('page-card').innerText(), /1 more waiting/);
+  await tapped.getByTestId('page-later').click();
+  await tapped.waitForFunction((n) => document.querySelector('[data-testid="page-card"]')?.getAttribute('data-incident-id') === String(n), third);
+  assert.match(await tapped.getByTestId('page-strip').innerText(), /Tank 2 below 10%|TankLow/);
+  await tapped.getByTestId('page-later').click();
+  await tapped.getByTestId('page-card').waitFor({ state: 'detached' });
+  assert.equal(await tapped.getByTestId('page-strip').locator('li').count(), 2);
+  await screenshot(tapped, 'paging-field-strip');
+
+  assert.deepEqual(errors, []);
+  assert.deepEqual(fieldErrors, []);
+  assert.deepEqual(tappedErrors, []);
+  await desk.close();
+  await phone.close();
 });
 
 test('a member sees the policies read-only, at phone width without sideways scrolling', async () => {

@@ -12,21 +12,10 @@ export type Org = api.Org;
 export type IncidentStatus = api.Incident['status'];
 export type Priority = api.Incident['priority'];
 
-/**
- * Where an incident's escalation policy is (docs/api.md, Incidents): `level` last fired (1-based, 0
- * before level 1), `levels` in the policy, `loop` repeats already done, `next_at` the next level.
- */
-export interface Escalation {
-  policy_id: number;
-  policy_name: string | null;
-  level: number;
-  levels: number;
-  loop: number;
-  repeat: number;
-  next_at: string | null;
-}
+/** Where an incident's escalation policy is (docs/api.md, Incidents); null without a policy. */
+export type Escalation = api.IncidentEscalation;
 
-export type Incident = api.Incident & { escalation?: Escalation | null };
+export type Incident = api.Incident;
 
 export type TimelineEvent = api.TimelineEvent;
 

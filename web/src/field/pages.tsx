@@ -8,19 +8,13 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, get } from '../lib/api';
 import type { Act } from './incidents';
 import { onIncidentEvent } from './stream';
-import type { MyIncident } from './types';
+import type { MyIncident, MyPage } from './types';
 
-/** One page of `GET /v1/auth/me/pages` (the open, unacknowledged incidents the caller was paged for). */
-export interface Page {
-  incident_id: number;
-  org_id: number;
-  title: string;
-  priority: MyIncident['priority'];
-  location_name: string | null;
-  /** Null for an incident opened from the address (`#incident-N`) rather than the list. */
-  paged_at: string | null;
-  level: number | null;
-}
+/**
+ * One page of `GET /v1/auth/me/pages` (the open, unacknowledged incidents the caller was paged
+ * for); `paged_at` is null for an incident opened from the address (`#incident-N`) rather than the list.
+ */
+type Page = Omit<MyPage, 'paged_at'> & { paged_at: string | null };
 
 const PRIORITY: Record<string, string> = { urgent: 'Urgent', high: 'High', normal: 'Normal', low: 'Low' };
 const OPEN = (i: { status: string }) => i.status === 'open' || i.status === 'in_progress';
@@ -46,7 +40,7 @@ function usePages(userId: number): { pages: Page[]; drop: (id: number) => void; 
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const load = () =>
-      get<{ data: Page[] }>('/v1/auth/me/pages')
+      get<{ data: MyPage[] }>('/v1/auth/me/pages')
         .then((r) => {
           if (stopped) return;
           setListed(r.data);
@@ -143,7 +137,7 @@ function PageCard({ page, count, act, onDone, onLater }: { page: Page; count: nu
           <h2 id="page-title" data-testid="page-title">
             {page.title}
           </h2>
-          <p class="page-place" data-testid="page-place">
+          <p class={`page-place${page.location_name ? '' : ' none'}`} data-testid="page-place">
             {page.location_name ?? 'No place given'}
           </p>
           <p class="page-meta">

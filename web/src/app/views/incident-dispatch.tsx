@@ -49,6 +49,9 @@ function describe(e: TimelineEvent, names: Map<number, string>, incident?: Incid
     case 'acknowledged':
     case 'escalated':
     case 'paged':
+    case 'notified':
+    case 'escalation_skipped':
+    case 'escalation_exhausted':
       // Paging events are said by describePaging (incident-paging.tsx), which the timeline asks first.
       return e.type;
     case 'alert_repeated':

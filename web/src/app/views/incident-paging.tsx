@@ -1,7 +1,8 @@
 // The incident page's paging (docs/paging.md): the escalation policy's progress ("Level 2 of 3, next
-// in 4 min", the repeat, "Escalation exhausted"), "Escalate now" for who may, and the paging events
-// of the timeline in words ("Paged Ann (level 1, schedule Primary)", "SMS skipped for Ben: phone not
-// verified", "Acknowledged by Ann by SMS").
+// in 4 min", the repeat, "Escalation exhausted"), "Escalate now" for who may (the assignee, the
+// org's admins and owners; past the last level it starts again, and it takes an acknowledgement
+// back), and the paging events of the timeline in words ("Paged Ann (level 1, schedule Primary)",
+// "SMS skipped for Ben: phone not verified", "Acknowledged by Ann by SMS").
 import { useEffect, useState } from 'preact/hooks';
 import { post } from '../../lib/api';
 import { useSession } from '../session';
@@ -10,7 +11,7 @@ import { ErrorAlert, relative } from '../ui';
 import type { Directory } from './escalation-policies';
 
 const CHANNEL: Record<string, string> = { push: 'Push', email: 'Email', sms: 'SMS', voice: 'Call' };
-const VIA: Record<string, string> = { web: 'in the dashboard', api: 'through the API', push: 'from the push notification', email: 'from the email', sms: 'by SMS', voice: 'by phone call' };
+const VIA: Record<string, string> = { web: 'on the web', api: 'through the API', push: 'from the push notification', email: 'from the email', sms: 'by SMS', voice: 'by phone call' };
 
 /** "schedule Primary", "team Pipe crew"; a person target says nothing more than the person paged. */
 function targetWords(target: unknown, dir: Directory | undefined): string | null {
@@ -19,6 +20,15 @@ function targetWords(target: unknown, dir: Directory | undefined): string | null
   if (t.type === 'schedule') return `schedule ${dir?.schedules.find((s) => s.id === t.id)?.name ?? String(t.id)}`;
   if (t.type === 'team') return `team ${dir?.teams.find((x) => x.id === t.id)?.name ?? String(t.id)}`;
   return null;
+}
+
+/** ": nobody is on call in schedule “Primary”": the API's reason, with the schedules it names by id named. */
+function reasonWords(reason: unknown, dir: Directory | undefined): string {
+  if (typeof reason !== 'string' || !reason) return '';
+  return `: ${reason.replace(/schedule (\d+)/g, (all, id: string) => {
+    const s = dir?.schedules.find((x) => x.id === Number(id));
+    return s ? `schedule “${s.name}”` : all;
+  })}`;
 }
 
 /**
@@ -44,11 +54,12 @@ export function describePaging(e: TimelineEvent, name: (id: unknown) => string, 
     case 'escalated':
       // The org's built-in escalation (no policy) names its step and timeout; a policy's names the level.
       if (typeof d.timeout_minutes === 'number') return `Escalated (step ${String(d.level)}): not acknowledged within ${d.timeout_minutes} min`;
+      if (d.by_hand) return `Escalated to level ${String(d.level)}${loop} by ${e.actor?.user_name ?? 'hand'}`;
       return `Escalated to level ${String(d.level)}${loop}: nobody acknowledged in time`;
     case 'escalation_skipped':
-      return `Level ${String(d.level)} skipped${typeof d.reason === 'string' && d.reason ? `: ${d.reason}` : ''}`;
+      return `Level ${String(d.level)}${loop} skipped${reasonWords(d.reason, dir)}`;
     case 'escalation_exhausted':
-      return 'Escalation exhausted: nobody acknowledged, the policy has no more levels';
+      return `Escalation exhausted${reasonWords(d.reason, dir)}`;
     case 'acknowledged': {
       const who = e.actor?.user_name ?? (typeof d.user_id === 'number' ? name(d.user_id) : null);
       const via = typeof d.via === 'string' ? VIA[d.via] : undefined;
@@ -70,11 +81,11 @@ function useNow(ms: number): number {
 }
 
 /** Where the walk is, in words: the level, the repeat, what comes next or why it stopped. */
-export function progressInWords(esc: Escalation, incident: Incident, exhausted: boolean, now: number): { text: string; state: 'running' | 'waiting' | 'stopped' | 'exhausted' } {
+export function progressInWords(esc: Escalation, incident: Incident, exhausted: boolean, now: number): { text: string; state: 'running' | 'waiting' | 'acknowledged' | 'stopped' | 'exhausted' } {
   const where = esc.level === 0 ? `Level 1 of ${esc.levels} about to fire` : `Level ${esc.level} of ${esc.levels}`;
   const round = esc.repeat > 0 ? (esc.loop > 0 ? ` (repeat ${esc.loop} of ${esc.repeat})` : ` (then repeats ${esc.repeat === 1 ? 'once' : `${esc.repeat} times`})`) : '';
   if (incident.status === 'resolved' || incident.status === 'closed') return { text: `${where}${round}: stopped, the incident is ${incident.status}`, state: 'stopped' };
-  if (incident.acknowledged_at) return { text: `${where}${round}: stopped, acknowledged`, state: 'stopped' };
+  if (incident.acknowledged_at) return { text: `${where}${round}: stopped, acknowledged`, state: 'acknowledged' };
   if (exhausted) return { text: 'Escalation exhausted: nobody acknowledged', state: 'exhausted' };
   if (esc.next_at) {
     const next = relative(esc.next_at, now);
@@ -101,6 +112,8 @@ export function EscalationCard({ incident, events, onChange }: { incident: Incid
   const may = role === 'owner' || role === 'admin' || incident.assignee_id === me.id;
   const progress = progressInWords(esc, incident, isExhausted(events), now);
   const escalate = async () => {
+    // As PagerDuty's escalate: an acknowledged incident is taken back and the next level paged.
+    if (incident.acknowledged_at && !confirm('Escalate now? The acknowledgement is taken back and the next level is paged.')) return;
     setBusy(true);
     setError(null);
     setNote(null);
@@ -118,7 +131,7 @@ export function EscalationCard({ incident, events, onChange }: { incident: Incid
     <div class="card stack" data-testid="escalation-card">
       <h2>Escalation</h2>
       <p class="muted small">
-        Policy <strong>{esc.policy_name ?? `#${esc.policy_id}`}</strong>
+        Policy <strong>{esc.policy_name}</strong>
       </p>
       <p class={`escalation-state ${progress.state}`} data-testid="escalation-progress" data-state={progress.state}>
         {progress.text}
@@ -129,7 +142,7 @@ export function EscalationCard({ incident, events, onChange }: { incident: Incid
           {note}
         </p>
       ) : null}
-      {may && (progress.state === 'running' || progress.state === 'waiting') ? (
+      {may && progress.state !== 'stopped' ? (
         <button type="button" class="secondary" disabled={busy} onClick={() => void escalate()} data-testid="escalate-now">
           {busy ? 'Escalating…' : 'Escalate now'}
         </button>
