@@ -31,8 +31,14 @@ const time = (iso: string) => new Intl.DateTimeFormat(undefined, { hour: '2-digi
  * The pages, newest first: the list of the API, plus an incident opened from the address while it
  * is open and unacknowledged. Reloaded on every incident event that may change it (at most every 300 ms).
  */
-function usePages(userId: number): { pages: Page[]; drop: (id: number) => void; error: string | null } {
+function usePages(userId: number): { pages: Page[]; drop: (id: number) => void; error: string | null; pending: boolean } {
   const [listed, setListed] = useState<Page[]>([]);
+  // The incident of the address (`#incident-N`), shown first; `pending` until it is known (so the
+  // card does not show another page first and then switch).
+  const [hash, setHash] = useState<{ id: number; pending: boolean } | null>(() => {
+    const id = hashIncident(location.hash);
+    return id === null ? null : { id, pending: true };
+  });
   const [fromHash, setFromHash] = useState<Page | null>(null);
   const [gone, setGone] = useState<Set<number>>(new Set());
   const [error, setError] = useState<string | null>(null);
@@ -55,14 +61,16 @@ function usePages(userId: number): { pages: Page[]; drop: (id: number) => void; 
     };
     const openFromHash = () => {
       const id = hashIncident(location.hash);
-      if (id === null) return;
+      if (id === null) return setHash(null);
+      setHash({ id, pending: true });
       get<MyIncident>(`/v1/incidents/${id}`)
         .then((i) => {
           if (stopped) return;
           if (!OPEN(i) || i.acknowledged_at) return setFromHash(null);
           setFromHash({ incident_id: i.Id, org_id: i.org_id, title: i.title, priority: i.priority, location_name: i.location_name, paged_at: null, level: null });
         })
-        .catch((err: unknown) => !stopped && setError(err instanceof ApiError && err.status === 404 ? `Incident ${id} was not found.` : 'Could not load the incident of this link.'));
+        .catch((err: unknown) => !stopped && setError(err instanceof ApiError && err.status === 404 ? `Incident ${id} was not found.` : 'Could not load the incident of this link.'))
+        .finally(() => !stopped && setHash((h) => (h?.id === id ? { id, pending: false } : h)));
     };
     void load();
     openFromHash();
@@ -89,15 +97,18 @@ function usePages(userId: number): { pages: Page[]; drop: (id: number) => void; 
   }, [userId]);
   const all = fromHash && !listed.some((p) => p.incident_id === fromHash.incident_id) ? [fromHash, ...listed] : listed;
   // The address's incident first: the person tapped that notification.
-  const target = fromHash?.incident_id;
+  const target = hash?.id;
   const ordered = target === undefined ? all : [...all.filter((p) => p.incident_id === target), ...all.filter((p) => p.incident_id !== target)];
   return {
     pages: ordered.filter((p) => !gone.has(p.incident_id)),
     drop: (id) => {
       setGone((g) => new Set([...g, id]));
       if (fromHash?.incident_id === id) setFromHash(null);
+      if (hash?.id === id) setHash(null);
     },
     error,
+    // Already in the list, the address's page needs no wait.
+    pending: !!hash?.pending && !all.some((p) => p.incident_id === hash.id),
   };
 }
 
@@ -167,7 +178,7 @@ function PageCard({ page, count, act, onDone, onLater }: { page: Page; count: nu
 
 /** The card of the newest page not put off, and a strip for the ones put off with "Not now". */
 export function Pages({ userId, act }: { userId: number; act: Act }) {
-  const { pages, drop, error } = usePages(userId);
+  const { pages, drop, error, pending } = usePages(userId);
   const [later, setLater] = useState<Set<number>>(new Set());
   // A page opened from the address again is shown again.
   useEffect(() => {
@@ -201,7 +212,7 @@ export function Pages({ userId, act }: { userId: number; act: Act }) {
           ))}
         </ul>
       )}
-      {shown && (
+      {shown && !pending && (
         <PageCard
           key={shown.incident_id}
           page={shown}
