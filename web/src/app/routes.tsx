@@ -3,6 +3,7 @@ import { match, type Loc } from './router';
 import { Empty } from './ui';
 import { BookingsView } from './views/bookings';
 import { DevicesView } from './views/devices';
+import { PoliciesView, PolicyEditor } from './views/escalation-policies';
 import { IntegrationsView } from './views/integrations';
 import { EventTypeEditor } from './views/event-type-editor';
 import { EventTypesView } from './views/event-types';
@@ -36,6 +37,9 @@ export function Routes({ loc }: { loc: Loc }) {
   if (p === '/app/event-types/new') return <EventTypeEditor id={null} />;
   if ((m = match('/app/event-types/:id', p))) return <EventTypeEditor key={m.id} id={Number(m.id)} />;
   if (p === '/app/orgs') return <OrgsView />;
+  if ((m = match('/app/orgs/:slug/escalation-policies', p))) return <PoliciesView key={m.slug} slug={m.slug!} />;
+  if ((m = match('/app/orgs/:slug/escalation-policies/new', p))) return <PolicyEditor key={`${m.slug}-new`} slug={m.slug!} id={null} />;
+  if ((m = match('/app/orgs/:slug/escalation-policies/:id', p))) return <PolicyEditor key={`${m.slug}-${m.id}`} slug={m.slug!} id={Number(m.id)} />;
   if ((m = match('/app/orgs/:slug', p))) return <OrgDetailView key={m.slug} slug={m.slug!} />;
   if (p === '/app/settings') return <SettingsView />;
   if (p === '/app/admin') return <AdminView page={Number(loc.query.get('page')) || 1} />;

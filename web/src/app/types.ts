@@ -12,6 +12,9 @@ export type Org = api.Org;
 export type IncidentStatus = api.Incident['status'];
 export type Priority = api.Incident['priority'];
 
+/** Where an incident's escalation policy is (docs/api.md, Incidents); null without a policy. */
+export type Escalation = api.IncidentEscalation;
+
 export type Incident = api.Incident;
 
 export type TimelineEvent = api.TimelineEvent;
@@ -67,3 +70,10 @@ export type CreatedIntegration = api.CreatedIntegration;
 export type CreatedTeam = api.CreatedTeam;
 
 export type AlertReach = api.AlertReach;
+
+export type EscalationPolicy = api.EscalationPolicy;
+export type EscalationLevel = api.EscalationLevel;
+export type EscalationTarget = api.EscalationTarget;
+export type DispatchSettings = api.DispatchSettings;
+export type NotificationRule = api.NotificationRule;
+export type NotificationRules = api.NotificationRules;

@@ -6,6 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { get } from '../lib/api';
 import { resizePhoto, type Resized } from './photo';
 import type { QueuedSignal } from './queue';
+import { onIncidentEvent } from './stream';
 import type { Fix, MyIncident } from './types';
 
 export type Act = (target: NonNullable<QueuedSignal['target']>, withPosition?: boolean) => Promise<string | null>;
@@ -91,16 +92,13 @@ function useMyIncidents(userId: number): { list: MyIncident[] | null; error: str
         .then((r) => !stopped && (setList(r.tickets.filter(OPEN)), setError(null)))
         .catch(() => !stopped && setError('Could not load your incidents; showing the last list.'));
     void load();
-    const source = new EventSource('/v1/incidents/stream', { withCredentials: true });
-    source.onmessage = (msg: MessageEvent<string>) => {
-      const e = JSON.parse(msg.data) as { type: string; payload?: { assignee_id?: number | null } };
+    const off = onIncidentEvent((e) => {
       // Assigned to me, taken from me, or a change to one of mine: the list is short, reload it.
-      if (e.type === 'incident.assigned' || e.type === 'incident.updated') void load();
-    };
-    source.onopen = () => void load();
+      if (e.type === 'incident.assigned' || e.type === 'incident.updated' || e.type === 'open') void load();
+    });
     return () => {
       stopped = true;
-      source.close();
+      off();
     };
   }, [userId]);
   return { list, error };

@@ -10,6 +10,7 @@ import { Beacon, fixOf, type BeaconState } from './beacon';
 import { deviceId } from './device';
 import { MyIncidentsPanel, type Act } from './incidents';
 import { OnCallPanel } from './oncall';
+import { Pages } from './pages';
 import { AlertPanel, BeaconPanel, Outbox, PhotoPanel, ReportPanel } from './panels';
 import { queue, type QueueState } from './queue';
 import type { Fix, Me, Org, SignalBody, SignalType } from './types';
@@ -244,6 +245,7 @@ function Terminal({ session }: { session: Session }) {
             {flash.text}
           </p>
         )}
+        {!session.offline && <Pages userId={session.me.id} act={act} />}
         {!session.offline && <OnCallPanel />}
         <PushOffer />
         <MyIncidentsPanel userId={session.me.id} act={act} linkNote={(incident, note) => send('note', note, undefined, incident)}

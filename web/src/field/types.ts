@@ -24,5 +24,8 @@ export interface Fix {
 
 export type MyIncident = api.Incident;
 
+/** An incident the person is paged for (GET /v1/auth/me/pages). */
+export type MyPage = api.MyPage;
+
 /** One of the person's on-call shifts (GET /v1/auth/me/shifts). */
 export type MyShift = api.MyShiftList['shifts'][number];

@@ -42,7 +42,7 @@ export function PushOffer() {
   if (turnedOn)
     return (
       <p class="alert success push-offer-done" role="status" data-testid="push-offer-done">
-        Notifications are on for this device: alerts and assignments will show here at once.
+        Notifications are on for this device: pages, alerts and assignments will show here at once.
       </p>
     );
   if (later || (state !== 'off' && !(state === 'denied' && error))) return null;
@@ -52,8 +52,8 @@ export function PushOffer() {
         <strong>Turn on notifications</strong>
       </p>
       <p class="small">
-        So you are told at once, even with Muster closed, when someone in your organization sends an alert or an incident is assigned to you.
-        Until you do, alerts reach you by email.
+        So you are told at once, even with Muster closed, when you are paged, someone in your organization sends an alert or an incident is assigned
+        to you, and can acknowledge from the notification. Until you do, alerts reach you by email.
       </p>
       {error && (
         <p class="field-error" role="alert" data-testid="push-offer-error">

@@ -1,4 +1,5 @@
-// One incident: status and priority, the SLA, the replies (public or internal) and the status page link.
+// One incident: status and priority, the SLA, the replies (public or internal), the status page link, and
+// its escalation (the policy's progress, "Escalate now", who was paged how on the timeline).
 import { useState } from 'preact/hooks';
 import { ApiError, get, patch, post } from '../../lib/api';
 import { formatDateTime } from '../../lib/format';
@@ -7,6 +8,8 @@ import { useStream } from '../sse';
 import type { Incident, Reply, TimelineEvent } from '../types';
 import { DispatchCard, Timeline } from './incident-dispatch';
 import { PhotoStrip, type Photo } from '../photo-viewer';
+import { loadDirectory } from './escalation-policies';
+import { EscalationCard } from './incident-paging';
 
 /** The photos sent to the incident from the field (capture signals on its timeline), oldest first. */
 const photosOf = (events: TimelineEvent[]): Photo[] =>
@@ -26,6 +29,9 @@ export function IncidentDetailView({ id }: { id: number }) {
   const [savedNote, setSavedNote] = useState<string | null>(null);
 
   const timeline = useAsync(() => get<{ events: TimelineEvent[] }>(`/v1/tickets/${id}/timeline`).then((r) => r.events), [id]);
+  // The org's people, schedules and teams: the names of whom the timeline says was paged.
+  const slug = orgs.find((o) => o.id === incident.data?.org_id)?.slug;
+  const dir = useAsync(() => (slug ? loadDirectory(slug) : Promise.resolve(undefined)), [slug]);
   const addEvent = (e: TimelineEvent) => timeline.setData((list) => (list && !list.some((x) => x.id === e.id) ? [...list, e] : list));
   const addReply = (r: Reply) => replies.setData((list) => (list && !list.some((x) => x.id === r.id) ? [...list, r] : list));
   const live = useStream('/v1/incidents/stream', (e) => {
@@ -127,10 +133,11 @@ export function IncidentDetailView({ id }: { id: number }) {
           </div>
           <PhotoStrip photos={photosOf(timeline.data ?? [])} />
           <Replies id={id} replies={replies.data} error={replies.error} onAdded={addReply} />
-          <Timeline events={timeline} incident={t} />
+          <Timeline events={timeline} incident={t} dir={dir.data} />
         </div>
 
         <aside class="stack">
+          <EscalationCard incident={t} events={timeline.data} onChange={(i) => incident.setData(() => i)} />
           <DispatchCard incident={t} onChange={(i) => incident.setData(() => i)} />
           <div class="card stack">
             <h2>Triage</h2>

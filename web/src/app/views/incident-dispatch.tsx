@@ -7,6 +7,8 @@ import { formatDateTime } from '../../lib/format';
 import { useSession } from '../session';
 import type { Incident, Member, Responder, TimelineEvent } from '../types';
 import { ErrorAlert, Loading, relative, sourceLabel, STATUS_LABEL, useAsync, type Async } from '../ui';
+import type { Directory } from './escalation-policies';
+import { describePaging } from './incident-paging';
 
 const distance = (m: number | null) => (m === null ? 'no incident position' : m < 1000 ? `${m} m` : `${(m / 1000).toFixed(1)} km`);
 
@@ -33,8 +35,6 @@ function describe(e: TimelineEvent, names: Map<number, string>, incident?: Incid
       return `Assigned to ${who(d.assignee_id)}`;
     case 'unassigned':
       return 'Unassigned';
-    case 'acknowledged':
-      return 'Acknowledged';
     case 'en_route':
     case 'on_scene':
       return `${e.type === 'en_route' ? 'En route' : 'On scene'}${typeof d.lat === 'number' ? ` at ${d.lat.toFixed(5)}, ${(d.lng as number).toFixed(5)}` : ''}`;
@@ -42,14 +42,18 @@ function describe(e: TimelineEvent, names: Map<number, string>, incident?: Incid
       return `${d.public ? 'Public reply' : 'Internal note'}: ${String(d.body)}`;
     case 'signal':
       return `${d.image_url ? 'Photo' : String(d.signal_type)}${typeof d.note === 'string' && d.note ? `: ${d.note}` : ''}`;
-    case 'escalated':
-      return `Escalated (step ${String(d.level)}): not acknowledged within ${String(d.timeout_minutes)} min`;
-    case 'paged':
-      return `Paged ${who(d.user_id)}${typeof d.level === 'number' ? ` (level ${d.level})` : ' by hand'}`;
     case 'sla_warning':
       return 'SLA warning';
     case 'sla_breached':
       return 'SLA breached';
+    case 'acknowledged':
+    case 'escalated':
+    case 'paged':
+    case 'notified':
+    case 'escalation_skipped':
+    case 'escalation_exhausted':
+      // Paging events are said by describePaging (incident-paging.tsx), which the timeline asks first.
+      return e.type;
     case 'alert_repeated':
       return `Alert repeated (${String(d.count)} times in all)`;
     default:
@@ -57,23 +61,36 @@ function describe(e: TimelineEvent, names: Map<number, string>, incident?: Incid
   }
 }
 
-export function Timeline({ events, incident }: { events: Async<TimelineEvent[]>; incident?: Incident }) {
+export function Timeline({ events, incident, dir }: { events: Async<TimelineEvent[]>; incident?: Incident; dir?: Directory | undefined }) {
   const members = new Map<number, string>();
+  for (const m of dir?.members ?? []) members.set(m.user_id, m.name);
   for (const e of events.data ?? []) if (e.actor) members.set(e.actor.user_id, e.actor.user_name);
+  const who = (id: unknown) => (typeof id === 'number' ? (members.get(id) ?? `user ${id}`) : 'nobody');
   return (
     <div class="card stack">
       <h2>Timeline</h2>
       <ErrorAlert error={events.error} title="The timeline could not load." />
       {!events.data && !events.error ? <Loading label="Loading timeline" /> : null}
       <ol class="timeline" data-testid="timeline">
-        {(events.data ?? []).map((e) => (
-          <li key={e.id} data-testid="timeline-event" data-type={e.type}>
-            <span class="muted small">{formatDateTime(e.at)}</span> <strong>{e.actor?.user_name ?? 'Muster'}</strong> {describe(e, members, incident)}
-            {e.type === 'signal' && typeof e.data.image_url === 'string' ? (
-              <PhotoThumb url={e.data.image_url} caption={typeof e.data.note === 'string' && e.data.note ? e.data.note : null} by={e.actor?.user_name ?? null} at={e.at} />
-            ) : null}
-          </li>
-        ))}
+        {(events.data ?? []).map((e) => {
+          // Paging events name their people themselves ("Paged Ann (level 1, schedule Primary)").
+          const paging = describePaging(e, who, dir);
+          return (
+            <li key={e.id} data-testid="timeline-event" data-type={e.type}>
+              <span class="muted small">{formatDateTime(e.at)}</span>{' '}
+              {paging !== null ? (
+                <span data-testid="timeline-paging">{paging}</span>
+              ) : (
+                <>
+                  <strong>{e.actor?.user_name ?? 'Muster'}</strong> {describe(e, members, incident)}
+                </>
+              )}
+              {e.type === 'signal' && typeof e.data.image_url === 'string' ? (
+                <PhotoThumb url={e.data.image_url} caption={typeof e.data.note === 'string' && e.data.note ? e.data.note : null} by={e.actor?.user_name ?? null} at={e.at} />
+              ) : null}
+            </li>
+          );
+        })}
       </ol>
     </div>
   );

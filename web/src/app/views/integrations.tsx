@@ -1,11 +1,12 @@
 // Integrations: monitoring tools (Alertmanager, Grafana, anything speaking PagerDuty's Events API)
 // and a mailbox opening incidents in an org. Made here instead of by curl: the org (never guessed),
-// the priority map and the default assignee; the key and its URLs are shown once; revoke from the list.
-import { useState } from 'preact/hooks';
-import { ApiError, del, get, post } from '../../lib/api';
+// the priority map, the default assignee and the escalation policy; the key and its URLs are shown
+// once; the policy is changed and the integration revoked from the list.
+import { useMemo, useState } from 'preact/hooks';
+import { ApiError, del, get, patch, post } from '../../lib/api';
 import { formatDateTime } from '../../lib/format';
 import { orgName, useSession } from '../session';
-import type { CreatedIntegration, Integration, Member, Org, Priority } from '../types';
+import type { CreatedIntegration, EscalationPolicy, Integration, Member, Org, Priority } from '../types';
 import { CopyButton, Empty, ErrorAlert, FieldError, Loading, PageHeader, PRIORITY_LABEL, useAsync } from '../ui';
 
 const SEVERITIES = [
@@ -23,6 +24,22 @@ const URLS: ['alertmanager_url' | 'grafana_url' | 'events_url', string, string][
   ['grafana_url', 'Grafana', 'contact point of type Webhook, method POST'],
   ['events_url', 'PagerDuty Events API v2', 'for tools that take only a URL; others keep https://…/v2/enqueue with the key as routing key'],
 ];
+
+type PoliciesOf = (slug: string) => Promise<EscalationPolicy[]>;
+
+/** An org's escalation policies, read once per visit of the page for the form and every row of that org. */
+function policyReader(): PoliciesOf {
+  const cache = new Map<string, Promise<EscalationPolicy[]>>();
+  return (slug) => {
+    let p = cache.get(slug);
+    if (!p) {
+      p = get<{ escalation_policies: EscalationPolicy[] }>(`/v1/orgs/${encodeURIComponent(slug)}/escalation-policies`).then((r) => r.escalation_policies);
+      p.catch(() => cache.delete(slug));
+      cache.set(slug, p);
+    }
+    return p;
+  };
+}
 
 /** Orgs whose integrations the user may manage (admins and owners), shared orgs first. */
 const manageable = (orgs: Org[]) => orgs.filter((o) => o.role !== 'member' && !o.locked).sort((a, b) => Number(a.personal) - Number(b.personal));
@@ -77,17 +94,19 @@ function Created({ created, onDone }: { created: CreatedIntegration; onDone: () 
   );
 }
 
-function NewIntegration({ orgs, onCreated }: { orgs: Org[]; onCreated: (c: CreatedIntegration) => void }) {
+function NewIntegration({ orgs, policiesOf, onCreated }: { orgs: Org[]; policiesOf: PoliciesOf; onCreated: (c: CreatedIntegration) => void }) {
   const { orgId } = useSession();
   const choices = manageable(orgs);
   const [name, setName] = useState('');
   const [org, setOrg] = useState<number | ''>(() => (orgId !== null && choices.some((o) => o.id === orgId) ? orgId : choices.length === 1 ? choices[0]!.id : ''));
   const [assignee, setAssignee] = useState('');
+  const [policy, setPolicy] = useState('');
   const [map, setMap] = useState<Record<Severity, Priority>>(DEFAULT_MAP);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const slug = choices.find((o) => o.id === org)?.slug;
   const members = useAsync(() => (slug ? get<{ members: Member[] }>(`/v1/orgs/${slug}/members`).then((r) => r.members) : Promise.resolve([])), [slug]);
+  const policies = useAsync(() => (slug ? policiesOf(slug) : Promise.resolve([])), [slug]);
   const chosen = choices.find((o) => o.id === org);
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -100,10 +119,12 @@ function NewIntegration({ orgs, onCreated }: { orgs: Org[]; onCreated: (c: Creat
         name,
         org_id: org,
         default_assignee_id: assignee ? Number(assignee) : null,
+        escalation_policy_id: policy ? Number(policy) : null,
         priority_map: map,
       });
       setName('');
       setAssignee('');
+      setPolicy('');
       setMap(DEFAULT_MAP);
       onCreated(created);
     } catch (err) {
@@ -135,6 +156,29 @@ function NewIntegration({ orgs, onCreated }: { orgs: Org[]; onCreated: (c: Creat
           <FieldError error={error} name="org_id" />
           <small>Its incidents are seen by this organization's members{chosen?.personal ? ': a personal org has only you' : ''}.</small>
         </div>
+      </div>
+      <div class="field">
+        <label for="integration-escalation_policy_id">Escalation policy</label>
+        <select
+          id="integration-escalation_policy_id"
+          name="escalation_policy_id"
+          data-testid="integration-policy"
+          value={policy}
+          disabled={!slug}
+          onChange={(e) => setPolicy(e.currentTarget.value)}
+        >
+          <option value="">The organization's default</option>
+          {(policies.data ?? []).map((p) => (
+            <option key={p.id} value={String(p.id)}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+        <FieldError error={error} name="escalation_policy_id" />
+        <small>
+          Who is paged for its incidents, level after level.{' '}
+          {slug ? <a href={`/app/orgs/${encodeURIComponent(slug)}/escalation-policies`}>Escalation policies of {chosen?.name}</a> : 'Choose the organization first.'}
+        </small>
       </div>
       <div class="field">
         <label for="integration-default_assignee_id">Default assignee</label>
@@ -176,9 +220,56 @@ function NewIntegration({ orgs, onCreated }: { orgs: Org[]; onCreated: (c: Creat
   );
 }
 
+/** The integration's policy, changed in place (PATCH); the org's default when none. */
+function RowPolicy({ integration, orgs, policiesOf, onSaved }: { integration: Integration; orgs: Org[]; policiesOf: PoliciesOf; onSaved: (i: Integration) => void }) {
+  const slug = orgs.find((o) => o.id === integration.org_id)?.slug;
+  const policies = useAsync(() => (slug ? policiesOf(slug) : Promise.resolve([])), [slug]);
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const change = async (value: string) => {
+    setBusy(true);
+    setError(null);
+    setSaved(null);
+    try {
+      const updated = await patch<Integration>(`/v1/integrations/${integration.id}`, { escalation_policy_id: value ? Number(value) : null });
+      onSaved(updated);
+      const name = policies.data?.find((p) => p.id === updated.escalation_policy_id)?.name;
+      setSaved(name ? `Saved: pages by “${name}”.` : 'Saved: pages by the organization’s default.');
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const id = `integration-${integration.id}-policy`;
+  return (
+    <div class="field">
+      <label for={id}>Escalation policy</label>
+      <div class="row tight">
+        <select id={id} class="compact grow" data-testid="integration-row-policy" value={integration.escalation_policy_id === null ? '' : String(integration.escalation_policy_id)} disabled={busy || !policies.data} onChange={(e) => void change(e.currentTarget.value)}>
+          <option value="">The organization's default</option>
+          {(policies.data ?? []).map((p) => (
+            <option key={p.id} value={String(p.id)}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <ErrorAlert error={error ?? policies.error} />
+      {saved ? (
+        <small class="saved-note" role="status" data-testid="integration-policy-saved">
+          {saved}
+        </small>
+      ) : null}
+    </div>
+  );
+}
+
 export function IntegrationsView() {
   const { orgs, orgId } = useSession();
   const list = useAsync(() => get<{ integrations: Integration[] }>('/v1/integrations').then((r) => r.integrations), []);
+  const policiesOf = useMemo(policyReader, []);
   const [created, setCreated] = useState<CreatedIntegration | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [revoked, setRevoked] = useState<string | null>(null);
@@ -215,6 +306,7 @@ export function IntegrationsView() {
       {canManage ? (
         <NewIntegration
           orgs={orgs}
+          policiesOf={policiesOf}
           onCreated={(c) => {
             setCreated(c);
             setRevoked(null);
@@ -240,6 +332,7 @@ export function IntegrationsView() {
             <p class="muted">
               {orgName(orgs, i.org_id)} · key <span class="mono">{i.redacted_key}</span> · created {formatDateTime(i.created_at)}
             </p>
+            <RowPolicy integration={i} orgs={orgs} policiesOf={policiesOf} onSaved={(x) => list.setData((l) => l?.map((y) => (y.id === x.id ? x : y)))} />
             <p class="small-print">
               Priorities: {SEVERITIES.map(([sev, label]) => `${label} → ${PRIORITY_LABEL[i.priority_map[sev]] ?? i.priority_map[sev]}`).join(', ')}
               {i.default_assignee_id ? ' · new incidents go to a default assignee' : ''}

@@ -1,4 +1,5 @@
-// One organization: members (roles, removal, invites), teams (routing, team members) and dispatch settings.
+// One organization: members (roles, removal, invites), teams (routing, team members), dispatch settings
+// with the default escalation policy, and the link to its escalation policies.
 import { useState } from 'preact/hooks';
 import { ApiError, del, get, patch, post } from '../../lib/api';
 import { formatDateTime } from '../../lib/format';
@@ -39,6 +40,11 @@ export function OrgDetailView({ slug }: { slug: string }) {
             <span class="badge brand">You are {org.role}</span>
             {org.locked ? <span class="badge danger">Locked: over the plan's limit, read-only</span> : null}
           </div>
+        </div>
+        <div class="page-actions">
+          <a class="button secondary" href={`/app/orgs/${encodeURIComponent(slug)}/escalation-policies`} data-testid="org-policies-link">
+            Escalation policies
+          </a>
         </div>
       </header>
       <div class="detail-grid even">
@@ -101,7 +107,7 @@ export function OrgDetailView({ slug }: { slug: string }) {
           {teams.data?.map((t) => <TeamCard key={t.id} base={base} org={org} team={t} members={members.data?.members ?? []} manage={manage} />)}
           {manage ? <CreateTeam base={base} onCreated={teams.reload} /> : null}
         </div>
-        <DispatchSettingsCard base={base} manage={manage && !org.locked} />
+        <DispatchSettingsCard base={base} slug={slug} manage={manage && !org.locked} />
       </div>
     </section>
   );

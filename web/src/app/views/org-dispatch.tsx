@@ -1,13 +1,10 @@
-// An org's dispatch settings on its page (issue 33: before, by API only): how long an urgent or high
-// incident may stay unacknowledged before it escalates (docs/dispatch.md). Admins and owners change them.
+// An org's dispatch settings on its page (issue 33: before, by API only): the default escalation
+// policy (docs/paging.md) and, for an org without one, how long an urgent or high incident may stay
+// unacknowledged before it escalates (docs/dispatch.md). Admins and owners change them.
 import { useEffect, useState } from 'preact/hooks';
 import { get, patch } from '../../lib/api';
+import type { DispatchSettings, EscalationPolicy } from '../types';
 import { ErrorAlert, FieldError, Loading, useAsync } from '../ui';
-
-interface Timeouts {
-  urgent: number | null;
-  high: number | null;
-}
 
 const LEVELS = [
   ['urgent', 'Urgent incidents'],
@@ -16,15 +13,23 @@ const LEVELS = [
 
 const words = (m: number | null) => (m === null ? 'never escalate' : `escalate after ${m} min without acknowledgement`);
 
-export function DispatchSettingsCard({ base, manage }: { base: string; manage: boolean }) {
-  const settings = useAsync(() => get<{ ack_timeout_minutes: Timeouts }>(`${base}/dispatch`).then((r) => r.ack_timeout_minutes), [base]);
-  const [form, setForm] = useState<Record<'urgent' | 'high', string>>({ urgent: '', high: '' });
+export function DispatchSettingsCard({ base, slug, manage }: { base: string; slug: string; manage: boolean }) {
+  const settings = useAsync(() => get<DispatchSettings>(`${base}/dispatch`), [base]);
+  const policies = useAsync(() => get<{ escalation_policies: EscalationPolicy[] }>(`${base}/escalation-policies`).then((r) => r.escalation_policies), [base]);
+  const [form, setForm] = useState<{ urgent: string; high: string; policy: string }>({ urgent: '', high: '', policy: '' });
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   useEffect(() => {
-    if (settings.data) setForm({ urgent: settings.data.urgent === null ? '' : String(settings.data.urgent), high: settings.data.high === null ? '' : String(settings.data.high) });
+    const d = settings.data;
+    if (d)
+      setForm({
+        urgent: d.ack_timeout_minutes.urgent === null ? '' : String(d.ack_timeout_minutes.urgent),
+        high: d.ack_timeout_minutes.high === null ? '' : String(d.ack_timeout_minutes.high),
+        policy: d.default_escalation_policy_id === null ? '' : String(d.default_escalation_policy_id),
+      });
   }, [settings.data]);
+  const policyName = (id: number | null) => (id === null ? null : (policies.data?.find((p) => p.id === id)?.name ?? `policy ${id}`));
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -32,23 +37,26 @@ export function DispatchSettingsCard({ base, manage }: { base: string; manage: b
     setSaved(null);
     try {
       const value = (v: string) => (v.trim() === '' ? null : Number(v));
-      const r = await patch<{ ack_timeout_minutes: Timeouts }>(`${base}/dispatch`, { ack_timeout_minutes: { urgent: value(form.urgent), high: value(form.high) } });
-      settings.setData(() => r.ack_timeout_minutes);
-      setSaved(`Saved: urgent incidents ${words(r.ack_timeout_minutes.urgent)}, high ones ${words(r.ack_timeout_minutes.high)}.`);
+      const r = await patch<DispatchSettings>(`${base}/dispatch`, {
+        ack_timeout_minutes: { urgent: value(form.urgent), high: value(form.high) },
+        default_escalation_policy_id: value(form.policy),
+      });
+      settings.setData(() => r);
+      const name = policyName(r.default_escalation_policy_id);
+      setSaved(
+        `Saved: ${name ? `field alerts, email and API incidents page by “${name}”` : 'no default escalation policy'}; without a policy, urgent incidents ${words(r.ack_timeout_minutes.urgent)}, high ones ${words(r.ack_timeout_minutes.high)}.`,
+      );
     } catch (err) {
       setError(err);
     } finally {
       setBusy(false);
     }
   };
+  const policiesPath = `/app/orgs/${encodeURIComponent(slug)}/escalation-policies`;
   return (
     <form class="card stack" data-testid="dispatch-settings" onSubmit={(e) => void submit(e)} noValidate>
       <h2>Dispatch</h2>
-      <p class="muted">
-        An assigned incident that nobody acknowledges escalates: its assignee and the org's admins are alerted again (at most three times).
-        Normal and low incidents never escalate. A change applies to each incident's next step.
-      </p>
-      <ErrorAlert error={settings.error ?? error} />
+      <ErrorAlert error={settings.error ?? policies.error ?? error} />
       {saved ? (
         <p class="saved-note" role="status" data-testid="dispatch-settings-saved">
           {saved}
@@ -56,29 +64,58 @@ export function DispatchSettingsCard({ base, manage }: { base: string; manage: b
       ) : null}
       {!settings.data && !settings.error ? <Loading label="Loading dispatch settings" /> : null}
       {settings.data ? (
-        <div class="grid-2">
-          {LEVELS.map(([level, label]) => (
-            <div class="field" key={level}>
-              <label for={`ack-${level}`}>{label}: minutes to acknowledge</label>
-              <input
-                id={`ack-${level}`}
-                name={`ack_timeout_minutes.${level}`}
-                data-field={`ack_timeout_minutes.${level}`}
-                data-testid={`ack-${level}`}
-                type="number"
-                inputMode="numeric"
-                min={1}
-                max={1440}
-                placeholder="never"
-                disabled={!manage}
-                value={form[level]}
-                onInput={(e) => setForm({ ...form, [level]: e.currentTarget.value })}
-              />
-              <FieldError error={error} name={`ack_timeout_minutes.${level}`} />
-              <small>Empty: never escalates. 1 to 1440.</small>
-            </div>
-          ))}
-        </div>
+        <>
+          <div class="field">
+            <label for="default-policy">Default escalation policy</label>
+            <select
+              id="default-policy"
+              name="default_escalation_policy_id"
+              data-field="default_escalation_policy_id"
+              data-testid="default-policy"
+              disabled={!manage}
+              value={form.policy}
+              onChange={(e) => setForm({ ...form, policy: e.currentTarget.value })}
+            >
+              <option value="">None: alert the org's admins (the timeouts below)</option>
+              {(policies.data ?? []).map((p) => (
+                <option key={p.id} value={String(p.id)}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+            <FieldError error={error} name="default_escalation_policy_id" />
+            <small>
+              Pages for field alerts, email and API incidents, and for integrations without their own policy. <a href={policiesPath}>Escalation policies</a>
+            </small>
+          </div>
+          <p class="muted">
+            Without a policy, an assigned incident that nobody acknowledges escalates: its assignee and the org's admins are alerted again (at most three
+            times). Normal and low incidents never escalate. A change applies to each incident's next step.
+          </p>
+          <div class="grid-2">
+            {LEVELS.map(([level, label]) => (
+              <div class="field" key={level}>
+                <label for={`ack-${level}`}>{label}: minutes to acknowledge</label>
+                <input
+                  id={`ack-${level}`}
+                  name={`ack_timeout_minutes.${level}`}
+                  data-field={`ack_timeout_minutes.${level}`}
+                  data-testid={`ack-${level}`}
+                  type="number"
+                  inputMode="numeric"
+                  min={1}
+                  max={1440}
+                  placeholder="never"
+                  disabled={!manage}
+                  value={form[level]}
+                  onInput={(e) => setForm({ ...form, [level]: e.currentTarget.value })}
+                />
+                <FieldError error={error} name={`ack_timeout_minutes.${level}`} />
+                <small>Empty: never escalates. 1 to 1440.</small>
+              </div>
+            ))}
+          </div>
+        </>
       ) : null}
       {manage ? (
         <div>

@@ -1,4 +1,5 @@
-// Settings: profile, API keys (the secret shown once), push notifications on this browser, calendar feed.
+// Settings: profile, how you are paged (notification rules, phone), API keys (the secret shown once),
+// push notifications on this browser, calendar feed.
 import { useEffect, useState } from 'preact/hooks';
 import { TimeZoneInput } from '../timezone-input';
 import { del, get, patch, post } from '../../lib/api';
@@ -8,6 +9,7 @@ import { useSession } from '../session';
 import type { ApiKey, Me } from '../types';
 import { CopyButton, ErrorAlert, errorsOf, FieldError, Loading, PageHeader, useAsync } from '../ui';
 import { CalendarsCard } from './calendars';
+import { PagingSettings } from './paging-settings';
 
 export function SettingsView() {
   return (
@@ -15,8 +17,9 @@ export function SettingsView() {
       <PageHeader title="Settings" />
       <div class="settings-grid">
         <Profile />
-        <ApiKeys />
         <Push />
+        <PagingSettings />
+        <ApiKeys />
         <Calendar />
         <CalendarsCard />
       </div>
@@ -28,7 +31,6 @@ function Profile() {
   const { me } = useSession();
   const [name, setName] = useState(me.name);
   const [timezone, setTimezone] = useState(me.timezone);
-  const [phone, setPhone] = useState(me.phone ?? '');
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState(false);
   const submit = async (e: Event) => {
@@ -36,7 +38,7 @@ function Profile() {
     setError(null);
     setSaved(false);
     try {
-      const r = await patch<Me>('/v1/auth/me', { name, timezone, phone: phone.trim() ? phone.trim() : null });
+      const r = await patch<Me>('/v1/auth/me', { name, timezone });
       Object.assign(me, r);
       setSaved(true);
     } catch (err) {
@@ -60,17 +62,10 @@ function Profile() {
         <input id="p-name" name="name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
         <FieldError error={error} name="name" />
       </div>
-      <div class="grid-2">
-        <div class="field">
-          <label for="p-tz">Time zone</label>
-          <TimeZoneInput id="p-tz" name="timezone" value={timezone} onInput={setTimezone} serverSaid={!!errorsOf(error)?.fields.timezone} />
-          <FieldError error={error} name="timezone" />
-        </div>
-        <div class="field">
-          <label for="p-phone">Phone for alerts</label>
-          <input id="p-phone" name="phone" type="tel" placeholder="+4915112345678" value={phone} onInput={(e) => setPhone(e.currentTarget.value)} />
-          <FieldError error={error} name="phone" />
-        </div>
+      <div class="field">
+        <label for="p-tz">Time zone</label>
+        <TimeZoneInput id="p-tz" name="timezone" value={timezone} onInput={setTimezone} serverSaid={!!errorsOf(error)?.fields.timezone} />
+        <FieldError error={error} name="timezone" />
       </div>
       <div class="row">
         <button type="submit">Save profile</button>
