@@ -78,6 +78,11 @@ if (!has('radicale') && has('apt-get') && process.getuid?.() === 0) {
   console.log("installing Debian's radicale for the CalDAV tests (apt-get install radicale)");
   spawnSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq radicale >/dev/null'], { stdio: 'inherit' });
 }
+// The paging test of a real alert starts Debian's prometheus-alertmanager.
+if (!fs.existsSync('/usr/bin/prometheus-alertmanager') && has('apt-get') && process.getuid?.() === 0) {
+  console.log("installing Debian's prometheus-alertmanager for the alert path test (apt-get install prometheus-alertmanager)");
+  spawnSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus-alertmanager >/dev/null'], { stdio: 'inherit' });
+}
 // The on-call feed test reads a feed with python's `icalendar` too (Debian's python3-icalendar).
 const pyIcal = () => spawnSync('/usr/bin/python3', ['-c', 'import icalendar'], { stdio: 'ignore' }).status === 0;
 if (!pyIcal() && has('apt-get') && process.getuid?.() === 0) {
