@@ -34,6 +34,7 @@ import { checkRegistry, parseArgs, runBenchmarks, type Benchmark } from './runne
 import * as trackers from './trackers.bench.js';
 import * as responders from './responders.bench.js';
 import * as oncall from './oncall.bench.js';
+import * as paging from './paging.bench.js';
 
 /** Every benchmark, in the order of the file. A new one is imported above and listed here. */
 const BENCHMARKS: Benchmark[] = [
@@ -48,6 +49,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'events-api', run: eventsApi.run },
   { name: 'metrics-cost', run: metricsCost.run },
   { name: 'oncall', run: oncall.run },
+  { name: 'paging', run: paging.run },
 ];
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
