@@ -14,13 +14,17 @@ import { dispatchWorld, type DispatchWorld, type TimelineView } from './world.js
 
 const BINARY = '/usr/bin/prometheus-alertmanager';
 
-/** Polls `probe` until it answers something, or fails after `ms` (Alertmanager works on its own clock). */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+/**
+ * Polls `probe` until it answers something, or fails after `ms` with what Alertmanager logged
+ * (`log()` is read when it fails). Alertmanager works on its own wall clock, so this waits on it
+ * with a generous deadline; the app's ManualClock is never moved here (see the note in `before`).
+ */
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, log: () => string, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const got = await probe();
     if (got !== undefined) return got;
-    if (Date.now() > deadline) assert.fail(`gave up waiting for ${what}`);
+    if (Date.now() > deadline) assert.fail(`gave up waiting for ${what}; Alertmanager said:\n${log().slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -45,7 +49,10 @@ describe("a real Alertmanager's alert pages whoever is on call, and its resoluti
     w = await dispatchWorld();
     await w.t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (w.t.app.server.address() as AddressInfo).port;
-    // The clock stands at 2026-01-05T12:00Z: Ann's day-long turn began at 09:00.
+    // The app's clock stands at 2026-01-05T12:00Z (a ManualClock, never moved here): Ann's day-long
+    // turn began at 09:00. Alertmanager stamps the alert with its own wall clock; the app keeps
+    // startsAt as data only and decides everything (who is on call, when a rule falls due) by its
+    // clock, so the SMS rule below stays pending until the resolution cancels it.
     const layer = { start: '2026-01-05T09:00', turn: { unit: 'day', length: 1 }, users: [w.ann.id, w.ben.id] };
     const schedule = await w.ok<{ id: number }>(w.as(w.owner), 'POST', `/v1/orgs/${w.orgSlug}/schedules`, { name: 'Primary', time_zone: 'UTC', layers: [layer] });
     const policy = await w.ok<{ id: number }>(w.as(w.owner), 'POST', `/v1/orgs/${w.orgSlug}/escalation-policies`, { name: 'Pumps', levels: [{ delay_minutes: 10, targets: [{ type: 'schedule', id: schedule.id }] }] });
@@ -59,6 +66,8 @@ describe("a real Alertmanager's alert pages whoever is on call, and its resoluti
     fs.writeFileSync(
       path.join(dir, 'alertmanager.yml'),
       [
+        // resolve_timeout is left at its 5m: the test resolves the alert itself with an endsAt in
+        // the past, and a shorter one could resolve it before the firing assertions ran.
         'route:',
         '  receiver: muster',
         '  group_by: [alertname]',
@@ -78,10 +87,25 @@ describe("a real Alertmanager's alert pages whoever is on call, and its resoluti
     am = spawn(BINARY, [`--config.file=${path.join(dir, 'alertmanager.yml')}`, `--storage.path=${dir}`, `--web.listen-address=127.0.0.1:${amPort}`, '--cluster.listen-address='], { stdio: ['ignore', 'pipe', 'pipe'] });
     am.stdout?.on('data', (d: Buffer) => (amLog += d.toString()));
     am.stderr?.on('data', (d: Buffer) => (amLog += d.toString()));
-    await eventually('Alertmanager to be ready', async () => ((await fetch(`${amUrl}/-/ready`).catch(() => undefined))?.ok ? true : undefined));
+    const child = am;
+    // Ready when it answers; it exits at once on a bad flag or config, which fails here with its log.
+    await eventually(
+      'Alertmanager to be ready',
+      async () => {
+        if (child.exitCode !== null) assert.fail(`Alertmanager exited (${child.exitCode}):\n${amLog}`);
+        return (await fetch(`${amUrl}/-/ready`).catch(() => undefined))?.ok ? true : undefined;
+      },
+      () => amLog,
+    );
   });
   after(async () => {
-    am?.kill('SIGTERM');
+    // Alertmanager writes its notification log and silences into the storage dir as it stops:
+    // wait for it to exit before removing the dir.
+    if (am && am.exitCode === null && am.signalCode === null) {
+      const exited = new Promise((r) => am.once('exit', r));
+      am.kill('SIGTERM');
+      await exited;
+    }
     await w?.close();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -102,11 +126,15 @@ describe("a real Alertmanager's alert pages whoever is on call, and its resoluti
 
   test('firing: one incident following the policy; Ann, on call, is paged, emailed and assigned; resolved: it resolves and her SMS never goes', async () => {
     await post(alert());
-    const incidentId = await eventually(`the incident (Alertmanager said: ${amLog.slice(-500)})`, async () => {
-      const row = await w.t.ctx.db.selectFrom('incidents').select('id').where('integration_id', '=', integrationId).executeTakeFirst();
-      return row?.id;
-    });
-    await eventually('the page', async () => ((await events(incidentId, 'notified')).length > 0 ? true : undefined));
+    const incidentId = await eventually(
+      'the incident',
+      async () => {
+        const row = await w.t.ctx.db.selectFrom('incidents').select('id').where('integration_id', '=', integrationId).executeTakeFirst();
+        return row?.id;
+      },
+      () => amLog,
+    );
+    await eventually('the page', async () => ((await events(incidentId, 'notified')).length > 0 ? true : undefined), () => amLog);
     const incident = await w.ok<Walked>(w.as(w.owner), 'GET', `/v1/tickets/${incidentId}`);
     assert.equal(incident.escalation?.policy_name, 'Pumps');
     assert.equal(incident.escalation?.level, 1);
@@ -116,7 +144,7 @@ describe("a real Alertmanager's alert pages whoever is on call, and its resoluti
     assert.deepEqual((await events(incidentId, 'notified')).map((e) => [e.data.channel, e.data.outcome]), [['email', 'sent']]);
 
     await post(alert(new Date(Date.now() - 1_000)));
-    await eventually('the resolution', async () => ((await w.ok<Walked>(w.as(w.owner), 'GET', `/v1/tickets/${incidentId}`)).status === 'resolved' ? true : undefined));
+    await eventually('the resolution', async () => ((await w.ok<Walked>(w.as(w.owner), 'GET', `/v1/tickets/${incidentId}`)).status === 'resolved' ? true : undefined), () => amLog);
     const sms = await w.t.ctx.db.selectFrom('paging_notifications').select(['status', 'reason']).where('incident_id', '=', incidentId).where('channel', '=', 'sms').execute();
     assert.deepEqual(sms, [{ status: 'cancelled', reason: 'resolved' }]);
     const count = await w.t.ctx.db.selectFrom('incidents').select((eb) => eb.fn.countAll<number>().as('n')).where('integration_id', '=', integrationId).executeTakeFirstOrThrow();
