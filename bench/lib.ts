@@ -202,16 +202,21 @@ export type LoadRun = LoadFigures & { completed: number };
 
 // Workers do not inherit tsx's loader hooks (Node 20 registers them per thread), so the worker
 // registers tsx itself before importing the TypeScript file it runs.
-const WORKER_BOOT = `
+const workerBoot = (file: URL) => `
 const { register } = await import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))});
 register();
-await import(${JSON.stringify(new URL('./load-worker.ts', import.meta.url).href)});
+await import(${JSON.stringify(file.href)});
 `;
+
+/** A worker thread running the TypeScript module `file` (a URL), with `workerData`. */
+export function startTsWorker(file: URL, workerData: unknown): Worker {
+  // A data: URL is an ES module, so the boot code may use top-level await.
+  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(workerBoot(file))}`), { workerData });
+}
 
 function runInWorker(job: LoadJob): Promise<{ warmup: LoadSummary; run: LoadSummary }> {
   return new Promise((resolve, reject) => {
-    // A data: URL is an ES module, so the boot code may use top-level await.
-    const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(WORKER_BOOT)}`), { workerData: job });
+    const worker = startTsWorker(new URL('./load-worker.ts', import.meta.url), job);
     worker.once('message', (result: { warmup: LoadSummary; run: LoadSummary }) => {
       resolve(result);
       void worker.terminate(); // its sockets are closed; do not wait on stray handles

@@ -3,80 +3,117 @@
 // first notification queued (the paging run the commit woke resolved the schedule, paged the person
 // on call and queued the push in the outbox) and to that push arriving at a push service (a local
 // HTTPS receiver speaking Web Push: it answers 201 and the push is decrypted with the
-// subscription's keys to find its incident). Then, as fast as 10 connections go, the alerts per
-// second sustained. Both against a bare `node:http` server answering the same 202 at the same rate.
+// subscription's keys to find its incident); then whether paging kept up (alerts per second
+// accepted and fully paged). Then, as fast as 10 connections go, the alerts per second accepted
+// and paged. Both against a bare `node:http` server answering the same 202 at the same rate.
+//
+// The load generator and the push service run in a worker thread (bench/paging-load.ts), off
+// Muster's event loop; the outbox worker runs beside Muster, as server.ts starts it.
 import https from 'node:https';
 import os from 'node:os';
+import type { Worker } from 'node:worker_threads';
 import { createSenders } from '../src/jobs/outbox-senders.js';
 import { startOutboxWorker } from '../src/modules/deliveries/index.js';
-import { browserKeys, decryptPush, selfSignedCert, startReceiver, type Receiver } from '../test/peers.js';
-import { liveKey, machine, QUICK, sized, startBaseline, startMuster, type BenchResult, type Server } from './lib.js';
+import { browserKeys, decryptPush, selfSignedCert, type BrowserKeys } from '../test/peers.js';
+import { liveKey, machine, QUICK, sized, startBaseline, startMuster, startTsWorker, type BenchResult, type MusterServer, type Server } from './lib.js';
+import { now, type Arrival, type PagingLoadData, type PagingLoadCommand, type Sent } from './paging-load.js';
+
+export { trigger } from './paging-load.js';
 
 const NAME = 'paging';
 const RATE = 100;
 const SECONDS = sized(10, 3);
 const BURST_SECONDS = sized(5, 2);
 const CONNECTIONS = 10;
+/** How long the pages of a run may take to drain after its last alert before the run fails. */
+const DRAIN_MS = 120_000;
 
-interface Sent {
-  ref: string;
-  at: number;
-  done?: number;
-  status?: number;
-}
-
+/** Nearest-rank percentile (as bench/load-worker.ts computes them). */
 const percentile = (xs: number[], p: number) => {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 };
-const ms = (n: number) => (Number.isNaN(n) ? 'n/a' : n.toFixed(1));
-const trigger = (ref: string) =>
-  JSON.stringify({ event_action: 'trigger', dedup_key: ref, payload: { summary: `Pump ${ref} stopped`, source: 'pump.example.com', severity: 'critical' } });
+const ms = (n: number) => (Number.isNaN(n) ? 'n/a' : n < 100 ? n.toFixed(1) : n.toFixed(0));
+const count = (n: number) => Math.round(n).toLocaleString('en-US');
 
-/** Sends `RATE` alerts a second for `seconds` (open loop: each on its tick, whatever the answers do). */
-async function atRate(url: string, prefix: string, seconds: number): Promise<Sent[]> {
-  const sent: Sent[] = [];
-  const inflight: Promise<void>[] = [];
-  const start = Date.now();
-  const total = RATE * seconds;
-  for (let i = 0; i < total; i++) {
-    const due = start + (i * 1000) / RATE;
-    const wait = due - Date.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    const s: Sent = { ref: `${prefix}-${i}`, at: Date.now() };
-    sent.push(s);
-    inflight.push(
-      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: trigger(s.ref) }).then(async (res) => {
-        await res.arrayBuffer();
-        s.done = Date.now();
-        s.status = res.status;
-      }),
-    );
-  }
-  await Promise.all(inflight);
-  return sent;
+/**
+ * The org of the benchmark's user: a schedule with that user on call all week from yesterday (the
+ * service's clock is real time), a policy whose level 1 targets it, an integration following the
+ * policy, the user's one rule (push at once, for urgent and high) and a push subscription at
+ * `pushOrigin`. Answers the events URL's path and the subscription's keys (to decrypt the pushes).
+ */
+export async function setupPaging(muster: MusterServer, pushOrigin: string, layers: 'one' | 'three' = 'one'): Promise<{ path: string; keys: BrowserKeys; orgId: number; scheduleId: number }> {
+  const key = await liveKey(muster.app);
+  const api = async <T>(method: 'GET' | 'POST' | 'PUT', url: string, payload?: object, status = method === 'POST' ? 201 : 200): Promise<T> => {
+    const res = await muster.app.inject({ method, url, headers: { 'x-api-key': key }, ...(payload ? { payload } : {}) });
+    if (res.statusCode !== status) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
+    return res.json<T>();
+  };
+  const me = await api<{ id: number }>('GET', '/v1/auth/me');
+  const org = (await api<{ orgs: { id: number; slug: string; primary: boolean }[] }>('GET', '/v1/orgs')).orgs.find((o) => o.primary)!;
+  const start = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+  // 'three': the layers of bench/oncall.bench.ts's schedules (a weekly rotation, weekday office hours, nights), all of them the user's.
+  const three = [
+    { name: 'Primary', start: `${start}T00:00`, turn: { unit: 'week', length: 1 }, users: [me.id] },
+    { name: 'Office hours', start: `${start}T09:00`, turn: { unit: 'day', length: 1 }, users: [me.id], restrictions: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], start_time: '09:00', end_time: '17:00' }] },
+    { name: 'Nights', start: `${start}T22:00`, turn: { unit: 'hour', length: 12 }, users: [me.id], restrictions: [{ start_time: '22:00', end_time: '06:00' }] },
+  ];
+  const schedule = await api<{ id: number }>('POST', `/v1/orgs/${org.slug}/schedules`, {
+    name: 'Primary',
+    time_zone: layers === 'three' ? 'Europe/Berlin' : 'UTC',
+    layers: layers === 'three' ? three : [{ start: `${start}T00:00`, turn: { unit: 'week', length: 1 }, users: [me.id] }],
+  });
+  const policy = await api<{ id: number }>('POST', `/v1/orgs/${org.slug}/escalation-policies`, { name: 'Pumps', levels: [{ delay_minutes: 30, targets: [{ type: 'schedule', id: schedule.id }] }] });
+  const integration = await api<{ events_url: string }>('POST', '/v1/integrations', { name: 'bench', escalation_policy_id: policy.id });
+  await api('PUT', '/v1/auth/me/notification-rules', { high: [{ channel: 'push', delay_minutes: 0 }], low: [] });
+  // As a browser subscribes (a loopback endpoint is allowed by MUSTER_ALLOW_PRIVATE_WEBHOOKS).
+  const keys = browserKeys();
+  await api('POST', '/v1/push/subscriptions', { endpoint: `${pushOrigin}/push/bench`, keys: keys.json });
+  return { path: new URL(integration.events_url).pathname, keys, orgId: org.id, scheduleId: schedule.id };
 }
 
-/** As fast as `CONNECTIONS` loops go for `seconds`: how many answered 202. */
-async function flatOut(url: string, prefix: string, seconds: number): Promise<{ sent: Sent[]; seconds: number }> {
-  const sent: Sent[] = [];
-  const start = Date.now();
-  const end = start + seconds * 1000;
-  let n = 0;
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (Date.now() < end) {
-        const s: Sent = { ref: `${prefix}-${n++}`, at: Date.now() };
-        sent.push(s);
-        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: trigger(s.ref) });
-        await res.arrayBuffer();
-        s.done = Date.now();
-        s.status = res.status;
-      }
-    }),
-  );
-  return { sent, seconds: (Date.now() - start) / 1000 };
+/** The worker of bench/paging-load.ts, asked one thing at a time. */
+async function startLoad(tls: PagingLoadData['tls']) {
+  const worker: Worker = startTsWorker(new URL('./paging-load.ts', import.meta.url), { tls } satisfies PagingLoadData);
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  let failed: Error | undefined;
+  const fail = (err: Error) => {
+    failed = err;
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`paging load worker exited (code ${code})`)));
+  const origin = await new Promise<string>((resolve, reject) => {
+    worker.once('message', (m: { ready: string }) => resolve(m.ready));
+    worker.once('error', reject);
+  });
+  worker.on('message', (m: { id: number; result?: unknown; error?: string }) => {
+    const p = pending.get(m.id);
+    pending.delete(m.id);
+    if (m.error !== undefined) p?.reject(new Error(m.error));
+    else p?.resolve(m.result);
+  });
+  let next = 0;
+  const ask = <T>(m: PagingLoadCommand): Promise<T> => {
+    if (failed) return Promise.reject(failed);
+    const id = next++;
+    return new Promise<T>((resolve, reject) => {
+      pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      worker.postMessage({ ...m, id });
+    });
+  };
+  return {
+    origin,
+    atRate: (url: string, prefix: string, seconds: number) => ask<Sent[]>({ cmd: 'rate', url, prefix, rate: RATE, seconds }),
+    flatOut: (url: string, prefix: string, seconds: number) => ask<Sent[]>({ cmd: 'flat', url, prefix, seconds, connections: CONNECTIONS }),
+    arrivals: () => ask<Arrival[]>({ cmd: 'arrivals' }),
+    close: async () => {
+      worker.removeAllListeners('exit');
+      await worker.terminate();
+    },
+  };
 }
 
 function check(sent: Sent[], status: number, what: string) {
@@ -87,116 +124,139 @@ function check(sent: Sent[], status: number, what: string) {
 export async function run(): Promise<BenchResult> {
   const muster = await startMuster({ MUSTER_ALLOW_PRIVATE_WEBHOOKS: '1' });
   const tls = selfSignedCert();
-  let pushService: Receiver | undefined;
+  let load: Awaited<ReturnType<typeof startLoad>> | undefined;
   let baseline: Server | undefined;
   let stopWorker: (() => Promise<void>) | undefined;
   try {
-    pushService = await startReceiver({ tls });
-    pushService.respond = () => ({ status: 201 });
+    load = await startLoad(tls);
+    const l = load;
     // The delivery worker as server.ts starts it, trusting the stand-in push service's certificate.
     stopWorker = startOutboxWorker(muster.ctx, createSenders(muster.ctx, new https.Agent({ ca: tls.cert, keepAlive: true })));
+    const { path, keys } = await setupPaging(muster, l.origin);
+    const url = `${muster.url}${path}`;
 
-    const key = await liveKey(muster.app);
-    const as = { 'x-api-key': key };
-    const api = async <T>(method: 'GET' | 'POST' | 'PUT', url: string, payload?: object, status = method === 'POST' ? 201 : 200): Promise<T> => {
-      const res = await muster.app.inject({ method, url, headers: as, ...(payload ? { payload } : {}) });
-      if (res.statusCode !== status) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
-      return res.json<T>();
+    // Every push arrived so far, by the incident it pages (decrypted here, after it was timed there).
+    const pushedAt = new Map<number, number[]>();
+    let pushes = 0;
+    const collect = async () => {
+      for (const a of await l.arrivals()) {
+        const { incident_id } = JSON.parse(decryptPush(Buffer.from(a.body), keys)) as { incident_id: number };
+        pushedAt.set(incident_id, [...(pushedAt.get(incident_id) ?? []), a.at]);
+        pushes += 1;
+      }
     };
-    const me = await api<{ id: number }>('GET', '/v1/auth/me');
-    const org = (await api<{ orgs: { slug: string; primary: boolean }[] }>('GET', '/v1/orgs')).orgs.find((o) => o.primary)!;
-    // On call all week, from yesterday (real time: the service's clock).
-    const start = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-    const schedule = await api<{ id: number }>('POST', `/v1/orgs/${org.slug}/schedules`, { name: 'Primary', time_zone: 'UTC', layers: [{ start: `${start}T00:00`, turn: { unit: 'week', length: 1 }, users: [me.id] }] });
-    const policy = await api<{ id: number }>('POST', `/v1/orgs/${org.slug}/escalation-policies`, { name: 'Pumps', levels: [{ delay_minutes: 30, targets: [{ type: 'schedule', id: schedule.id }] }] });
-    const integration = await api<{ events_url: string }>('POST', '/v1/integrations', { name: 'bench', escalation_policy_id: policy.id });
-    await api('PUT', '/v1/auth/me/notification-rules', { high: [{ channel: 'push', delay_minutes: 0 }], low: [] });
-    const keys = browserKeys();
-    await muster.ctx.db.insertInto('push_subscriptions').values({ user_id: me.id, livemode: 1, endpoint: `${pushService.origin}/push/bench`, ...keys.json, created_at: new Date().toISOString() }).execute();
-    const url = `${muster.url}${new URL(integration.events_url).pathname}`;
+    /** Waits until `n` pushes in all arrived (the pages of a run drained); answers when the last did. */
+    const drain = async (n: number, what: string) => {
+      const deadline = Date.now() + DRAIN_MS;
+      for (;;) {
+        await collect();
+        if (pushes >= n) break;
+        if (Date.now() > deadline) throw new Error(`${what}: ${pushes} pushes arrived in all, ${n} expected, ${DRAIN_MS / 1000} s after the load`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      if (pushes > n) throw new Error(`${what}: ${pushes} pushes arrived in all, only ${n} expected`);
+    };
+    /** The incidents opened by the alerts whose refs start with `prefix`, by ref. */
+    const incidentsOf = async (prefix: string) =>
+      new Map((await muster.ctx.db.selectFrom('incidents').select(['id', 'source_ref']).where('source_ref', 'like', `${prefix}-%`).execute()).map((r) => [r.source_ref!, r.id]));
+    const lastPush = (ids: Iterable<number>) => Math.max(...[...ids].map((id) => Math.max(...(pushedAt.get(id) ?? [NaN]))));
 
-    // Warm-up (discarded): a second at the rate.
-    check(await atRate(url, 'warm', 1), 202, 'warm-up');
+    // Warm-up (discarded): a second at the rate, drained before the baseline runs.
+    const warm = await l.atRate(url, 'warm', 1);
+    check(warm, 202, 'warm-up');
+    await drain(warm.length, 'warm-up');
+
     baseline = await startBaseline({ status: 'success', message: 'Event processed', dedup_key: 'x' }, 202);
     process.stderr.write(`  ${RATE} alerts/s for ${SECONDS} s: baseline, then Muster...\n`);
-    const bare = await atRate(baseline.url, 'bare', SECONDS);
+    const bare = await l.atRate(baseline.url, 'bare', SECONDS);
     check(bare, 202, 'baseline');
-    const rated = await atRate(url, 'rate', SECONDS);
+    const rated = await l.atRate(url, 'rate', SECONDS);
     check(rated, 202, 'Muster');
+    await drain(warm.length + rated.length, 'at the rate');
 
-    // Every alert paged: wait for the last pushes (bounded), then read when each was queued and arrived.
-    const deadline = Date.now() + 30_000;
-    const pushesFor = (n: number) => pushService!.requests.length >= n;
-    const wanted = RATE * (SECONDS + 1);
-    while (!pushesFor(wanted) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    const rows = await muster.ctx.db
-      .selectFrom('incidents as i')
-      .innerJoin('paging_notifications as n', 'n.incident_id', 'i.id')
-      .select(['i.id', 'i.source_ref', 'n.sent_at', 'n.status'])
-      .where('i.source_ref', 'like', 'rate-%')
-      .execute();
-    if (rows.length !== rated.length) throw new Error(`${rows.length} notifications for ${rated.length} alerts`);
-    const notSent = rows.filter((r) => r.status !== 'sent');
-    if (notSent.length > 0) throw new Error(`${notSent.length} notifications not sent (${notSent[0]!.status})`);
-    const sentAt = new Map(rated.map((s) => [s.ref, s.at]));
-    const incidentRef = new Map(rows.map((r) => [r.id, r.source_ref!]));
-    const queued = rows.map((r) => Date.parse(r.sent_at!) - sentAt.get(r.source_ref!)!);
-    const pushed: number[] = [];
-    for (const req of pushService.requests) {
-      const { incident_id } = JSON.parse(decryptPush(req.body, keys)) as { incident_id: number };
-      const ref = incidentRef.get(incident_id);
-      if (ref !== undefined) pushed.push(req.at - sentAt.get(ref)!);
+    // Each alert: one incident, one push; when its push was queued (the outbox row's created_at,
+    // stamped in the transaction that claimed the notification) and when it arrived.
+    const rateIncidents = await incidentsOf('rate');
+    if (rateIncidents.size !== rated.length) throw new Error(`${rateIncidents.size} incidents for ${rated.length} alerts`);
+    const outbox = await muster.ctx.db.selectFrom('outbox').select(['payload', 'created_at', 'status']).where('kind', '=', 'push').where('topic', '=', 'incident.paged').execute();
+    const queuedAt = new Map<number, number>();
+    for (const o of outbox) {
+      const id = (JSON.parse(o.payload) as { incident_id: number }).incident_id;
+      if (queuedAt.has(id)) throw new Error(`incident ${id} was queued two pushes`);
+      queuedAt.set(id, Date.parse(o.created_at));
     }
-    if (pushed.length !== rated.length) throw new Error(`${pushed.length} pushes arrived for ${rated.length} alerts`);
-    const answered = (xs: Sent[]) => xs.map((s) => s.done! - s.at);
+    const queued: number[] = [];
+    const pushed: number[] = [];
+    for (const s of rated) {
+      const id = rateIncidents.get(s.ref)!;
+      const q = queuedAt.get(id);
+      const p = pushedAt.get(id);
+      if (q === undefined) throw new Error(`no push queued for ${s.ref} (incident ${id})`);
+      if (p?.length !== 1) throw new Error(`${p?.length ?? 0} pushes arrived for ${s.ref} (incident ${id})`);
+      queued.push(q - s.at);
+      pushed.push(p[0]! - s.at);
+    }
+    const first = rated[0]!.at;
+    const lastSent = rated[rated.length - 1]!.at;
+    const rateLast = lastPush(rateIncidents.values());
+    const answered = (xs: Sent[]) => xs.map((s) => s.done - s.at);
+    const late = Math.max(...bare.map((s) => s.late), ...rated.map((s) => s.late));
 
-    // Flat out: the alerts per second one instance takes, each paged.
+    // Flat out: the alerts per second one instance accepts, and how fast their pages drain.
     process.stderr.write(`  flat out, ${CONNECTIONS} connections, ${BURST_SECONDS} s: baseline, then Muster...\n`);
-    const bareBurst = await flatOut(baseline.url, 'bare-burst', BURST_SECONDS);
-    check(bareBurst.sent, 202, 'baseline flat out');
-    const burst = await flatOut(url, 'burst', BURST_SECONDS);
-    check(burst.sent, 202, 'Muster flat out');
-    const burstStart = Date.now();
-    const burstTotal = wanted + burst.sent.length;
-    while (!pushesFor(burstTotal) && Date.now() < burstStart + 60_000) await new Promise((r) => setTimeout(r, 50));
-    const drained = (Date.now() - burstStart) / 1000;
-    const burstPushes = pushService.requests.length - wanted;
-    const perSec = (n: number, s: number) => Math.round(n / s).toLocaleString('en-US');
-    const r = (xs: number[]) => `${ms(percentile(xs, 50))} | ${ms(percentile(xs, 99))}`;
+    const bareBurst = await l.flatOut(baseline.url, 'bare-burst', BURST_SECONDS);
+    check(bareBurst, 202, 'baseline flat out');
+    const burstStart = now();
+    const burst = await l.flatOut(url, 'burst', BURST_SECONDS);
+    check(burst, 202, 'Muster flat out');
+    const burstEnd = Math.max(...burst.map((s) => s.done));
+    await drain(warm.length + rated.length + burst.length, 'flat out');
+    const burstIncidents = await incidentsOf('burst');
+    if (burstIncidents.size !== burst.length) throw new Error(`${burstIncidents.size} incidents for ${burst.length} alerts flat out`);
+    const burstLast = lastPush(burstIncidents.values());
+    const perSec = (n: number, msSpan: number) => (n / msSpan) * 1000;
+    const span = (xs: Sent[]) => Math.max(...xs.map((s) => s.done)) - Math.min(...xs.map((s) => s.at));
+    const bareRps = perSec(bareBurst.length, span(bareBurst));
+    const acceptedRps = perSec(burst.length, burstEnd - burstStart);
+    const r = (xs: number[]) => `${ms(percentile(xs, 50))} | ${ms(percentile(xs, 99))} | ${ms(Math.max(...xs))}`;
 
     const markdown = [
       '## Paging: an alert to its first notification and its push',
       '',
-      `\`POST /v1/integrations/<key>/events\` (a PagerDuty Events API trigger, a new \`dedup_key\` each: a new urgent incident each) at`,
-      `${RATE} alerts a second for ${SECONDS} s, open loop (each alert on its tick whatever the answers do). The integration's`,
+      '`POST /v1/integrations/<key>/events` (a PagerDuty Events API trigger, a new `dedup_key` each: a new urgent incident each) at',
+      `${RATE} alerts a second for ${SECONDS} s, open loop (each alert sent on its tick whatever the answers do). The integration's`,
       'escalation policy pages a schedule; the person on call has one rule, push at once, and a push subscription whose push',
       'service is a local HTTPS receiver (201; each push decrypted with the subscription keys to find its incident). For each',
-      'alert: the answer; **queued**, from the request to its notification claimed and its push queued in the outbox (the',
-      "paging run the creation's commit woke: the schedule resolved, the person paged, the notification sent; `sent_at`);",
-      '**pushed**, from the request to the Web Push request arriving at the push service (the outbox worker encrypted, signed',
-      '(VAPID) and posted it). The baseline is a bare `node:http` server answering the same 202 at the same rate. Latencies in',
-      `ms; SQLite; the load generator, the service and the push service share one process${QUICK ? '; quick mode (short runs)' : ''}.`,
+      'alert, from its request: **answered**; **queued**, to its push queued in the outbox (the paging run that the creation\'s',
+      'commit woke resolved the schedule, paged the person and claimed the notification: the outbox row\'s `created_at`, written',
+      'in that transaction, so the commit that follows is not counted); **pushed**, to the Web Push request arriving at the push',
+      'service (the outbox worker encrypted, signed (VAPID) and posted it). The baseline is a bare `node:http` server answering',
+      'the same 202 at the same rate. The load generator and the push service run in a worker thread, off Muster\'s event loop',
+      `(it sent each alert at most ${ms(late)} ms after its tick); the outbox worker runs beside Muster as \`npm start\` runs it.`,
+      `Latencies in ms; SQLite${QUICK ? '; quick mode (short runs)' : ''}.`,
       '',
-      '| At 100 alerts/s | p50 | p99 |',
-      '| --- | ---: | ---: |',
-      `| baseline answer (\`node:http\`) | ${r(answered(bare))} |`,
-      `| Muster answer (202) | ${r(answered(rated))} |`,
-      `| alert to first notification queued | ${r(queued)} |`,
-      `| alert to push arrived | ${r(pushed)} |`,
+      `| At ${RATE} alerts/s | p50 | p99 | max |`,
+      '| --- | ---: | ---: | ---: |',
+      `| baseline answered (\`node:http\`) | ${r(answered(bare))} |`,
+      `| Muster answered (202) | ${r(answered(rated))} |`,
+      `| alert to its push queued | ${r(queued)} |`,
+      `| alert to its push arrived | ${r(pushed)} |`,
       '',
-      `Every one of the ${rated.length.toLocaleString('en-US')} alerts opened one incident and was pushed once (checked).`,
+      `Each of the ${count(rated.length)} alerts opened one incident and was pushed once (checked). Offered ${RATE} alerts/s; accepted`,
+      `${count(perSec(rated.length, Math.max(...rated.map((s) => s.done)) - first))}/s; fully paged ${count(perSec(rated.length, rateLast - first))}/s (from the first alert sent to the last push arrived; the last`,
+      `push arrived ${ms(rateLast - lastSent)} ms after the last alert was sent).`,
       '',
-      `Flat out (${CONNECTIONS} connections, ${BURST_SECONDS} s, each alert a new incident): baseline ${perSec(bareBurst.sent.length, bareBurst.seconds)} req/s; Muster`,
-      `${perSec(burst.sent.length, burst.seconds)} alerts/s accepted (${((burst.sent.length / burst.seconds / (bareBurst.sent.length / bareBurst.seconds)) * 100).toFixed(1)} % of the baseline), of which ${burstPushes.toLocaleString('en-US')} were`,
-      `pushed, the last ${drained.toFixed(1)} s after the load stopped: paging keeps up with ${perSec(burstPushes, burst.seconds + drained)} pages/s end to end.`,
+      `Flat out (${CONNECTIONS} connections, ${BURST_SECONDS} s, each alert a new incident): baseline ${count(bareRps)} req/s; Muster accepted`,
+      `${count(acceptedRps)} alerts/s (${((acceptedRps / bareRps) * 100).toFixed(1)} % of the baseline); their ${count(burst.length)} pushes arrived by ${((burstLast - burstEnd) / 1000).toFixed(1)} s after the`,
+      `last answer: ${count(perSec(burst.length, burstLast - burstStart))} alerts/s fully paged.`,
       '',
       `Machine: ${machine()} (${os.platform()} ${os.arch()}). Date: ${new Date().toISOString().slice(0, 10)}. Command: \`npm run bench -- paging\`.`,
     ].join('\n');
     return { name: NAME, markdown };
   } finally {
     await stopWorker?.();
+    await load?.close();
     await baseline?.close();
-    await pushService?.close();
     await muster.close();
   }
 }
