@@ -149,9 +149,11 @@ export async function sendDueNotifications(ctx: AppContext): Promise<number> {
         .where('id', '=', n.incident_id)
         .executeTakeFirst();
       const settle = async (status: 'sent' | 'skipped' | 'cancelled', reason: string | null) => {
+        // Its own time, not the run's: a run settles up to a batch, one transaction each.
+        const at = iso(ctx.clock.now());
         const r = await tx.db
           .updateTable('paging_notifications')
-          .set({ status, reason, sent_at: status === 'sent' ? now : null, updated_at: now })
+          .set({ status, reason, sent_at: status === 'sent' ? at : null, updated_at: at })
           .where('id', '=', n.id)
           .where('status', '=', 'pending')
           .executeTakeFirst();
