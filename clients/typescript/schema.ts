@@ -359,7 +359,7 @@ export interface paths {
             cookie?: never;
         };
         /** The open, unacknowledged incidents you were paged for, newest page first (at most 50) */
-        get: operations["getAuthMePages"];
+        get: operations["listMyPages"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1006,7 +1006,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Fire the next level of the incident's escalation policy now (admins, owners, the assignee) */
-        post: operations["postIncidentsByIdEscalate"];
+        post: operations["escalateIncident"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1966,7 +1966,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Fire the next level of the incident's escalation policy now (admins, owners, the assignee) */
-        post: operations["postTicketsByIdEscalate"];
+        post: operations["escalateTicket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4857,7 +4857,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    getAuthMePages: {
+    listMyPages: {
         parameters: {
             query?: never;
             header?: never;
@@ -6771,7 +6771,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    postIncidentsByIdEscalate: {
+    escalateIncident: {
         parameters: {
             query?: never;
             header?: never;
@@ -9906,7 +9906,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    postTicketsByIdEscalate: {
+    escalateTicket: {
         parameters: {
             query?: never;
             header?: never;
