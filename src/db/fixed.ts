@@ -9,30 +9,42 @@ import type { DB } from './schema.js';
  * that order to the SQL compiled then. The SQL is the same text Kysely would build per call (the
  * better-sqlite3 statement cache of database.ts reuses its prepared statement), values are still
  * bound parameters, and the query runs through Kysely (its connection, its log).
+ *
+ * This file is the one compile-once mechanism (`compiledOnce`): `FixedQuery` (a statement of one
+ * shape), `insertRows` (the creation path's inserts) and the incident list's statements (one shape
+ * per set of filters) all keep their compiled SQL here, per adapter, so two dialects (or two
+ * databases of different dialects in one process) never share a compiled statement.
  */
 
 const MARKER = '\u0000muster-param:';
 
-/** Where each parameter's value is read: `name` of the values, or `index.name` for a row of an array. */
-type Path = readonly [string] | readonly [number, string];
+/**
+ * Where a parameter's value is read: `key` of the values (a name, or an index of an array of
+ * values), or `row.name` for a row of an array of rows.
+ */
+type Path = readonly [string | number] | readonly [number, string];
 
+/** A compiled statement's SQL and, per parameter, where its value is read (a path) or the value itself (a constant of the shape). */
 interface Shape {
   sql: string;
-  paths: readonly Path[];
+  params: readonly ({ path: Path } | { value: unknown })[];
 }
 
-/** The markers a shape is built with: `mark('title')`, `mark(0, 'title')` for row 0 of several. */
-export type Mark = (...path: [string] | [number, string]) => never;
+/** The markers a shape is built with: `mark('title')`, `mark(2)` for the third of an array of values, `mark(0, 'title')` for row 0 of several. */
+export type Mark = (...path: [string | number] | [number, string]) => never;
 
 const mark: Mark = (...path) => (MARKER + path.join('.')) as never;
 
-function compileShape(compiled: CompiledQuery): Shape {
-  const paths = compiled.parameters.map((p): Path => {
-    if (typeof p !== 'string' || !p.startsWith(MARKER)) throw new Error(`A fixed statement binds only marked values: ${compiled.sql}`);
+function compileShape(compiled: CompiledQuery, constants: boolean): Shape {
+  const params = compiled.parameters.map((p) => {
+    if (typeof p !== 'string' || !p.startsWith(MARKER)) {
+      if (constants) return { value: p };
+      throw new Error(`A fixed statement binds only marked values: ${compiled.sql}`);
+    }
     const parts = p.slice(MARKER.length).split('.');
-    return parts.length === 1 ? [parts[0]!] : [Number(parts[0]), parts[1]!];
+    return { path: (parts.length === 1 ? [parts[0]!] : [Number(parts[0]), parts[1]!]) as Path };
   });
-  return { sql: compiled.sql, paths };
+  return { sql: compiled.sql, params };
 }
 
 /** The dialect's compiler is what makes the SQL: shapes are kept per adapter (a Kysely and its transactions share one). */
@@ -46,36 +58,64 @@ export function onSqlite(db: Kysely<DB>): boolean {
 }
 
 function bind(shape: Shape, values: unknown): CompiledQuery {
-  const params = new Array<unknown>(shape.paths.length);
+  const params = new Array<unknown>(shape.params.length);
   for (let i = 0; i < params.length; i++) {
-    const path = shape.paths[i]!;
-    params[i] = path.length === 1 ? (values as Record<string, unknown>)[path[0]] : (values as Record<string, unknown>[])[path[0]]![path[1]];
+    const p = shape.params[i]!;
+    if (!('path' in p)) {
+      params[i] = p.value;
+      continue;
+    }
+    const path = p.path;
+    params[i] = path.length === 1 ? (values as Record<string | number, unknown>)[path[0]] : (values as Record<string, unknown>[])[path[0]]![path[1]];
   }
   return CompiledQuery.raw(shape.sql, params);
+}
+
+/** Compiled shapes per adapter, then per key; a key names one shape of one statement. */
+const shapesByAdapter = new WeakMap<object, Map<unknown, Shape>>();
+/** Keys per adapter kept at most (list shapes grow with the number of orgs a scope has); the oldest is dropped. */
+const MAX_SHAPES = 1000;
+
+export interface CompileOptions {
+  /** Values the build writes itself (not marked) are constants of the shape, kept as compiled. Off: every value must be marked. */
+  constants?: boolean;
+}
+
+/**
+ * The one compile-once mechanism: the statement `build` makes (with `mark` in place of each value
+ * that varies), compiled once per adapter and `key`, bound to `values` along the marks. `key` must
+ * tell apart every statement `build` can make for one adapter (the dialect is already told apart:
+ * shapes are kept per adapter). `build` may answer a query builder or a compiled query (for a
+ * statement with a prefix or a suffix of its own).
+ */
+export function compiledOnce(db: Kysely<DB>, key: unknown, build: (mark: Mark) => Compilable<unknown> | CompiledQuery, values: unknown, options: CompileOptions = {}): CompiledQuery {
+  const adapter = adapterOf(db);
+  let shapes = shapesByAdapter.get(adapter);
+  if (!shapes) shapesByAdapter.set(adapter, (shapes = new Map<unknown, Shape>()));
+  let shape = shapes.get(key);
+  if (!shape) {
+    const built = build(mark);
+    shape = compileShape('compile' in built ? built.compile() : built, options.constants === true);
+    if (shapes.size >= MAX_SHAPES) shapes.delete(shapes.keys().next().value);
+    shapes.set(key, shape);
+  }
+  return bind(shape, values);
 }
 
 /** A statement built once (with `mark` for its values) and run with `values` read along the marks. */
 export class FixedQuery<V> {
   readonly #build: (db: Kysely<DB>, mark: Mark) => Compilable<unknown>;
-  readonly #shapes = new WeakMap<object, Shape>();
 
   constructor(build: (db: Kysely<DB>, mark: Mark) => Compilable<unknown>) {
     this.#build = build;
   }
 
   execute<R>(db: Kysely<DB>, values: V): Promise<QueryResult<R>> {
-    const adapter = adapterOf(db);
-    let shape = this.#shapes.get(adapter);
-    if (!shape) {
-      shape = compileShape(this.#build(db, mark).compile());
-      this.#shapes.set(adapter, shape);
-    }
-    return db.executeQuery<R>(bind(shape, values));
+    return db.executeQuery<R>(compiledOnce(db, this, (m) => this.#build(db, m), values));
   }
 }
 
 type Returning = 'all' | 'id' | 'none';
-const insertShapes = new WeakMap<object, Map<string, Shape>>();
 /** Inserts of more rows are built by Kysely each time (a shape per row count would grow without bound). */
 const MAX_ROWS = 8;
 
@@ -118,18 +158,15 @@ export function insertRows<R>(db: Kysely<DB>, table: keyof DB, objects: readonly
   // One row's id on SQLite: from the insert's own result, without RETURNING (see insertedId).
   const idAfter = returning === 'id' && rows.length === 1 && adapter instanceof SqliteAdapter;
   const written = idAfter ? 'none' : returning;
-  const signature = `${table}|${written}|${rows.length}|${columns}`;
-  let shapes = insertShapes.get(adapter);
-  if (!shapes) insertShapes.set(adapter, (shapes = new Map<string, Shape>()));
-  let shape = shapes.get(signature);
-  if (!shape) {
-    const names = columns.slice(0, -1).split(',');
-    const marked = rows.map((_, r) => Object.fromEntries(names.map((c) => [c, mark(r, c)])));
-    shape = compileShape(returningOf(db.insertInto(table).values(marked), written).compile());
-    shapes.set(signature, shape);
-  }
-  if (idAfter) return db.executeQuery(bind(shape, rows)).then((r) => insertedId<R>(table, r.insertId));
-  return db.executeQuery<R>(bind(shape, rows));
+  const names = columns.slice(0, -1).split(',');
+  const query = compiledOnce(
+    db,
+    `insert|${table}|${written}|${rows.length}|${columns}`,
+    (m) => returningOf(db.insertInto(table).values(rows.map((_, r) => Object.fromEntries(names.map((c) => [c, m(r, c)])))), written),
+    rows,
+  );
+  if (idAfter) return db.executeQuery(query).then((r) => insertedId<R>(table, r.insertId));
+  return db.executeQuery<R>(query);
 }
 
 /**

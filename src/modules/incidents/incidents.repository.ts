@@ -1,6 +1,6 @@
 import { CompiledQuery, sql, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import { ROWS_AS_ARRAYS } from '../../db/database.js';
-import { FixedQuery, insertRows, onSqlite } from '../../db/fixed.js';
+import { compiledOnce, FixedQuery, insertRows, onSqlite, type Mark } from '../../db/fixed.js';
 import type { DB, Flag, IncidentStatus, IncidentsTable, Priority } from '../../db/schema.js';
 import { scoped, type Scope } from '../../db/scope.js';
 import { hasExtras, orderList, whereExtras, type ListExtras } from './list-filters.js';
@@ -151,41 +151,13 @@ function viewRow(r: unknown[]): IncidentViewRow {
 }
 
 /**
- * Stands for the i-th value of a list query in the query compiled once for its shape: Kysely
- * passes any value through to the compiled parameters, where `bind` puts the request's value.
+ * The list's statements are compiled once per shape (db/fixed.ts `compiledOnce`, per adapter):
+ * each varying value is marked by its index in the values array; the scope's mode is a constant
+ * of the shape (its key holds it).
  */
-class Slot {
-  constructor(readonly i: number) {}
-}
-const slot = (i: number) => new Slot(i) as never;
+const markedScope = (scope: Scope, first: number, m: Mark): Scope => ({ orgIds: scope.orgIds.map((_, i) => m(first + i)), mode: scope.mode });
 
-/** Compiled list and count queries by shape (which filters are set, the sort, the mode, how many orgs). */
-const shapes = new Map<string, CompiledQuery>();
-const MAX_SHAPES = 500;
-
-/**
- * A query compiled once per shape (building and compiling one with Kysely costs tens of
- * microseconds per request), with this request's values bound in place of its slots.
- */
-function bind(key: string, compile: () => CompiledQuery, values: readonly unknown[]): CompiledQuery {
-  let shape = shapes.get(key);
-  if (!shape) {
-    shape = compile();
-    if (shapes.size >= MAX_SHAPES) shapes.delete(shapes.keys().next().value!);
-    shapes.set(key, shape);
-  }
-  const params = shape.parameters;
-  const bound = new Array<unknown>(params.length);
-  for (let i = 0; i < params.length; i++) {
-    const p = params[i];
-    bound[i] = p instanceof Slot ? values[p.i] : p;
-  }
-  return CompiledQuery.raw(shape.sql, bound);
-}
-
-/** The scope with slots for its org ids, which come after `first` other values. */
-const slotScope = (scope: Scope, first: number): Scope => ({ orgIds: scope.orgIds.map((_, i) => slot(first + i)), mode: scope.mode });
-
+/** The shape of a list, count or version statement: which filters are set, the sort, the mode, how many orgs. */
 function shapeKey(kind: string, scope: Scope, f: ListFilter): string {
   return `${kind}:${scope.mode}:${scope.orgIds.length}:${f.status === undefined ? '' : 's'}${f.priority === undefined ? '' : 'p'}${f.assigneeId === undefined ? '' : 'a'}${
     f.source_ref === undefined ? '' : 'r'
@@ -211,27 +183,29 @@ export function buildListQuery(db: Kysely<DB>, scope: Scope, f: ListFilter & { f
 export function listQuery(db: Kysely<DB>, scope: Scope, f: ListFilter, limit: number, offset: number): CompiledQuery {
   if (f.search !== undefined) return buildListQuery(db, scope, f, limit, offset);
   const { status, priority, assigneeId, source_ref, source } = f;
-  return bind(
+  return compiledOnce(
+    db,
     shapeKey('list', scope, f),
-    () =>
+    (m) =>
       buildListQuery(
         db,
-        slotScope(scope, 7),
+        markedScope(scope, 7, m),
         {
-          status: status === undefined ? undefined : slot(2),
-          priority: priority === undefined ? undefined : slot(3),
-          assigneeId: assigneeId === undefined ? undefined : slot(4),
-          source_ref: source_ref === undefined ? undefined : slot(5),
+          status: status === undefined ? undefined : m(2),
+          priority: priority === undefined ? undefined : m(3),
+          assigneeId: assigneeId === undefined ? undefined : m(4),
+          source_ref: source_ref === undefined ? undefined : m(5),
           // `integration` is a condition without a value; `alert` also excludes integrations' incidents.
-          source: source === undefined || source === 'integration' ? source : slot(6),
+          source: source === undefined || source === 'integration' ? source : m(6),
           fieldAlert: source === 'alert',
           unassigned: f.unassigned,
           sort: f.sort,
         },
-        slot(0),
-        slot(1),
+        m(0),
+        m(1),
       ),
     [limit, offset, status, priority, assigneeId, source_ref, source, ...scope.orgIds],
+    { constants: true },
   );
 }
 
@@ -258,10 +232,12 @@ export async function countIncidents(db: Kysely<DB>, scope: Scope, f: ListFilter
   // The counters have no assignee or source_ref dimension: such lists are short, so they are counted directly.
   if (f.assigneeId !== undefined || f.source_ref !== undefined || hasExtras(f)) return countDirectly(db, scope, f);
   const { status, priority } = f;
-  const query = bind(
+  const query = compiledOnce(
+    db,
     shapeKey('count', scope, { status, priority }),
-    () => buildCount(db, slotScope(scope, 2), { status: status === undefined ? undefined : slot(0), priority: priority === undefined ? undefined : slot(1) }),
+    (m) => buildCount(db, markedScope(scope, 2, m), { status: status === undefined ? undefined : m(0), priority: priority === undefined ? undefined : m(1) }),
     [status, priority, ...scope.orgIds],
+    { constants: true },
   );
   const { rows } = await db.executeQuery<{ n: number | string | bigint }>(query);
   return Number(rows[0]!.n);
@@ -277,14 +253,16 @@ export async function countIncidents(db: Kysely<DB>, scope: Scope, f: ListFilter
 export async function listVersion(db: Kysely<DB>, scope: Scope): Promise<string> {
   if (scope.orgIds.length === 0) return '';
   const sqlite = onSqlite(db);
-  const query = bind(
+  const query = compiledOnce(
+    db,
     shapeKey('version', scope, {}),
-    () => {
-      const c = db.selectFrom('incident_list_versions').select(['org_id', 'version']).$call(scoped(slotScope(scope, 0), 'incident_list_versions')).compile();
+    (m) => {
+      const c = db.selectFrom('incident_list_versions').select(['org_id', 'version']).$call(scoped(markedScope(scope, 0, m), 'incident_list_versions')).compile();
       // SQLite: and the connection's data_version, which moves when another connection commits (migration 0019).
       return CompiledQuery.raw(ROWS_AS_ARRAYS + c.sql + (sqlite ? ' union all select -1, data_version from pragma_data_version' : ''), [...c.parameters]);
     },
     scope.orgIds,
+    { constants: true },
   );
   const { rows } = await db.executeQuery<unknown>(query);
   const byOrg = new Map<number, string>();
