@@ -13,6 +13,11 @@ export async function getOrCreateSetting(db: Kysely<DB>, key: string, make: () =
   return row.value;
 }
 
+/** A setting stored as JSON, read back as its value: created with `make()` on first use, as getOrCreateSetting. */
+export async function getOrCreateJsonSetting<T>(db: Kysely<DB>, key: string, make: () => T): Promise<T> {
+  return JSON.parse(await getOrCreateSetting(db, key, () => JSON.stringify(make()))) as T;
+}
+
 /** The secret that signs public links, made at first start and shared by every instance. */
 export const instanceSecret = (db: Kysely<DB>) => getOrCreateSetting(db, 'instance_secret', () => randomToken(32));
 

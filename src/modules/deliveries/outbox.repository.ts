@@ -4,7 +4,8 @@ import type { AttemptOutcome, DB, OutboxKind, OutboxStatus, OutboxTable } from '
 import { flag, type Mode } from '../../db/schema.js';
 import { insertRows } from '../../db/fixed.js';
 
-export type OutboxRow = Selectable<OutboxTable>;
+/** A claimed delivery as its sender sees it: the payload as the value queued (stored as JSON text). */
+export type OutboxRow = Omit<Selectable<OutboxTable>, 'payload'> & { payload: unknown };
 
 export interface NewDelivery {
   kind: OutboxKind;
@@ -70,7 +71,8 @@ export async function claimDue(db: Kysely<DB>, dialect: DialectName, nowIso: str
     .set((eb) => ({ status: 'sending', next_attempt_at: leaseUntilIso, attempts: eb('attempts', '+', 1), updated_at: nowIso }))
     .where('id', 'in', due)
     .returningAll()
-    .execute();
+    .execute()
+    .then((rows) => rows.map((r) => ({ ...r, payload: JSON.parse(r.payload) as unknown })));
 }
 
 export async function recordAttempt(

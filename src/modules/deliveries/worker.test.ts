@@ -169,7 +169,7 @@ describe('a worker that dies mid-send', () => {
     assert.equal(await drain(t, senders), 0);
 
     // Ids are fixed when a delivery is queued (globally unique, issue 32): read them from the rows.
-    const idOf = (r: (typeof claimed)[number], key: 'webhook_id' | 'message_id') => (JSON.parse(r.payload) as Record<string, string>)[key]!;
+    const idOf = (r: (typeof claimed)[number], key: 'webhook_id' | 'message_id') => (r.payload as Record<string, string>)[key]!;
     const hookIds = claimed.filter((r) => r.kind === 'webhook').map((r) => idOf(r, 'webhook_id')).sort();
     assert.deepEqual(receiver.requests.map((r) => String(r.headers['webhook-id'])).sort(), hookIds, 'each webhook once, with its own id');
     const mailIds = claimed.filter((r) => r.kind === 'email').map((r) => idOf(r, 'message_id')).sort();

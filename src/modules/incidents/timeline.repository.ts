@@ -8,12 +8,16 @@ export interface TimelineRow {
   type: TimelineType;
   actor_id: number | null;
   actor_name: string | null;
-  data: string;
+  data: Record<string, unknown>;
   created_at: string;
 }
 
-/** A timeline row to insert: the table's columns but its generated id. */
-export type NewTimelineEvent = Omit<IncidentEventsTable, 'id'>;
+/** A timeline row to insert: the table's columns but its generated id, its data as a value (stored as JSON text). */
+export type NewTimelineEvent = Omit<IncidentEventsTable, 'id' | 'data'> & { data: Record<string, unknown> };
+
+type StoredTimelineRow = Omit<TimelineRow, 'data'> & { data: string };
+/** The row with its data as a value. */
+const withData = (r: StoredTimelineRow): TimelineRow => ({ ...r, data: JSON.parse(r.data) as Record<string, unknown> });
 
 function withActor(db: Kysely<DB>) {
   return db
@@ -37,14 +41,16 @@ function withActor(db: Kysely<DB>) {
  */
 export async function insertEvent(db: Kysely<DB>, e: NewTimelineEvent, actorName?: string): Promise<TimelineRow> {
   // Compiled once (db/fixed.ts): every event has the same columns.
-  const { id } = (await insertRows<{ id: number }>(db, 'incident_events', [e], 'id')).rows[0]!;
-  if (e.actor_id !== null && actorName === undefined) return withActor(db).where('incident_events.id', '=', id).executeTakeFirstOrThrow();
-  return { id, incident_id: e.incident_id, type: e.type, actor_id: e.actor_id, actor_name: e.actor_id === null ? null : actorName!, data: e.data, created_at: e.created_at };
+  const data = JSON.stringify(e.data);
+  const { id } = (await insertRows<{ id: number }>(db, 'incident_events', [{ ...e, data }], 'id')).rows[0]!;
+  if (e.actor_id !== null && actorName === undefined) return withData(await withActor(db).where('incident_events.id', '=', id).executeTakeFirstOrThrow());
+  // The data as it reads back (what JSON keeps of it), not the caller's object.
+  return withData({ id, incident_id: e.incident_id, type: e.type, actor_id: e.actor_id, actor_name: e.actor_id === null ? null : actorName!, data, created_at: e.created_at });
 }
 
 /** Oldest first; `types` narrows it (the public status page reads only what it may show). */
 export async function listEvents(db: Kysely<DB>, incidentId: number, types?: readonly TimelineType[]): Promise<TimelineRow[]> {
   let q = withActor(db).where('incident_events.incident_id', '=', incidentId);
   if (types) q = q.where('incident_events.type', 'in', [...types]);
-  return q.orderBy('incident_events.id').execute();
+  return (await q.orderBy('incident_events.id').execute()).map(withData);
 }

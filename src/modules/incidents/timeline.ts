@@ -19,7 +19,7 @@ export function toTimelineEvent(r: TimelineRow): TimelineEvent {
     type: r.type,
     at: r.created_at,
     actor: r.actor_id === null ? null : { user_id: r.actor_id, user_name: r.actor_name ?? '' },
-    data: JSON.parse(r.data) as Record<string, unknown>,
+    data: r.data,
   };
 }
 
@@ -43,7 +43,7 @@ export async function recordTimeline(
     livemode: incident.livemode,
     type,
     actor_id: actorId,
-    data: JSON.stringify(data),
+    data,
     created_at: iso(ctx.clock.now()),
   }, actorName);
   const event = toTimelineEvent(row);

@@ -3,32 +3,15 @@
 // and when each user was a member of the org. Loaded for many schedules in a fixed number of
 // queries (one per table), whatever their count.
 import type { Kysely } from 'kysely';
-import { LRUCache } from 'lru-cache';
 import type { DB } from '../../db/schema.js';
 import { membershipSpans } from '../orgs/index.js';
-import type { History, Interval, LayerSpec, Version } from './resolver.js';
+import type { History, Interval, Version } from './resolver.js';
 import { overridesOf, versionsOf, type ScheduleRow, type VersionRow } from './schedules.repository.js';
 
 const FOREVER = 8.64e15;
 
-export function parseLayers(json: string): LayerSpec[] {
-  return JSON.parse(json) as LayerSpec[];
-}
-
-/**
- * Versions are never changed once written, so each one's parsed layers are kept by its row id and
- * shared by every question about it (the resolver also keeps what it compiled per layer object).
- * Callers must not change them.
- */
-const parsed = new LRUCache<number, LayerSpec[]>({ max: 5_000 });
-function layersOf(v: VersionRow): LayerSpec[] {
-  let layers = parsed.get(v.id);
-  if (!layers) parsed.set(v.id, (layers = parseLayers(v.layers)));
-  return layers;
-}
-
 function versionsFor(s: ScheduleRow, rows: readonly VersionRow[]): Version[] {
-  const out: Version[] = rows.map((v) => ({ from: Date.parse(v.effective_from), timeZone: v.time_zone, layers: layersOf(v) }));
+  const out: Version[] = rows.map((v) => ({ from: Date.parse(v.effective_from), timeZone: v.time_zone, layers: v.layers }));
   if (s.deleted_at) out.push({ from: Date.parse(s.deleted_at), timeZone: s.time_zone, layers: [], ended: true });
   return out;
 }

@@ -1,8 +1,12 @@
 import type { Kysely, Selectable } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { DB, OncallLayerVersionsTable, OncallOverridesTable, OncallSchedulesTable } from '../../db/schema.js';
 
 export type ScheduleRow = Selectable<OncallSchedulesTable>;
-export type VersionRow = Selectable<OncallLayerVersionsTable>;
+import type { LayerSpec } from './resolver.js';
+
+/** A version of a schedule's layers, the layers as values (stored as JSON text). */
+export type VersionRow = Omit<Selectable<OncallLayerVersionsTable>, 'layers'> & { layers: LayerSpec[] };
 export type OverrideRow = Selectable<OncallOverridesTable>;
 
 /** A schedule of the org not deleted, by id (digits) or slug; an id wins over another schedule's slug of the same digits. */
@@ -55,17 +59,30 @@ export async function bumpFeedVersion(db: Kysely<DB>, id: number): Promise<void>
   await db.updateTable('oncall_schedules').set((eb) => ({ feed_version: eb('feed_version', '+', 1) })).where('id', '=', id).execute();
 }
 
-export async function insertVersion(db: Kysely<DB>, v: { schedule_id: number; effective_from: string; time_zone: string; layers: string; created_by: number | null }): Promise<void> {
+export async function insertVersion(db: Kysely<DB>, v: { schedule_id: number; effective_from: string; time_zone: string; layers: readonly LayerSpec[]; created_by: number | null }): Promise<void> {
   await db
     .insertInto('oncall_layer_versions')
-    .values({ ...v, created_at: v.effective_from })
+    .values({ ...v, layers: JSON.stringify(v.layers), created_at: v.effective_from })
     .execute();
+}
+
+/**
+ * Versions are never changed once written, so each one's parsed layers are kept by its row id and
+ * shared by every question about it (the resolver also keeps what it compiled per layer object).
+ * Callers must not change them.
+ */
+const parsedLayers = new LRUCache<number, LayerSpec[]>({ max: 5_000 });
+function layersOf(id: number, json: string): LayerSpec[] {
+  let layers = parsedLayers.get(id);
+  if (!layers) parsedLayers.set(id, (layers = JSON.parse(json) as LayerSpec[]));
+  return layers;
 }
 
 /** Every version of these schedules, in the order they took effect. */
 export async function versionsOf(db: Kysely<DB>, scheduleIds: readonly number[]): Promise<VersionRow[]> {
   if (scheduleIds.length === 0) return [];
-  return db.selectFrom('oncall_layer_versions').selectAll().where('schedule_id', 'in', scheduleIds).orderBy('schedule_id').orderBy('effective_from').orderBy('id').execute();
+  const rows = await db.selectFrom('oncall_layer_versions').selectAll().where('schedule_id', 'in', scheduleIds).orderBy('schedule_id').orderBy('effective_from').orderBy('id').execute();
+  return rows.map((r) => ({ ...r, layers: layersOf(r.id, r.layers) }));
 }
 
 /** The overrides of these schedules that were in force at some time in [from, to). */

@@ -8,7 +8,7 @@ import { firstFreeSlug, slugify } from '../../lib/slug.js';
 import { atLeast, orgAccess, type OrgAccess } from '../orgs/index.js';
 import { listMembers } from '../orgs/index.js';
 import { slugConflict } from '../orgs/index.js';
-import { loadHistories, parseLayers } from './history.js';
+import { loadHistories } from './history.js';
 import type { CreateScheduleBody, LayerInput, UpdateScheduleBody } from './oncall.schemas.js';
 import { layerStart, resolve, type History, type LayerSpec } from './resolver.js';
 import * as repo from './schedules.repository.js';
@@ -93,7 +93,7 @@ export async function createSchedule(ctx: AppContext, actor: Actor, orgSlug: str
     .transaction(async ({ db }) => {
       const slug = input.slug ?? firstFreeSlug(slugify(input.name, 'schedule'), await repo.slugsOf(db, access.org.id));
       const id = await repo.insertSchedule(db, { org_id: access.org.id, name: input.name.trim(), slug, time_zone: input.time_zone, description: input.description ?? null, now });
-      await repo.insertVersion(db, { schedule_id: id, effective_from: now, time_zone: input.time_zone, layers: JSON.stringify(layers), created_by: actor.userId });
+      await repo.insertVersion(db, { schedule_id: id, effective_from: now, time_zone: input.time_zone, layers, created_by: actor.userId });
       return id;
     })
     .catch(slugConflict);
@@ -122,7 +122,7 @@ export async function updateSchedule(ctx: AppContext, actor: Actor, orgSlug: str
   const rows = await repo.versionsOf(ctx.db, [schedule.id]);
   const latest = rows[rows.length - 1];
   const versioned = input.layers !== undefined || (input.time_zone !== undefined && input.time_zone !== schedule.time_zone);
-  const layers = versioned ? await checkLayers(ctx, org.id, zone, input.layers ?? (latest ? parseLayers(latest.layers) : [])) : undefined;
+  const layers = versioned ? await checkLayers(ctx, org.id, zone, input.layers ?? (latest ? latest.layers : [])) : undefined;
   const now = iso(ctx.clock.now());
   await ctx
     .transaction(async ({ db }) => {
@@ -133,7 +133,7 @@ export async function updateSchedule(ctx: AppContext, actor: Actor, orgSlug: str
         time_zone: zone,
         updated_at: now,
       });
-      if (layers) await repo.insertVersion(db, { schedule_id: schedule.id, effective_from: now, time_zone: zone, layers: JSON.stringify(layers), created_by: actor.userId });
+      if (layers) await repo.insertVersion(db, { schedule_id: schedule.id, effective_from: now, time_zone: zone, layers, created_by: actor.userId });
     })
     .catch(slugConflict);
   return answer(ctx, (await repo.findScheduleById(ctx.db, schedule.id))!);

@@ -13,7 +13,7 @@ import { findEventType } from './event-types.repository.js';
  */
 export function calendarSender(ctx: AppContext): Sender {
   return async (row: OutboxRow) => {
-    const p = JSON.parse(row.payload) as CalendarWrite | ObjectWrite;
+    const p = row.payload as CalendarWrite | ObjectWrite;
     // Events other features keep there (on-call shifts): objects.ts.
     if (isObjectWrite(p)) return sendObject(ctx, row, p);
     const conn = await findConnection(ctx.db, p.connection_id);

@@ -1,7 +1,21 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB, EventTypesTable, Flag } from '../../db/schema.js';
 
-export type EventTypeRow = Omit<EventTypesTable, 'id'> & { id: number };
+import type { Schedule } from './availability.js';
+
+type StoredEventType = Omit<EventTypesTable, 'id'> & { id: number };
+/** An event type as services see it: its availability and blackout dates as values (stored as JSON text). */
+export type EventTypeRow = Omit<StoredEventType, 'availability' | 'blackout_dates'> & { availability: Schedule; blackout_dates: string[] };
+
+/** The stored form of the fields given (JSON text for the availability and the blackout dates). */
+function stored(row: Partial<Omit<EventTypeRow, 'id'>>): Partial<Omit<StoredEventType, 'id'>> {
+  const { availability, blackout_dates, ...rest } = row;
+  return {
+    ...rest,
+    ...(availability === undefined ? {} : { availability: JSON.stringify(availability) }),
+    ...(blackout_dates === undefined ? {} : { blackout_dates: JSON.stringify(blackout_dates) }),
+  };
+}
 /** A row and how many of its owner's personal event types (same mode) are older (the lock rule). */
 export type PositionedEventType = EventTypeRow & { position: number };
 
@@ -10,10 +24,11 @@ const position = sql<number>`(select count(*) from event_types e2
   and e2.team_id is null and event_types.team_id is null and e2.id < event_types.id)`.as('position');
 
 const withPosition = (db: Kysely<DB>) => db.selectFrom('event_types').selectAll().select(position);
-const numbered = (rows: (EventTypeRow & { position: number | string })[]) => rows.map((r) => ({ ...r, position: Number(r.position) }));
+const numbered = (rows: (StoredEventType & { position: number | string })[]): PositionedEventType[] =>
+  rows.map((r) => ({ ...r, availability: JSON.parse(r.availability) as Schedule, blackout_dates: JSON.parse(r.blackout_dates) as string[], position: Number(r.position) }));
 
 export async function insertEventType(db: Kysely<DB>, row: Omit<EventTypeRow, 'id'>): Promise<number> {
-  const r = await db.insertInto('event_types').values(row).returning('id').executeTakeFirstOrThrow();
+  const r = await db.insertInto('event_types').values(stored(row) as Omit<StoredEventType, 'id'>).returning('id').executeTakeFirstOrThrow();
   return r.id;
 }
 
@@ -51,7 +66,7 @@ export async function countPersonal(db: Kysely<DB>, ownerId: number, livemode: F
 }
 
 export async function updateEventType(db: Kysely<DB>, id: number, patch: Partial<Omit<EventTypeRow, 'id'>>): Promise<void> {
-  await db.updateTable('event_types').set(patch).where('id', '=', id).execute();
+  await db.updateTable('event_types').set(stored(patch)).where('id', '=', id).execute();
 }
 
 export async function deleteEventType(db: Kysely<DB>, id: number): Promise<void> {

@@ -26,8 +26,6 @@ export const defaultAvailability = (timezone: string): Schedule => ({
   weekly: (['mon', 'tue', 'wed', 'thu', 'fri'] as const).map((day) => ({ day, start: '09:00', end: '17:00' })),
 });
 
-export const scheduleOf = (e: EventTypeRow) => JSON.parse(e.availability) as Schedule;
-
 function toEventType(ctx: AppContext, e: EventTypeRow, locked: boolean, bookingPath: string): EventType {
   return {
     id: e.id,
@@ -48,8 +46,8 @@ function toEventType(ctx: AppContext, e: EventTypeRow, locked: boolean, bookingP
     buffer_after_minutes: e.buffer_after_minutes,
     max_bookings_per_day: e.max_bookings_per_day,
     slot_interval_minutes: e.slot_interval_minutes,
-    availability: scheduleOf(e),
-    blackout_dates: JSON.parse(e.blackout_dates) as string[],
+    availability: e.availability,
+    blackout_dates: e.blackout_dates,
     webhook_url: e.webhook_url,
     webhook_secret: e.webhook_secret,
     booking_url: `${ctx.config.publicUrl}${bookingPath}`,
@@ -129,8 +127,8 @@ function rowFields(input: CreateEventTypeBody | UpdateEventTypeBody) {
   if (input.buffer_after_minutes !== undefined) f.buffer_after_minutes = input.buffer_after_minutes;
   if (input.max_bookings_per_day !== undefined) f.max_bookings_per_day = input.max_bookings_per_day;
   if (input.slot_interval_minutes !== undefined) f.slot_interval_minutes = input.slot_interval_minutes;
-  if (input.availability !== undefined) f.availability = JSON.stringify(input.availability);
-  if (input.blackout_dates !== undefined) f.blackout_dates = JSON.stringify([...new Set(input.blackout_dates)].sort());
+  if (input.availability !== undefined) f.availability = input.availability;
+  if (input.blackout_dates !== undefined) f.blackout_dates = [...new Set(input.blackout_dates)].sort();
   if (input.webhook_url !== undefined) f.webhook_url = input.webhook_url;
   return f;
 }
@@ -163,8 +161,8 @@ async function insert(ctx: AppContext, owner: { id: number; timezone: string }, 
       buffer_after_minutes: 0,
       max_bookings_per_day: null,
       slot_interval_minutes: null,
-      availability: JSON.stringify(defaultAvailability(owner.timezone)),
-      blackout_dates: '[]',
+      availability: defaultAvailability(owner.timezone),
+      blackout_dates: [],
       webhook_url: null,
       duration_minutes: input.duration_minutes,
       ...rowFields(input),

@@ -10,7 +10,7 @@ import { listTeamMembers } from '../orgs/index.js';
 import { computeSlots, dayRange, isValidDate, type BusyBooking, type Host, type Slot } from './availability.js';
 import { busyBookings } from './bookings.repository.js';
 import type { PositionedEventType } from './event-types.repository.js';
-import { describe, scheduleOf } from './event-types.service.js';
+import { describe } from './event-types.service.js';
 
 /** An event type with the hosts who may take its bookings. */
 export interface Bookable {
@@ -64,7 +64,7 @@ export async function slotsFor(ctx: AppContext, db: Kysely<DB>, b: Bookable, dat
   }
   const hosts: Host[] = b.hostIds.map((id) => ({ id, bookings: byHost.get(id)! }));
   return computeSlots(
-    scheduleOf(et),
+    et.availability,
     {
       durationMinutes: et.duration_minutes,
       intervalMinutes: et.slot_interval_minutes ?? et.duration_minutes,
@@ -73,7 +73,7 @@ export async function slotsFor(ctx: AppContext, db: Kysely<DB>, b: Bookable, dat
       minNoticeHours: et.min_notice_hours,
       maxAdvanceDays: et.max_advance_days,
       maxBookingsPerDay: et.max_bookings_per_day,
-      blackoutDates: new Set(JSON.parse(et.blackout_dates) as string[]),
+      blackoutDates: new Set(et.blackout_dates),
     },
     hosts,
     { date, timezone, now: ctx.clock.now().getTime() },

@@ -45,7 +45,7 @@ function toHtml(text: string): string {
 export function emailSender(ctx: AppContext): Sender {
   const transport = ctx.config.smtpUrl ? nodemailer.createTransport(ctx.config.smtpUrl) : undefined;
   return async (row: OutboxRow) => {
-    const p = JSON.parse(row.payload) as EmailPayload;
+    const p = row.payload as EmailPayload;
     // Nowhere to send it (a bounce's empty return path, before such mail was ignored): no retry can help.
     if (!row.recipient.trim()) throw new DeliveryError('no recipient', null, true);
     if (!transport) {

@@ -13,7 +13,7 @@ export function phoneSender(ctx: AppContext): Sender {
   const { twilio, phoneWebhookUrl } = ctx.config;
   return async (row: OutboxRow) => {
     if (!twilio && !phoneWebhookUrl) return { outcome: 'skipped', note: 'no phone provider configured' };
-    const p = JSON.parse(row.payload) as { title?: string; body?: string; call?: { url: string; statusCallback: string } };
+    const p = row.payload as { title?: string; body?: string; call?: { url: string; statusCallback: string } };
     if (p.call && !twilio) return { outcome: 'skipped', note: 'voice calls need Twilio (TWILIO_*)' };
     const text = [p.title, p.body].filter(Boolean).join(': ').slice(0, 1500);
     const form: Record<string, string> = p.call

@@ -2,7 +2,7 @@ import webpush from 'web-push';
 import type https from 'node:https';
 import type { AppContext } from '../../../context.js';
 import { ownedBy } from '../../../db/scope.js';
-import { getOrCreateSetting } from '../../../db/settings.js';
+import { getOrCreateJsonSetting } from '../../../db/settings.js';
 import { postGuarded } from '../http-post.js';
 import { reachReason } from '../reach.js';
 import type { OutboxRow } from '../outbox.repository.js';
@@ -16,8 +16,8 @@ export interface VapidKeys {
 
 /** The instance's VAPID keys, made at first use and kept in the database (shared by every instance). */
 export async function vapidKeys(ctx: AppContext): Promise<VapidKeys> {
-  const made = JSON.stringify(webpush.generateVAPIDKeys());
-  return JSON.parse(await getOrCreateSetting(ctx.db, 'vapid_keys', () => made)) as VapidKeys;
+  const made = webpush.generateVAPIDKeys();
+  return getOrCreateJsonSetting<VapidKeys>(ctx.db, 'vapid_keys', () => made);
 }
 
 /**
@@ -41,7 +41,7 @@ export function pushSender(ctx: AppContext, agent?: https.Agent): Sender {
     for (const s of subs) {
       let req: webpush.RequestDetails;
       try {
-        req = webpush.generateRequestDetails({ endpoint: s.endpoint, keys: { p256dh: s.p256dh, auth: s.auth } }, row.payload, {
+        req = webpush.generateRequestDetails({ endpoint: s.endpoint, keys: { p256dh: s.p256dh, auth: s.auth } }, JSON.stringify(row.payload), {
           vapidDetails: { subject: ctx.config.vapidSubject, publicKey: keys.publicKey, privateKey: keys.privateKey },
           TTL: 300,
           urgency: 'high',

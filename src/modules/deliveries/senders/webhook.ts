@@ -24,7 +24,7 @@ interface WebhookPayload {
  */
 export function webhookSender(ctx: AppContext): Sender {
   return async (row: OutboxRow) => {
-    const p = JSON.parse(row.payload) as WebhookPayload;
+    const p = row.payload as WebhookPayload;
     const et = await ctx.db.selectFrom('event_types').select(['webhook_secret']).where('id', '=', p.event_type_id).executeTakeFirst();
     if (!et?.webhook_secret) return { outcome: 'skipped', note: 'the event type or its webhook secret is gone' };
     // Rows queued before ids were fixed at queueing: the row id, made unique to this installation by the instance secret.
