@@ -5,6 +5,7 @@ import { DAY, iso } from '../lib/clock.js';
 import { randomToken, sha256 } from '../lib/crypto.js';
 import { AppError, invalidField } from '../lib/errors.js';
 import { canonicalJson, type EffectRecorder } from '../lib/idempotency.js';
+import { findKey } from './idempotency.repository.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -93,11 +94,8 @@ export default fp(
       return claim;
     }
 
-    function replay(reply: FastifyReply, status: number, body: string | null): FastifyReply {
-      return reply
-        .status(status)
-        .header('idempotent-replayed', 'true')
-        .send(body === null ? null : (JSON.parse(body) as unknown));
+    function replay(reply: FastifyReply, status: number, body: unknown): FastifyReply {
+      return reply.status(status).header('idempotent-replayed', 'true').send(body);
     }
 
     // On the idempotent routes only (route-level hooks added as each route is declared): every other
@@ -143,14 +141,14 @@ export default fp(
           return;
         }
 
-        const row = await ctx.db.selectFrom('idempotency_keys').selectAll().where('scope', '=', scope).where('key', '=', given).executeTakeFirst();
+        const row = await findKey(ctx.db, scope, given);
         if (!row) continue;
         if (row.created_at < expired) {
           await ctx.db.deleteFrom('idempotency_keys').where('id', '=', row.id).where('created_at', '=', row.created_at).execute();
           continue;
         }
         if (row.fingerprint !== fingerprint) throw otherRequest();
-        if (row.state === 'done') return replay(reply, row.status_code ?? 200, row.response_body);
+        if (row.state === 'done') return replay(reply, row.status_code ?? 200, row.response);
         if (row.locked_at >= stale) {
           reply.header('retry-after', '1');
           throw inFlight();

@@ -1,28 +1,56 @@
 import type { Insertable, Kysely } from 'kysely';
 import { ownedBy, type OwnerScope } from '../../db/scope.js';
 import { flag, type CalendarConnectionsTable, type DB, type Flag, type Mode } from '../../db/schema.js';
+import type { DavCalendar } from './dav.js';
 import type { Interval } from './expand.js';
 
-export type ConnectionRow = Omit<CalendarConnectionsTable, 'id'> & { id: number };
+/** What discovery found on a CalDAV server (empty for an ICS feed). */
+export interface DavState {
+  home?: string;
+  items?: DavCalendar[];
+}
 
-export async function insertConnection(db: Kysely<DB>, row: Insertable<CalendarConnectionsTable>): Promise<ConnectionRow> {
-  return db.insertInto('calendar_connections').values(row).returningAll().executeTakeFirstOrThrow();
+type StoredConnection = Omit<CalendarConnectionsTable, 'id'> & { id: number };
+/** A connection as services see it: its discovered calendars and the busy pick as values (stored as JSON text). */
+export type ConnectionRow = Omit<StoredConnection, 'calendars' | 'busy_calendars'> & { calendars: DavState; busy_calendars: string[] | null };
+type NewConnection = Omit<Insertable<CalendarConnectionsTable>, 'calendars' | 'busy_calendars'> & Pick<ConnectionRow, 'calendars'> & Partial<Pick<ConnectionRow, 'busy_calendars'>>;
+
+/** A stored row read into a ConnectionRow. */
+const valuesOf = (r: StoredConnection): ConnectionRow => ({
+  ...r,
+  calendars: JSON.parse(r.calendars) as DavState,
+  busy_calendars: r.busy_calendars === null ? null : (JSON.parse(r.busy_calendars) as string[]),
+});
+const maybe = (r: StoredConnection | undefined) => (r === undefined ? undefined : valuesOf(r));
+
+/** The stored form of the fields given. */
+function stored<T extends Partial<ConnectionRow>>(row: T): Omit<T, 'calendars' | 'busy_calendars'> & Partial<Pick<StoredConnection, 'calendars' | 'busy_calendars'>> {
+  const { calendars, busy_calendars, ...rest } = row;
+  return {
+    ...rest,
+    ...(calendars === undefined ? {} : { calendars: JSON.stringify(calendars) }),
+    ...(busy_calendars === undefined ? {} : { busy_calendars: busy_calendars === null ? null : JSON.stringify(busy_calendars) }),
+  };
+}
+
+export async function insertConnection(db: Kysely<DB>, row: NewConnection): Promise<ConnectionRow> {
+  return valuesOf(await db.insertInto('calendar_connections').values(stored(row) as Insertable<CalendarConnectionsTable>).returningAll().executeTakeFirstOrThrow());
 }
 
 /** The owner's connections in the credential's mode. */
 export async function listConnections(db: Kysely<DB>, owner: OwnerScope): Promise<ConnectionRow[]> {
-  return db.selectFrom('calendar_connections').selectAll().$call(ownedBy(owner, 'calendar_connections')).orderBy('id').execute();
+  return (await db.selectFrom('calendar_connections').selectAll().$call(ownedBy(owner, 'calendar_connections')).orderBy('id').execute()).map(valuesOf);
 }
 
 /** One connection; with `owner`, only if it is that user's and of that mode. */
 export async function findConnection(db: Kysely<DB>, id: number, owner?: OwnerScope): Promise<ConnectionRow | undefined> {
   let q = db.selectFrom('calendar_connections').selectAll().where('id', '=', id);
   if (owner !== undefined) q = q.$call(ownedBy(owner, 'calendar_connections'));
-  return q.executeTakeFirst();
+  return maybe(await q.executeTakeFirst());
 }
 
-export async function updateConnection(db: Kysely<DB>, id: number, patch: Partial<Omit<ConnectionRow, 'id'>>): Promise<ConnectionRow | undefined> {
-  return db.updateTable('calendar_connections').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
+export async function updateConnection(db: Kysely<DB>, id: number, patch: Partial<Omit<ConnectionRow, 'id' | 'busy_count'>>): Promise<ConnectionRow | undefined> {
+  return maybe(await db.updateTable('calendar_connections').set(stored(patch)).where('id', '=', id).returningAll().executeTakeFirst());
 }
 
 export async function deleteConnection(db: Kysely<DB>, id: number, owner: OwnerScope): Promise<boolean> {
@@ -60,12 +88,16 @@ export async function dueConnections(db: Kysely<DB>, beforeIso: string, limit: n
   return rows.map((r) => r.id);
 }
 
-/** Replaces what a connection contributes to its host's busy time (in the caller's transaction). */
+/**
+ * Replaces what a connection contributes to its host's busy time (in the caller's transaction) and
+ * sets the connection's `busy_count` with it: the one place that count is kept.
+ */
 export async function replaceBusy(db: Kysely<DB>, connectionId: number, userId: number, livemode: Flag, intervals: Interval[]): Promise<void> {
   await db.deleteFrom('calendar_busy').where('connection_id', '=', connectionId).execute();
   const rows = intervals.map((i) => ({ connection_id: connectionId, user_id: userId, livemode, start_time: new Date(i.start).toISOString(), end_time: new Date(i.end).toISOString() }));
   // Batches keep each statement under SQLite's and PostgreSQL's parameter limits.
   for (let i = 0; i < rows.length; i += 500) await db.insertInto('calendar_busy').values(rows.slice(i, i + 500)).execute();
+  await db.updateTable('calendar_connections').set({ busy_count: rows.length }).where('id', '=', connectionId).execute();
 }
 
 /** The busy intervals the owner's calendars of one mode contribute to `[fromIso, toIso)`, with their connection. */

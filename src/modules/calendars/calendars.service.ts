@@ -7,11 +7,11 @@ import * as repo from './calendars.repository.js';
 import type { ConnectionRow } from './calendars.repository.js';
 import type { CreateCalendarBody, UpdateCalendarBody } from './calendars.schemas.js';
 import { seal } from './secret-box.js';
-import { busyUrls, davState, syncConnection } from './sync.service.js';
+import { busyUrls, syncConnection } from './sync.service.js';
 
 /** A connection as its owner sees it: never the password. */
 export function toCalendar(ctx: AppContext, r: ConnectionRow) {
-  const items = davState(r).items ?? [];
+  const items = r.calendars.items ?? [];
   const busy = new Set(busyUrls(r, items));
   const failingLong = r.failing_since !== null && ctx.clock.now().getTime() - Date.parse(r.failing_since) >= DAY;
   return {
@@ -29,7 +29,7 @@ export function toCalendar(ctx: AppContext, r: ConnectionRow) {
     last_synced_at: r.last_synced_at,
     busy_count: r.busy_count,
     calendars: items.map((c) => ({ url: c.url, name: c.name, busy: busy.has(c.url), write: c.url === r.write_calendar })),
-    busy_calendars: r.busy_calendars === null ? null : (JSON.parse(r.busy_calendars) as string[]),
+    busy_calendars: r.busy_calendars,
     write_calendar: r.write_calendar,
     created_at: r.created_at,
   };
@@ -62,7 +62,7 @@ export async function createCalendar(ctx: AppContext, actor: Actor, input: Creat
     url,
     username: input.username ?? null,
     secret: input.password !== undefined ? seal(ctx.secret, input.password) : null,
-    calendars: '{}',
+    calendars: {},
     busy_calendars: null,
     write_calendar: null,
     etag: null,
@@ -94,7 +94,7 @@ export const getCalendar = async (ctx: AppContext, actor: Actor, id: number) => 
  */
 export async function updateCalendar(ctx: AppContext, actor: Actor, id: number, input: UpdateCalendarBody) {
   const r = await owned(ctx, actor, id);
-  const known = new Set((davState(r).items ?? []).map((c) => c.url));
+  const known = new Set((r.calendars.items ?? []).map((c) => c.url));
   const patch: Partial<ConnectionRow> = { updated_at: iso(ctx.clock.now()) };
   if (input.name !== undefined) patch.name = input.name.trim();
   if (input.busy_calendars !== undefined || input.write_calendar !== undefined) {
@@ -104,7 +104,7 @@ export async function updateCalendar(ctx: AppContext, actor: Actor, id: number, 
   }
   if (input.url !== undefined) {
     // Another address: what was learnt from the old one goes.
-    Object.assign(patch, { url: feedUrl(input.url), etag: null, calendars: '{}', busy_calendars: null, write_calendar: null, refreshed_at: null });
+    Object.assign(patch, { url: feedUrl(input.url), etag: null, calendars: {}, busy_calendars: null, write_calendar: null, refreshed_at: null });
   }
   if (input.username !== undefined) Object.assign(patch, { username: input.username, refreshed_at: null });
   if (input.password !== undefined) {
@@ -114,7 +114,7 @@ export async function updateCalendar(ctx: AppContext, actor: Actor, id: number, 
   if (input.busy_calendars !== undefined) {
     const bad = input.busy_calendars.findIndex((u) => !known.has(u));
     if (bad >= 0) throw invalidField(`busy_calendars/${bad}`, 'must be one of the discovered calendars');
-    patch.busy_calendars = JSON.stringify([...new Set(input.busy_calendars)]);
+    patch.busy_calendars = [...new Set(input.busy_calendars)];
     patch.refreshed_at = null; // read the new set in full at once
   }
   if (input.write_calendar !== undefined) {

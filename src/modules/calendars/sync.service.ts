@@ -5,9 +5,9 @@ import type { AppContext } from '../../context.js';
 import { DAY, HOUR, MINUTE, iso } from '../../lib/clock.js';
 import { findUserById } from '../users/index.js';
 import * as repo from './calendars.repository.js';
-import type { ConnectionRow } from './calendars.repository.js';
+import type { ConnectionRow, DavState } from './calendars.repository.js';
 import { reachReason } from '../deliveries/index.js';
-import { discover, eventsBetween, listCalendars, type DavCalendar, type DavOptions } from './dav.js';
+import { discover, eventsBetween, listCalendars, type DavOptions } from './dav.js';
 import { CalendarLimitError, type Interval } from './expand.js';
 import { expandOffThread } from './expand-pool.js';
 import { guardedFetch } from './http.js';
@@ -18,17 +18,11 @@ const REFRESH_MS = 6 * HOUR;
 const LEASE_MS = 5 * MINUTE;
 const DEFAULT_ADVANCE_DAYS = 60;
 
-export interface DavState {
-  home?: string;
-  items?: DavCalendar[];
-}
-
-export const davState = (row: Pick<ConnectionRow, 'calendars'>): DavState => JSON.parse(row.calendars) as DavState;
 
 /** The URLs of the calendars that count as busy: the user's pick, else every discovered one. */
-export function busyUrls(row: Pick<ConnectionRow, 'calendars' | 'busy_calendars'>, items = davState(row).items ?? []): string[] {
+export function busyUrls(row: Pick<ConnectionRow, 'calendars' | 'busy_calendars'>, items = row.calendars.items ?? []): string[] {
   const all = items.map((c) => c.url);
-  return row.busy_calendars === null ? all : (JSON.parse(row.busy_calendars) as string[]).filter((u) => all.includes(u));
+  return row.busy_calendars === null ? all : row.busy_calendars.filter((u) => all.includes(u));
 }
 
 export function davOptions(ctx: AppContext, row: Pick<ConnectionRow, 'username' | 'secret'>): DavOptions {
@@ -56,10 +50,10 @@ async function readIcs(ctx: AppContext, row: ConnectionRow, window: Window, fres
 
 async function readCaldav(ctx: AppContext, row: ConnectionRow, window: Window, fresh: boolean): Promise<Outcome> {
   const o = davOptions(ctx, row);
-  const before = davState(row);
+  const before = row.calendars;
   // One PROPFIND (Depth 1) on the home both refreshes the list and says, by CTag, what changed.
   const found = before.home ? { home: before.home, calendars: await listCalendars(before.home, o) } : await discover(row.url, o);
-  const state = JSON.stringify({ home: found.home, items: found.calendars } satisfies DavState);
+  const state: DavState = { home: found.home, items: found.calendars };
   const wanted = busyUrls(row, found.calendars);
   const old = new Map((before.items ?? []).map((c) => [c.url, c.ctag]));
   const same = wanted.every((u) => {
@@ -113,7 +107,7 @@ export async function syncConnection(ctx: AppContext, id: number, opts: { resume
     await ctx.transaction(async (tx) => {
       if (!out.changed) return void (await repo.updateConnection(tx.db, id, done));
       await repo.replaceBusy(tx.db, id, row.user_id, row.livemode, out.intervals);
-      await repo.updateConnection(tx.db, id, { ...done, busy_count: out.intervals.length, refreshed_at: iso(now) });
+      await repo.updateConnection(tx.db, id, { ...done, refreshed_at: iso(now) });
     });
   } catch (err) {
     const halted = err instanceof CalendarLimitError;

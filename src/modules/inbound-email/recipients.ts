@@ -49,7 +49,7 @@ export async function resolveRecipient(ctx: AppContext, address: string): Promis
  */
 export function senderAllowed(integration: IntegrationRow, sender: string | undefined, authenticated: boolean): Refusal | undefined {
   if (!integration.allowed_senders) return undefined;
-  const allowed = JSON.parse(integration.allowed_senders) as string[];
+  const allowed = integration.allowed_senders;
   const domain = sender ? domainOf(sender) : '';
   if (!sender || !allowed.some((d) => domain === d || domain.endsWith(`.${d}`))) return { code: 550, message: '5.7.1 Sender not allowed for this address' };
   if (!authenticated) return { code: 550, message: '5.7.1 Sender not authenticated (DKIM or SPF aligned with From:) for this address' };

@@ -2,24 +2,47 @@ import type { Kysely } from 'kysely';
 import type { DB, IntegrationsTable } from '../../db/schema.js';
 import { scoped, type Scope } from '../../db/scope.js';
 
-export type IntegrationRow = Omit<IntegrationsTable, 'id'> & { id: number };
+import type { PriorityMap } from './integrations.schemas.js';
+
+type StoredIntegration = Omit<IntegrationsTable, 'id'> & { id: number };
+/** An integration as services see it: its priority map and allowed senders as values (stored as JSON text). */
+export type IntegrationRow = Omit<StoredIntegration, 'priority_map' | 'allowed_senders'> & { priority_map: PriorityMap | null; allowed_senders: string[] | null };
 export type IntegrationPatch = Partial<Pick<IntegrationRow, 'name' | 'default_assignee_id' | 'priority_map' | 'allowed_senders' | 'escalation_policy_id'>>;
 
+/** A stored row read into an IntegrationRow. */
+function valuesOf(r: StoredIntegration): IntegrationRow {
+  return {
+    ...r,
+    priority_map: r.priority_map === null ? null : (JSON.parse(r.priority_map) as PriorityMap),
+    allowed_senders: r.allowed_senders === null ? null : (JSON.parse(r.allowed_senders) as string[]),
+  };
+}
+
+const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
+
+/** The stored form of the fields given. */
+function stored<T extends Partial<IntegrationRow>>(row: T): Omit<T, 'priority_map' | 'allowed_senders'> & Partial<Pick<StoredIntegration, 'priority_map' | 'allowed_senders'>> {
+  const { priority_map, allowed_senders, ...rest } = row;
+  return { ...rest, ...(priority_map === undefined ? {} : { priority_map: json(priority_map) }), ...(allowed_senders === undefined ? {} : { allowed_senders: json(allowed_senders) }) };
+}
+
+const maybe = (r: StoredIntegration | undefined) => (r === undefined ? undefined : valuesOf(r));
+
 export async function insertIntegration(db: Kysely<DB>, row: Omit<IntegrationRow, 'id' | 'revoked_at'>): Promise<IntegrationRow> {
-  return db.insertInto('integrations').values({ ...row, revoked_at: null }).returningAll().executeTakeFirstOrThrow();
+  return valuesOf(await db.insertInto('integrations').values({ ...(stored(row) as Omit<StoredIntegration, 'id' | 'revoked_at'>), revoked_at: null }).returningAll().executeTakeFirstOrThrow());
 }
 
 /** Active integrations of these orgs and mode, newest first. */
 export async function listIntegrations(db: Kysely<DB>, scope: Scope): Promise<IntegrationRow[]> {
-  return db.selectFrom('integrations').selectAll().$call(scoped(scope, 'integrations')).where('revoked_at', 'is', null).orderBy('id', 'desc').execute();
+  return (await db.selectFrom('integrations').selectAll().$call(scoped(scope, 'integrations')).where('revoked_at', 'is', null).orderBy('id', 'desc').execute()).map(valuesOf);
 }
 
 export async function findIntegration(db: Kysely<DB>, scope: Scope, id: number): Promise<IntegrationRow | undefined> {
-  return db.selectFrom('integrations').selectAll().$call(scoped(scope, 'integrations')).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+  return maybe(await db.selectFrom('integrations').selectAll().$call(scoped(scope, 'integrations')).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst());
 }
 
 export async function updateIntegration(db: Kysely<DB>, id: number, patch: IntegrationPatch): Promise<IntegrationRow> {
-  return db.updateTable('integrations').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  return valuesOf(await db.updateTable('integrations').set(stored(patch)).where('id', '=', id).returningAll().executeTakeFirstOrThrow());
 }
 
 /** Revokes; false when it was already revoked (a concurrent DELETE). */
@@ -30,12 +53,12 @@ export async function revokeIntegration(db: Kysely<DB>, id: number, nowIso: stri
 
 /** The active integration of a key, by the SHA-256 of the key. */
 export async function findByKeyHash(db: Kysely<DB>, keyHash: string): Promise<IntegrationRow | undefined> {
-  return db.selectFrom('integrations').selectAll().where('key_hash', '=', keyHash).where('revoked_at', 'is', null).executeTakeFirst();
+  return maybe(await db.selectFrom('integrations').selectAll().where('key_hash', '=', keyHash).where('revoked_at', 'is', null).executeTakeFirst());
 }
 
 /** The active integration of an inbound address's local part. */
 export async function findByEmailToken(db: Kysely<DB>, token: string): Promise<IntegrationRow | undefined> {
-  return db.selectFrom('integrations').selectAll().where('email_token', '=', token).where('revoked_at', 'is', null).executeTakeFirst();
+  return maybe(await db.selectFrom('integrations').selectAll().where('email_token', '=', token).where('revoked_at', 'is', null).executeTakeFirst());
 }
 
 /** The orgs where this user may manage integrations (admins and owners). */
@@ -46,5 +69,5 @@ export async function adminOrgIds(db: Kysely<DB>, userId: number): Promise<numbe
 
 /** By id, revoked or not: mail accepted before a revocation is still processed. */
 export async function findIntegrationById(db: Kysely<DB>, id: number): Promise<IntegrationRow | undefined> {
-  return db.selectFrom('integrations').selectAll().where('id', '=', id).executeTakeFirst();
+  return maybe(await db.selectFrom('integrations').selectAll().where('id', '=', id).executeTakeFirst());
 }

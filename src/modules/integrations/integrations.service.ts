@@ -10,13 +10,13 @@ import { findMember } from '../orgs/index.js';
 import { listMemberOrgs } from '../orgs/index.js';
 import * as repo from './integrations.repository.js';
 import type { IntegrationRow } from './integrations.repository.js';
-import type { CreateIntegrationBody, Integration, PriorityMap, UpdateIntegrationBody } from './integrations.schemas.js';
+import type { CreateIntegrationBody, Integration, UpdateIntegrationBody } from './integrations.schemas.js';
 
 export type Severity = 'critical' | 'error' | 'warning' | 'info';
 export const DEFAULT_PRIORITIES: Readonly<Record<Severity, Priority>> = { critical: 'urgent', error: 'high', warning: 'normal', info: 'low' };
 
 export function priorityMapOf(row: IntegrationRow): Record<Severity, Priority> {
-  return { ...DEFAULT_PRIORITIES, ...(row.priority_map ? (JSON.parse(row.priority_map) as PriorityMap) : {}) };
+  return { ...DEFAULT_PRIORITIES, ...(row.priority_map ?? {}) };
 }
 
 /** The inbound address of an integration, when inbound email is configured. */
@@ -34,7 +34,7 @@ export function toIntegration(ctx: AppContext, row: IntegrationRow): Integration
     email_address: emailAddressOf(ctx, row),
     default_assignee_id: row.default_assignee_id,
     priority_map: priorityMapOf(row),
-    allowed_senders: row.allowed_senders ? (JSON.parse(row.allowed_senders) as string[]) : null,
+    allowed_senders: row.allowed_senders,
     escalation_policy_id: row.escalation_policy_id,
     created_at: row.created_at,
   };
@@ -54,9 +54,9 @@ function settingsPatch(input: UpdateIntegrationBody): repo.IntegrationPatch {
   const patch: repo.IntegrationPatch = {};
   if (input.name !== undefined) patch.name = input.name.trim();
   if (input.default_assignee_id !== undefined) patch.default_assignee_id = input.default_assignee_id;
-  if (input.priority_map !== undefined) patch.priority_map = input.priority_map === null ? null : JSON.stringify(input.priority_map);
+  if (input.priority_map !== undefined) patch.priority_map = input.priority_map;
   if (input.escalation_policy_id !== undefined) patch.escalation_policy_id = input.escalation_policy_id;
-  if (input.allowed_senders !== undefined) patch.allowed_senders = input.allowed_senders === null ? null : JSON.stringify(input.allowed_senders.map((d) => d.toLowerCase()));
+  if (input.allowed_senders !== undefined) patch.allowed_senders = input.allowed_senders === null ? null : input.allowed_senders.map((d) => d.toLowerCase());
   return patch;
 }
 

@@ -6,6 +6,16 @@ import { flag, type DB, type Mode } from '../../db/schema.js';
  * address) directly, never an org: the export is the person's own, across orgs. Records that carry
  * a mode are those of the credential's mode (test-mode data only through a test key, as everywhere).
  */
+/** A JSON column's value; text that is not JSON (never written so) is kept as the text. */
+const json = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+};
+
+/** Every row the export shows, JSON columns (the meta of signals and audit entries) read as values. */
 export async function exportRows(db: Kysely<DB>, userId: number, email: string, emailProven: boolean, mode: Mode) {
   const livemode = flag(mode === 'live');
   const [memberships, teams, apiKeys, sessions, devices, push, calendars, incidents, replies, signals, eventTypes, hosted, attending, audit, inbound] = await Promise.all([
@@ -111,7 +121,23 @@ export async function exportRows(db: Kysely<DB>, userId: number, email: string, 
           .execute()
       : Promise.resolve([]),
   ]);
-  return { memberships, teams, apiKeys, sessions, devices, push, calendars, incidents, replies, signals, eventTypes, hosted, attending, audit, inbound };
+  return {
+    memberships,
+    teams,
+    apiKeys,
+    sessions,
+    devices,
+    push,
+    calendars,
+    incidents,
+    replies,
+    signals: signals.map((r) => ({ ...r, meta: json(r.meta) })),
+    eventTypes,
+    hosted,
+    attending,
+    audit: audit.map((r) => ({ ...r, meta: json(r.meta) })),
+    inbound,
+  };
 }
 
 /** Every org the user is a member of. */

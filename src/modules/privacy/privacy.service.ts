@@ -17,13 +17,6 @@ import { rulesOf } from '../paging/index.js';
 
 const FAR_FUTURE = '9999-12-31T23:59:59.999Z';
 const bool = (v: number) => v === 1;
-const json = (text: string): unknown => {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-};
 
 /**
  * Everything Muster holds about the caller, as one JSON document (GET /v1/auth/me/export). Secrets
@@ -63,14 +56,14 @@ export async function exportMe(ctx: AppContext, actor: Actor) {
     calendars: r.calendars,
     incidents: r.incidents.map(({ id, ...i }) => ({ Id: id, ...i, ...live(i) })),
     replies: r.replies.map((x) => ({ ...x, public: bool(x.public) })),
-    signals: r.signals.map(({ id, meta, ...s }) => ({ Id: id, ...s, ...live(s), meta: json(meta) })),
+    signals: r.signals.map(({ id, meta, ...s }) => ({ Id: id, ...s, ...live(s), meta })),
     uploads: [...new Set(r.signals.map((s) => s.image_url).filter((u): u is string => u !== null))],
     event_types: r.eventTypes.map((e) => ({ ...e, ...live(e) })),
     bookings: {
       hosted: r.hosted.map((b) => ({ ...b, ...live(b) })),
       attended: r.attending.map((b) => ({ ...b, ...live(b) })),
     },
-    audit: r.audit.map((a) => ({ ...a, ...live(a), meta: json(a.meta) })),
+    audit: r.audit.map((a) => ({ ...a, ...live(a) })),
     inbound_emails: r.inbound.map(({ rcpt_to, reply_to_incident_id, incident_id, created_at, raw, raw_removed_at, ...m }) => ({
       ...m,
       ...live(m),

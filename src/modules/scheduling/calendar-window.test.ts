@@ -22,7 +22,7 @@ describe("calendar busy time read only as far as the day's slots reach", () => {
     });
     assert.equal(res.statusCode, 201, res.body);
     const now = '2026-01-05T12:00:00.000Z';
-    const c = await insertConnection(t.ctx.db, { user_id: host.id, livemode: 1, kind: 'ics', name: 'Work', url: 'https://calendar.example/x.ics', status: 'ok', calendars: '{}', busy_count: 2, created_at: now, updated_at: now });
+    const c = await insertConnection(t.ctx.db, { user_id: host.id, livemode: 1, kind: 'ics', name: 'Work', url: 'https://calendar.example/x.ics', status: 'ok', calendars: {}, busy_count: 2, created_at: now, updated_at: now });
     await replaceBusy(t.ctx.db, c.id, host.id, 1, [
       // Ends 20 minutes before 2026-01-07 begins: inside the 00:00 slot's 30-minute before-buffer.
       { start: Date.parse('2026-01-06T23:00:00Z'), end: Date.parse('2026-01-06T23:40:00Z') },

@@ -84,7 +84,7 @@ describe('team availability reads all bookings in one query', () => {
     const now = '2026-01-05T12:00:00.000Z';
     // The first two members are busy at 10:00 in their own calendars (and 500 more intervals each).
     for (const { user_id } of members.slice(0, 2)) {
-      const c = await insertConnection(t.ctx.db, { user_id, livemode: 1, kind: 'ics', name: 'Work', url: 'https://calendar.example/x.ics', status: 'ok', calendars: '{}', busy_count: 501, created_at: now, updated_at: now });
+      const c = await insertConnection(t.ctx.db, { user_id, livemode: 1, kind: 'ics', name: 'Work', url: 'https://calendar.example/x.ics', status: 'ok', calendars: {}, busy_count: 501, created_at: now, updated_at: now });
       const busy = [{ start: Date.parse('2026-01-08T10:00:00Z'), end: Date.parse('2026-01-08T11:00:00Z') }];
       for (let i = 0; i < 500; i++) busy.push({ start: Date.parse('2026-02-01T00:00:00Z') + i * 3_600_000, end: Date.parse('2026-02-01T00:30:00Z') + i * 3_600_000 });
       await replaceBusy(t.ctx.db, c.id, user_id, 1, busy);

@@ -17,7 +17,7 @@ export async function listAudit(ctx: AppContext, actor: Actor, q: PagingQuery & 
     org_id: r.org_id,
     device_id: r.device_id,
     created_at: r.created_at,
-    meta: JSON.parse(r.meta) as Record<string, unknown>,
+    meta: r.meta,
   }));
   return { entries: items, ...page };
 }

@@ -219,7 +219,7 @@ export function createMemoryBeaconStore(o: MemoryStoreOptions): MemoryBeaconStor
       const names = new Map((await db.selectFrom('users').select(['id', 'name']).where('id', 'in', ids).execute()).map((u) => [u.id, u.name] as const));
       return found
         .filter((s) => names.has(s.user_id))
-        .map((s): ActiveBeacon => ({ ...s, user_name: names.get(s.user_id)! }))
+        .map((s): ActiveBeacon => repo.activeBeacon(s, names.get(s.user_id)!))
         .sort((a, b) => (a.last_seen_at < b.last_seen_at ? 1 : a.last_seen_at > b.last_seen_at ? -1 : 0));
     },
     async positions(_db, orgId, mode, seenSince, box) {

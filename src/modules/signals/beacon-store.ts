@@ -5,7 +5,7 @@ import type { Tx } from '../../db/transaction.js';
 import type * as repo from './beacons.repository.js';
 import type { BeaconState, DeviceKey, Ping } from './beacons.repository.js';
 
-export type ActiveBeacon = BeaconState & { user_name: string };
+export type ActiveBeacon = repo.ActiveBeacon;
 /** The lean form the responder search reads: one row per active device with a position. */
 export type DevicePosition = repo.DevicePosition;
 

@@ -4,6 +4,12 @@ import type { Mode } from '../../db/schema.js';
 import { scoped, type Scope } from '../../db/scope.js';
 
 export type BeaconState = BeaconStatesTable;
+
+/** An active device as the device list reads it: its owner's name, its meta as a value (kept as JSON text). */
+export type ActiveBeacon = Omit<BeaconState, 'meta'> & { user_name: string; meta: Record<string, unknown> };
+
+/** A device's state with its owner's name, read into an ActiveBeacon (both beacon stores answer it). */
+export const activeBeacon = (s: BeaconState, userName: string): ActiveBeacon => ({ ...s, user_name: userName, meta: JSON.parse(s.meta) as Record<string, unknown> });
 export interface DeviceKey {
   mode: Mode;
   userId: number;

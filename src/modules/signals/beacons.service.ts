@@ -11,8 +11,6 @@ import { deviceNames, type BeaconState, type DeviceKey } from './beacons.reposit
 /** The device key of a beacon: its `meta.device_id`, else the user (one device per user). */
 export const deviceKeyOf = (deviceId: string | null | undefined) => deviceId ?? 'user';
 
-const parseMeta = (meta: string) => JSON.parse(meta) as Record<string, unknown>;
-
 /**
  * Switches a device off (on request or after silence): writes `beacon_off` and broadcasts it,
  * once, whichever caller gets there first. False when it was not on.
@@ -73,7 +71,7 @@ export async function listBeacons(ctx: AppContext, actor: Actor) {
       lat: b.lat,
       lng: b.lng,
       accuracy: b.accuracy,
-      meta: parseMeta(b.meta),
+      meta: b.meta,
       created_at: b.position_at,
       last_seen_at: b.last_seen_at,
     })),

@@ -4,7 +4,7 @@ import { flag, type Mode } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import { AppError } from '../../lib/errors.js';
 import type { ActiveBeacon, BeaconStore, DevicePosition, PingOptions, TurnOffHook } from './beacon-store.js';
-import type { BeaconState, Box, DeviceKey } from './beacons.repository.js';
+import { activeBeacon, type BeaconState, type Box, type DeviceKey } from './beacons.repository.js';
 
 // Keys (P = REDIS_PREFIX):
 //   P beacon:<mode>:<user>:<device key>   hash: on, org, dev, hasdev, lat, lng, acc, meta, pos, seen, seenms
@@ -185,7 +185,7 @@ export function createRedisBeaconStore(redis: Redis, prefix: string, log: Fastif
       );
       return states
         .filter((s) => names.has(s.user_id))
-        .map((s): ActiveBeacon => ({ ...s, user_name: names.get(s.user_id)! }))
+        .map((s): ActiveBeacon => activeBeacon(s, names.get(s.user_id)!))
         .sort((a, b) => (a.last_seen_at < b.last_seen_at ? 1 : a.last_seen_at > b.last_seen_at ? -1 : 0));
     },
     positions: async (_db, orgId, mode, seenSince, box) => {

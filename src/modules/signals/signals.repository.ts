@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { DB, SignalsTable, SignalType } from '../../db/schema.js';
 import { scoped, type Scope } from '../../db/scope.js';
 
-export type SignalRow = Omit<SignalsTable, 'id'> & { id: number; user_name: string | null };
+/** A signal with its author's name, its meta as a value (stored as JSON text). */
+export type SignalRow = Omit<SignalsTable, 'id' | 'meta'> & { id: number; user_name: string | null; meta: Record<string, unknown> };
 
 export async function insertSignal(db: Kysely<DB>, row: Omit<SignalsTable, 'id'>): Promise<number> {
   const r = await db.insertInto('signals').values(row).returning('id').executeTakeFirstOrThrow();
@@ -18,5 +19,6 @@ export async function listSignals(db: Kysely<DB>, scope: Scope, type: Exclude<Si
     .select('users.name as user_name')
     .$call(scoped(scope, 'signals'));
   if (type) q = q.where('signals.type', '=', type);
-  return q.orderBy('signals.id', 'desc').limit(limit).offset(offset).execute();
+  const rows = await q.orderBy('signals.id', 'desc').limit(limit).offset(offset).execute();
+  return rows.map((r) => ({ ...r, meta: JSON.parse(r.meta) as Record<string, unknown> }));
 }

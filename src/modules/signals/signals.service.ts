@@ -35,7 +35,7 @@ function toSignal(r: SignalRow): Signal {
     note: r.note,
     image_url: r.image_url,
     ticket_id: r.ticket_id,
-    meta: JSON.parse(r.meta) as Record<string, unknown>,
+    meta: r.meta,
     created_at: r.created_at,
   };
 }
