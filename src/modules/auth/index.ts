@@ -8,3 +8,4 @@ export type { Guard } from './guard.js';
 export { clearSessionCookie, sessionTokenOf } from './session-cookie.js';
 export { liveSessionIds } from './sessions.repository.js';
 export { endUserSessions } from './sessions.js';
+export type { AuthTables, SessionsTable, MagicCodesTable, CodePurpose } from './auth.tables.js';

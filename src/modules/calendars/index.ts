@@ -8,3 +8,4 @@ export { deleteEvent, putEvent } from './dav.js';
 export { isObjectWrite, sendObject, type ObjectWrite } from './objects.js';
 export { davOptions } from './sync.service.js';
 export { hostEventOf, LOCATION_LABEL, writeError, type CalendarWrite } from './writes.js';
+export type { CalendarsTables, CalendarObjectsTable, CalendarKind, CalendarStatus, CalendarConnectionsTable, CalendarBusyTable } from './calendars.tables.js';

@@ -4,3 +4,4 @@ export { trackerId } from './device-urls.js';
 export { type DeviceRow, touchDevice } from './devices.repository.js';
 export { devicesRoutes } from './devices.routes.js';
 export { TOKEN_PATTERN } from './devices.service.js';
+export type { DevicesTables, DevicesTable } from './devices.tables.js';

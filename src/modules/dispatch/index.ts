@@ -1,3 +1,4 @@
 // The public surface of modules/dispatch: other modules import only this file (docs/architecture.md, "Dependency rules").
 export { dispatchRoutes } from './dispatch.routes.js';
 export { findHandoffMinutes } from './settings.repository.js';
+export type { DispatchTables, DispatchSettingsTable } from './dispatch.tables.js';

@@ -50,3 +50,4 @@ export function incidentById(db: Kysely<DB>, id: number, lock = false): Promise<
   return repo.lockIncident(db, lock, id);
 }
 export { incidentsRoutes } from './incidents.routes.js';
+export type { IncidentsTables, IncidentStatus, Priority, IncidentSource, IncidentsTable, IntegrationTool, TimelineType, IncidentEventsTable, IncidentCountsTable, IncidentListVersionsTable, RepliesTable } from './incidents.tables.js';

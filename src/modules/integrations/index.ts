@@ -3,3 +3,4 @@ export { ingestRoutes } from './ingest.routes.js';
 export { type IntegrationRow, adminOrgIds, findByEmailToken, findIntegrationById } from './integrations.repository.js';
 export { integrationsRoutes } from './integrations.routes.js';
 export { trigger } from './lifecycle.js';
+export type { IntegrationsTables, IntegrationsTable } from './integrations.tables.js';

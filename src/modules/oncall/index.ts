@@ -53,3 +53,4 @@ export async function hoursOnCall(ctx: AppContext, orgId: number, from: number, 
   }
   return hours;
 }
+export type { OncallTables, OncallSchedulesTable, OncallLayerVersionsTable, OncallOverridesTable, OncallHandoffNoticesTable } from './oncall.tables.js';

@@ -7,3 +7,4 @@ export { eventTypesRoutes } from './event-types.routes.js';
 export { publicPageExists } from './public-page-exists.js';
 export { publicPagesRoutes } from './public-pages.routes.js';
 export { calendarSender } from './calendar-sender.js';
+export type { SchedulingTables, LocationType, BookingStatus, EventTypesTable, BookingsTable } from './scheduling.tables.js';

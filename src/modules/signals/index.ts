@@ -8,3 +8,4 @@ export { type SignalGuard, attachCapture, createSignal, postBeacon } from './sig
 export { createMemoryBeaconStore } from './beacon-memory.js';
 export type { BeaconStore, DevicePosition } from './beacon-store.js';
 export { createRedisBeaconStore } from './redis-beacon-store.js';
+export type { SignalsTables, SignalType, SignalsTable, BeaconStatesTable, AuditLogTable } from './signals.tables.js';

@@ -9,3 +9,4 @@ export { defaultPlan } from './default-plan.js';
 export { findUserBySlug, insertUser } from './users.repository.js';
 export { AdminUpdateUserBody, AdminUser, CreateUserBody, PublicProfile, SlugParams, UserResponse } from './users.schemas.js';
 export { requireAdmin, toAdminUser, toUser } from './users.service.js';
+export type { UsersTables, UsersTable } from './users.tables.js';

@@ -1,0 +1,16 @@
+// The tables of modules/retention as stored (src/db/schema.ts composes DB from every module's tables).
+
+/** An org's retention in days per kind (0015): null = the instance default, 0 = keep forever. */
+export interface RetentionSettingsTable {
+  org_id: number;
+  signals_days: number | null;
+  audit_days: number | null;
+  uploads_days: number | null;
+  closed_incidents_days: number | null;
+  inbound_emails_days: number | null;
+  updated_at: string;
+}
+
+export interface RetentionTables {
+  retention_settings: RetentionSettingsTable;
+}
