@@ -1,5 +1,6 @@
 import type { Generated } from 'kysely';
 import type { PagingTables } from '../modules/paging/index.js';
+import type { SubscriptionTables } from '../modules/subscriptions/index.js';
 
 /**
  * Row shapes as stored. Both dialects store the same representations:
@@ -460,7 +461,7 @@ export interface InboundEmailsTable {
   raw_removed_at: string | null;
 }
 
-export interface DB extends PagingTables {
+export interface DB extends PagingTables, SubscriptionTables {
   users: UsersTable;
   orgs: OrgsTable;
   memberships: MembershipsTable;
