@@ -1721,10 +1721,10 @@ export interface paths {
             cookie?: never;
         };
         /** The org's incident subscriptions in the key's mode (admins and owners) */
-        get: operations["getOrgsByOrgSlugWebhooks"];
+        get: operations["listIncidentSubscriptions"];
         put?: never;
         /** Subscribe a URL to incident events (admins and owners; live or test per the key) */
-        post: operations["postOrgsByOrgSlugWebhooks"];
+        post: operations["createIncidentSubscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1739,15 +1739,15 @@ export interface paths {
             cookie?: never;
         };
         /** An incident subscription (admins and owners) */
-        get: operations["getOrgsByOrgSlugWebhooksById"];
+        get: operations["getIncidentSubscription"];
         put?: never;
         post?: never;
         /** Delete an incident subscription (admins and owners) */
-        delete: operations["deleteOrgsByOrgSlugWebhooksById"];
+        delete: operations["deleteIncidentSubscription"];
         options?: never;
         head?: never;
         /** Change an incident subscription, or turn it on again (admins and owners) */
-        patch: operations["patchOrgsByOrgSlugWebhooksById"];
+        patch: operations["updateIncidentSubscription"];
         trace?: never;
     };
     "/v1/orgs/{org_slug}/webhooks/{id}/test": {
@@ -1760,7 +1760,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Send a test event now and answer what the receiver answered (admins and owners) */
-        post: operations["postOrgsByOrgSlugWebhooksByIdTest"];
+        post: operations["testIncidentSubscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9318,7 +9318,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    getOrgsByOrgSlugWebhooks: {
+    listIncidentSubscriptions: {
         parameters: {
             query?: never;
             header?: never;
@@ -9346,7 +9346,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    postOrgsByOrgSlugWebhooks: {
+    createIncidentSubscription: {
         parameters: {
             query?: never;
             header?: never;
@@ -9395,7 +9395,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    getOrgsByOrgSlugWebhooksById: {
+    getIncidentSubscription: {
         parameters: {
             query?: never;
             header?: never;
@@ -9424,7 +9424,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    deleteOrgsByOrgSlugWebhooksById: {
+    deleteIncidentSubscription: {
         parameters: {
             query?: never;
             header?: never;
@@ -9454,7 +9454,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    patchOrgsByOrgSlugWebhooksById: {
+    updateIncidentSubscription: {
         parameters: {
             query?: never;
             header?: never;
@@ -9506,7 +9506,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    postOrgsByOrgSlugWebhooksByIdTest: {
+    testIncidentSubscription: {
         parameters: {
             query?: never;
             header?: never;
