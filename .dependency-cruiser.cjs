@@ -23,7 +23,7 @@ const LAYERS = [
   ['trackers', 'streams', 'calendars'],
   ['scheduling'],
   ['oncall', 'integrations', 'retention'],
-  ['paging'],
+  ['paging', 'subscriptions'],
   ['inbound-email', 'privacy'],
 ];
 

@@ -38,6 +38,7 @@ import { retentionRoutes } from './modules/retention/index.js';
 import { privacyRoutes } from './modules/privacy/index.js';
 import { oncallRoutes } from './modules/oncall/index.js';
 import { pagingPublicRoutes, pagingRoutes } from './modules/paging/index.js';
+import { subscriptionsRoutes } from './modules/subscriptions/index.js';
 import { invalidField } from './lib/errors.js';
 import { fieldWithNul } from './lib/nul.js';
 import authPlugin from './plugins/auth.js';
@@ -148,6 +149,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // On-call schedules (issue #35): schedules, overrides, who is on call, shifts, feeds.
   await app.register(oncallRoutes, { ctx });
   await app.register(pagingRoutes, { ctx });
+  await app.register(subscriptionsRoutes, { ctx });
   // Encapsulated: its form parser stays with Twilio's webhooks and the action page.
   await app.register(pagingPublicRoutes, { ctx });
   await app.register(signalsRoutes, { ctx });

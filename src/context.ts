@@ -23,6 +23,7 @@ import type { EventCatalog } from './modules/streams/index.js';
 import { DeviceCache } from './modules/devices/index.js';
 import { ListCache } from './modules/incidents/index.js';
 import { escalationPort, type EscalationPort } from './modules/paging/index.js';
+import { subscriptionsPort, type SubscriptionsPort } from './modules/subscriptions/index.js';
 import { createFailureStore, type FailureStore } from './lib/account-throttle.js';
 
 /** Everything a service needs, built once: the one composition root. */
@@ -49,6 +50,8 @@ export interface AppContext {
   accountThrottle: FailureStore;
   /** Escalation policies and pages (modules/paging) as the modules below it use them. */
   escalation: EscalationPort;
+  /** Incident subscriptions (modules/subscriptions) as incidents use them: the hook of every timeline event, and the per-org cache behind it. */
+  subscriptions: SubscriptionsPort;
   /** The instance's Redis connection when REDIS_URL is set (shared state between instances), else null. */
   redis: Redis | null;
   /** Runs `fn` in one transaction; `tx.onCommit` hooks run after it commits. */
@@ -183,6 +186,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     deviceCache: new DeviceCache(database.db, bus),
     accountThrottle: createFailureStore(redis, config.redisPrefix, log),
     escalation,
+    subscriptions: subscriptionsPort(bus),
     redis,
     transaction: (fn) => transactions.run(fn),
     onClose: (fn) => closers.push(fn),

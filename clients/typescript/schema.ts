@@ -1713,6 +1713,60 @@ export interface paths {
         patch: operations["updateTeamMember"];
         trace?: never;
     };
+    "/v1/orgs/{org_slug}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The org's incident subscriptions in the key's mode (admins and owners) */
+        get: operations["listIncidentSubscriptions"];
+        put?: never;
+        /** Subscribe a URL to incident events (admins and owners; live or test per the key) */
+        post: operations["createIncidentSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An incident subscription (admins and owners) */
+        get: operations["getIncidentSubscription"];
+        put?: never;
+        post?: never;
+        /** Delete an incident subscription (admins and owners) */
+        delete: operations["deleteIncidentSubscription"];
+        options?: never;
+        head?: never;
+        /** Change an incident subscription, or turn it on again (admins and owners) */
+        patch: operations["updateIncidentSubscription"];
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a test event now and answer what the receiver answered (admins and owners) */
+        post: operations["testIncidentSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/providers/twilio/sms": {
         parameters: {
             query?: never;
@@ -2625,6 +2679,11 @@ export interface components {
             deleted: boolean;
             Id: number;
         };
+        /** DeletedIncidentSubscription */
+        DeletedIncidentSubscription: {
+            deleted: boolean;
+            id: number;
+        };
         /**
          * Delivery
          * @description An email, webhook, push or phone alert with its attempts
@@ -2986,6 +3045,26 @@ export interface components {
             payload: components["schemas"]["TimelineEvent"];
             /** @enum {string} */
             type: "incident.timeline";
+        };
+        /** IncidentSubscription */
+        IncidentSubscription: {
+            created_at: string;
+            description: string | null;
+            disabled_at: string | null;
+            disabled_reason: string | null;
+            enabled: boolean;
+            events: string[];
+            format: string;
+            id: number;
+            livemode: boolean;
+            org_id: number;
+            secret: string | null;
+            updated_at: string;
+            url: string;
+        };
+        /** IncidentSubscriptionList */
+        IncidentSubscriptionList: {
+            data: components["schemas"]["IncidentSubscription"][];
         };
         /**
          * InstanceSettings
@@ -3593,6 +3672,14 @@ export interface components {
             /** @enum {string} */
             type: "resync";
         };
+        /** SubscriptionTestResult */
+        SubscriptionTestResult: {
+            body: string | null;
+            /** @description the receiver answered 2xx */
+            delivered: boolean;
+            error: string | null;
+            status_code: number | null;
+        };
         /**
          * Team
          * @description A team of an org
@@ -3855,6 +3942,7 @@ export type CreatedIntegration = components['schemas']['CreatedIntegration'];
 export type CreatedTeam = components['schemas']['CreatedTeam'];
 export type DeletedEscalationPolicy = components['schemas']['DeletedEscalationPolicy'];
 export type DeletedIncident = components['schemas']['DeletedIncident'];
+export type DeletedIncidentSubscription = components['schemas']['DeletedIncidentSubscription'];
 export type Delivery = components['schemas']['Delivery'];
 export type Device = components['schemas']['Device'];
 export type DeviceList = components['schemas']['DeviceList'];
@@ -3873,6 +3961,8 @@ export type IncidentEscalation = components['schemas']['IncidentEscalation'];
 export type IncidentIntegration = components['schemas']['IncidentIntegration'];
 export type IncidentList = components['schemas']['IncidentList'];
 export type IncidentStreamEvent = components['schemas']['IncidentStreamEvent'];
+export type IncidentSubscription = components['schemas']['IncidentSubscription'];
+export type IncidentSubscriptionList = components['schemas']['IncidentSubscriptionList'];
 export type InstanceSettings = components['schemas']['InstanceSettings'];
 export type Integration = components['schemas']['Integration'];
 export type IntegrationList = components['schemas']['IntegrationList'];
@@ -3917,6 +4007,7 @@ export type Span = components['schemas']['Span'];
 export type StatusPage = components['schemas']['StatusPage'];
 export type StreamConnected = components['schemas']['StreamConnected'];
 export type StreamResync = components['schemas']['StreamResync'];
+export type SubscriptionTestResult = components['schemas']['SubscriptionTestResult'];
 export type Team = components['schemas']['Team'];
 export type TeamList = components['schemas']['TeamList'];
 export type TeamMember = components['schemas']['TeamMember'];
@@ -9223,6 +9314,224 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listIncidentSubscriptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentSubscriptionList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createIncidentSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string;
+                    /** @description the events this receiver gets */
+                    events: ("incident.created" | "incident.acknowledged" | "incident.assigned" | "incident.escalated" | "incident.resolved" | "incident.reopened" | "incident.reply" | "signal.alert" | "oncall.shift_started")[];
+                    /**
+                     * @description `standard`: the Standard Webhooks envelope {type, timestamp, data}, signed; `chat`: a Slack incoming-webhook message (Mattermost and Rocket.Chat take it too); `teams`: a Teams Workflows webhook message with an Adaptive Card
+                     * @enum {string}
+                     */
+                    format: "standard" | "chat" | "teams";
+                    /** @description format standard only: whsec_ and 24 to 64 bytes in base64; made for you when absent */
+                    secret?: string;
+                    /** @description where the events are POSTed: https (http only on an instance whose PUBLIC_URL is http); never a private address unless MUSTER_ALLOW_PRIVATE_WEBHOOKS */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentSubscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getIncidentSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentSubscription"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteIncidentSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedIncidentSubscription"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateIncidentSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description true turns on a subscription that a 410 from its receiver turned off */
+                    enabled?: boolean;
+                    /** @description the events this receiver gets */
+                    events?: ("incident.created" | "incident.acknowledged" | "incident.assigned" | "incident.escalated" | "incident.resolved" | "incident.reopened" | "incident.reply" | "signal.alert" | "oncall.shift_started")[];
+                    /**
+                     * @description `standard`: the Standard Webhooks envelope {type, timestamp, data}, signed; `chat`: a Slack incoming-webhook message (Mattermost and Rocket.Chat take it too); `teams`: a Teams Workflows webhook message with an Adaptive Card
+                     * @enum {string}
+                     */
+                    format?: "standard" | "chat" | "teams";
+                    /** @description format standard only: whsec_ and 24 to 64 bytes in base64; made for you when absent */
+                    secret?: string;
+                    /** @description where the events are POSTed: https (http only on an instance whose PUBLIC_URL is http); never a private address unless MUSTER_ALLOW_PRIVATE_WEBHOOKS */
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentSubscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    testIncidentSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionTestResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };

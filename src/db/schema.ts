@@ -15,6 +15,7 @@ import type { CalendarsTables } from '../modules/calendars/index.js';
 import type { RetentionTables } from '../modules/retention/index.js';
 import type { DevicesTables } from '../modules/devices/index.js';
 import type { PagingTables } from '../modules/paging/index.js';
+import type { SubscriptionTables } from '../modules/subscriptions/index.js';
 
 /**
  * Row shapes as stored. Both dialects store the same representations:
@@ -78,7 +79,8 @@ export interface DB
     CalendarsTables,
     RetentionTables,
     DevicesTables,
-    PagingTables {
+    PagingTables,
+    SubscriptionTables {
   settings: SettingsTable;
   idempotency_keys: IdempotencyKeysTable;
 }

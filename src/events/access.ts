@@ -16,6 +16,9 @@
  * - `{userRow}`: the row of that user changed (name, phone, time zone, plan, address proven or
  *   withdrawn, password, feed version): credential caches read it again (issue #19). It ends no
  *   access and covers no stream; the user's plan also decides the lock of the orgs they own.
+ * - `{subscriptionsOf}`: the incident subscriptions of that org changed (created, changed, deleted,
+ *   disabled): each instance's subscription cache reads them again (modules/subscriptions). It ends
+ *   no access and covers no stream.
  */
 export interface AccessNotice {
   keyId?: number;
@@ -24,6 +27,7 @@ export interface AccessNotice {
   orgId?: number;
   deviceId?: number;
   userRow?: number;
+  subscriptionsOf?: number;
 }
 
 /** Who holds a stream: the user and the credential that opened it. */
@@ -35,7 +39,7 @@ export interface StreamHolder {
 
 /** Whether a notice ends (part of) what a stream of `holder` over `orgIds` may receive. */
 export function noticeCovers(notice: AccessNotice, holder: StreamHolder, orgIds: ReadonlySet<number>): boolean {
-  if (notice.deviceId !== undefined || notice.userRow !== undefined) return false;
+  if (notice.deviceId !== undefined || notice.userRow !== undefined || notice.subscriptionsOf !== undefined) return false;
   if (notice.keyId !== undefined) return notice.keyId === holder.keyId;
   if (notice.sessionId !== undefined) return notice.sessionId === holder.sessionId;
   if (notice.userId !== undefined && notice.userId !== holder.userId) return false;
@@ -60,5 +64,6 @@ export function parseNotice(text: string): AccessNotice | undefined {
   if (Number.isSafeInteger(r.orgId)) notice.orgId = r.orgId as number;
   if (Number.isSafeInteger(r.deviceId)) notice.deviceId = r.deviceId as number;
   if (Number.isSafeInteger(r.userRow)) notice.userRow = r.userRow as number;
+  if (Number.isSafeInteger(r.subscriptionsOf)) notice.subscriptionsOf = r.subscriptionsOf as number;
   return Object.keys(notice).length > 0 ? notice : undefined;
 }

@@ -12,6 +12,7 @@ import { sweepSla } from './sla-sweeper.js';
 import { syncDueCalendars } from '../modules/calendars/index.js';
 import { sendHandoffNotices, syncShiftCalendars } from '../modules/oncall/index.js';
 import { runPaging } from '../modules/paging/index.js';
+import { sendShiftStarts } from '../modules/subscriptions/index.js';
 
 export interface Job {
   name: string;
@@ -107,6 +108,8 @@ export const defaultJobs = (ctx: AppContext): Job[] => [
   // shifts written into the CalDAV calendars their people chose for write-back.
   { name: 'handoff-notices', intervalMs: 60_000, run: sendHandoffNotices },
   { name: 'oncall-calendars', intervalMs: ctx.config.calendarSyncIntervalMs, run: syncShiftCalendars },
+  // Incident subscriptions (issue #37): `oncall.shift_started`, each shift claimed once across instances.
+  { name: 'subscription-shifts', intervalMs: 60_000, run: sendShiftStarts },
   // Issue #22: retention (every org, in batches) and, with BACKUP_DIR, the scheduled SQLite backup.
   { name: 'retention', intervalMs: ctx.config.ops.retentionSweepIntervalMs, run: sweepRetention },
   // Orgs of a deleted account whose deletion crashed between its two transactions (privacy.service.ts).

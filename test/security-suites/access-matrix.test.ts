@@ -131,6 +131,27 @@ async function policyPath(w: Fixture, fresh = false): Promise<string> {
   return `${orgPath(w)}/escalation-policies/${await id}`;
 }
 
+const subscriptions = new WeakMap<Fixture, Promise<number>>();
+/** A live incident subscription of org A (its URL then made a loopback literal, so "send test" is refused at once, never leaving the machine). */
+async function subscriptionPath(w: Fixture, fresh = false): Promise<string> {
+  const make = async () => {
+    const s = await w.ok<{ id: number }>({ 'x-api-key': w.owner.liveKey }, 'POST', `${orgPath(w)}/webhooks`, {
+      url: 'https://hooks.example.com/matrix',
+      events: ['incident.created'],
+      format: 'standard',
+      description: `${w.markers.orgA} hook`,
+    });
+    await w.t.ctx.db.updateTable('incident_subscriptions').set({ url: 'https://127.0.0.1:9/matrix' }).where('id', '=', s.id).execute();
+    return s.id;
+  };
+  let id = fresh ? undefined : subscriptions.get(w);
+  if (!id) {
+    id = make();
+    if (!fresh) subscriptions.set(w, id);
+  }
+  return `${orgPath(w)}/webhooks/${await id}`;
+}
+
 const INCIDENT_ROWS = (base: '/v1/tickets' | '/v1/incidents'): Record<string, Row> => ({
   [`POST ${base}`]: { expect: createInOrg(201), req: (w) => ({ url: base, payload: { title: neutral, org_id: w.orgA.id } }) },
   [`GET ${base}`]: { expect: anyUser(200), req: () => ({ url: `${base}?limit=200` }) },
@@ -325,6 +346,16 @@ const ROWS: Record<string, Row> = {
   'GET /v1/orgs/{org_slug}/escalation-policies/{id}': { expect: orgRoute(200, 200, 200), req: async (w) => ({ url: await policyPath(w) }) },
   'PATCH /v1/orgs/{org_slug}/escalation-policies/{id}': { expect: orgRoute(200, 200, 403), req: async (w) => ({ url: await policyPath(w), payload: { repeat: 1 } }) },
   'DELETE /v1/orgs/{org_slug}/escalation-policies/{id}': { expect: orgRoute(200, 200, 403), req: async (w) => ({ url: await policyPath(w, true) }) },
+  // Incident subscriptions (issue #37): admins and owners only (the URL is itself a credential), each in its mode.
+  'POST /v1/orgs/{org_slug}/webhooks': {
+    expect: orgRoute(201, 201, 403),
+    req: (w) => ({ url: `${orgPath(w)}/webhooks`, payload: { url: 'https://hooks.example.com/new', events: ['incident.created'], format: 'chat', description: neutral } }),
+  },
+  'GET /v1/orgs/{org_slug}/webhooks': { expect: orgRoute(200, 200, 403), req: (w) => ({ url: `${orgPath(w)}/webhooks` }) },
+  'GET /v1/orgs/{org_slug}/webhooks/{id}': { expect: orgRecord(200, 200, 403), req: async (w) => ({ url: await subscriptionPath(w) }) },
+  'PATCH /v1/orgs/{org_slug}/webhooks/{id}': { expect: orgRecord(200, 200, 403), req: async (w) => ({ url: await subscriptionPath(w), payload: { events: ['incident.created', 'incident.resolved'] } }) },
+  'DELETE /v1/orgs/{org_slug}/webhooks/{id}': { expect: orgRecord(200, 200, 403), req: async (w) => ({ url: await subscriptionPath(w, true) }) },
+  'POST /v1/orgs/{org_slug}/webhooks/{id}/test': { expect: orgRecord(200, 200, 403), req: async (w) => ({ url: `${await subscriptionPath(w)}/test` }) },
   'GET /v1/auth/me/notification-rules': { expect: anyUser(200), req: () => ({ url: '/v1/auth/me/notification-rules' }) },
   'GET /v1/auth/me/pages': { expect: anyUser(200), req: () => ({ url: '/v1/auth/me/pages' }) },
   'PUT /v1/auth/me/notification-rules': { expect: anyUser(200), req: () => ({ url: '/v1/auth/me/notification-rules', payload: { high: [{ channel: 'push', delay_minutes: 0 }], low: [] } }) },

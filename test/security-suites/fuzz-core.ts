@@ -72,6 +72,8 @@ interface Disposable {
   scheduleFeed: string;
   /** Escalation policies of org A (reads, edits and deletes). */
   policies: number[];
+  /** Incident subscriptions of org A (reads, edits, deletes, "send test": their URL a loopback literal, refused at once). */
+  subscriptions: number[];
 }
 
 async function disposables(w: Fixture): Promise<Disposable> {
@@ -92,7 +94,7 @@ async function disposables(w: Fixture): Promise<Disposable> {
   const schedulesUrl = `/v1/orgs/${w.orgA.slug}/schedules`;
   const schedule = (await w.ok<{ id: number }>(lk, 'POST', schedulesUrl, { name: 'Fuzz Rota', ...rota })).id;
   const scheduleFeed = new URL((await w.ok<{ url: string }>(lk, 'GET', `${schedulesUrl}/${schedule}/feed`)).url).pathname.split('/').pop()!;
-  const d: Disposable = { users, org, orgs: [], team, teams: [], keys: [], incidents: [], eventTypes: [], bookings: [], pending: [], integrations: [], schedule, schedules: [], overrides: [], scheduleFeed, policies: [] };
+  const d: Disposable = { users, org, orgs: [], team, teams: [], keys: [], incidents: [], eventTypes: [], bookings: [], pending: [], integrations: [], schedule, schedules: [], overrides: [], scheduleFeed, policies: [], subscriptions: [] };
   for (const i of range) {
     d.orgs.push((await w.ok<{ slug: string }>(oc, 'POST', '/v1/orgs', { name: `Fuzz Org ${i}` })).slug);
     d.teams.push((await w.ok<{ slug: string }>(oc, 'POST', `/v1/orgs/${org}/teams`, { name: `Fuzz Team ${i}` })).slug);
@@ -109,6 +111,9 @@ async function disposables(w: Fixture): Promise<Disposable> {
     d.overrides.push((await w.ok<{ id: number }>(lk, 'POST', `${schedulesUrl}/${schedule}/overrides`, override)).id);
     const policy = { name: `Fuzz Policy ${i}`, levels: [{ delay_minutes: 5, targets: [{ type: 'user', id: w.member.id }] }] };
     d.policies.push((await w.ok<{ id: number }>(lk, 'POST', `/v1/orgs/${w.orgA.slug}/escalation-policies`, policy)).id);
+    const sub = await w.ok<{ id: number }>(lk, 'POST', `/v1/orgs/${w.orgA.slug}/webhooks`, { url: 'https://hooks.example.com/fuzz', events: ['incident.created'], format: 'standard' });
+    await w.t.ctx.db.updateTable('incident_subscriptions').set({ url: 'https://127.0.0.1:9/fuzz' }).where('id', '=', sub.id).execute();
+    d.subscriptions.push(sub.id);
   }
   return d;
 }
@@ -135,6 +140,8 @@ function realParams(op: Operation, w: Fixture, d: Disposable): ParamSet[] {
   if (/^\/v1\/(tickets|incidents)\/\{id\}\/page$/.test(p)) return each(d.incidents, (id) => ({ id }));
   if (p === '/v1/orgs/{org_slug}/escalation-policies') return [{ org_slug: w.orgA.slug }];
   if (p === '/v1/orgs/{org_slug}/escalation-policies/{id}') return each(d.policies, (id) => ({ org_slug: w.orgA.slug, id }));
+  if (p === '/v1/orgs/{org_slug}/webhooks') return [{ org_slug: w.orgA.slug }];
+  if (p.startsWith('/v1/orgs/{org_slug}/webhooks/{id}')) return each(d.subscriptions, (id) => ({ org_slug: w.orgA.slug, id }));
   if (/\/status\/\{token\}$/.test(p)) return [{ token: w.incident.customer_token }];
   if (p === '/v1/event-types/{id}') return mutating ? each(d.eventTypes, (id) => ({ id })) : [{ id: w.et.id }, { id: w.teamEt.id }];
   if (p === '/v1/deliveries/{id}/retry') return [{ id: w.deliveryId }];

@@ -1,7 +1,7 @@
 // The public surface of modules/deliveries: other modules import only this file (docs/architecture.md, "Dependency rules").
 export { deliveriesRoutes } from './deliveries.routes.js';
 export { emailDelivery, queueEmail } from './email.js';
-export { outgoingTarget } from './http-post.js';
+export { outgoingTarget, postGuarded, type PostResult } from './http-post.js';
 export { type FeedEvent, type Invitation, feedIcs } from './ics.js';
 export type { OutboxRow } from './outbox.repository.js';
 export { type Delivery, phoneAlert, queueDeliveries, queueDelivery } from './outbox.js';

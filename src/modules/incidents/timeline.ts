@@ -25,7 +25,9 @@ export function toTimelineEvent(r: TimelineRow): TimelineEvent {
 
 /**
  * Appends one event to an incident's timeline inside the caller's transaction (so it exists
- * exactly when its cause does) and broadcasts it as `incident.timeline` once that commits.
+ * exactly when its cause does), broadcasts it as `incident.timeline` once that commits, and hands
+ * it to the incident subscriptions (`ctx.subscriptions`), which queue their webhooks in the same
+ * transaction when one wants it.
  */
 export async function recordTimeline(
   ctx: AppContext,
@@ -48,6 +50,8 @@ export async function recordTimeline(
   }, actorName);
   const event = toTimelineEvent(row);
   publishIncident(ctx, tx, incident, 'incident.timeline', event);
+  // Incident subscriptions (modules/subscriptions, above this module): their deliveries join this transaction.
+  await ctx.subscriptions.onTimeline(ctx, tx, incident, event);
   return event;
 }
 

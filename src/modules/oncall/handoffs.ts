@@ -76,3 +76,30 @@ async function notify(ctx: AppContext, s: repo.ScheduleRow, p: Shift, now: numbe
     return true;
   });
 }
+
+/** A person's time on call that starts within a window (shiftsStarting). */
+export interface ShiftStart {
+  scheduleId: number;
+  scheduleName: string;
+  orgId: number;
+  userId: number;
+  /** ms */
+  start: number;
+  /** ms: the end of that person's contiguous time on call (followed for up to 93 days). */
+  end: number;
+}
+
+/**
+ * The periods on call (contiguous shifts of one person, of any layer or override, joined) of the
+ * orgs' schedules that start within [from, to] (ms), as the handoff notices find them: for the
+ * incident subscriptions' `oncall.shift_started` (modules/subscriptions, on the job scheduler).
+ */
+export async function shiftsStarting(ctx: AppContext, orgIds: readonly number[], from: number, to: number): Promise<ShiftStart[]> {
+  const schedules = await repo.listSchedules(ctx.db, orgIds);
+  if (schedules.length === 0) return [];
+  const histories = await loadHistories(ctx.db, schedules, from - MINUTE, to + MAX_RANGE);
+  return schedules.flatMap((s) => {
+    const h = histories.get(s.id)!;
+    return startingIn(h, from, to).map((p) => ({ scheduleId: s.id, scheduleName: s.name, orgId: s.org_id, userId: p.userId, start: p.start, end: endOf(h, p) }));
+  });
+}

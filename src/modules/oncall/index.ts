@@ -11,7 +11,7 @@ import * as repo from './schedules.repository.js';
 export type { Shift, Source } from './resolver.js';
 export { oncallRoutes } from './oncall.routes.js';
 export { userShiftEvents, FEED_BACK, FEED_AHEAD } from './feeds.js';
-export { sendHandoffNotices } from './handoffs.js';
+export { sendHandoffNotices, shiftsStarting, type ShiftStart } from './handoffs.js';
 export { syncShiftCalendars } from './calendar-writes.js';
 
 /** A schedule of an org by id, deleted ones included (their history stays answerable). */

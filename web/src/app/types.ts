@@ -75,5 +75,7 @@ export type EscalationPolicy = api.EscalationPolicy;
 export type EscalationLevel = api.EscalationLevel;
 export type EscalationTarget = api.EscalationTarget;
 export type DispatchSettings = api.DispatchSettings;
+export type IncidentSubscription = api.IncidentSubscription;
+export type SubscriptionTestResult = api.SubscriptionTestResult;
 export type NotificationRule = api.NotificationRule;
 export type NotificationRules = api.NotificationRules;

@@ -1,5 +1,6 @@
 // One organization: members (roles, removal, invites), teams (routing, team members), dispatch settings
-// with the default escalation policy, and the link to its escalation policies.
+// with the default escalation policy, the link to its escalation policies, and (admins and owners)
+// its incident subscriptions.
 import { useState } from 'preact/hooks';
 import { ApiError, del, get, patch, post } from '../../lib/api';
 import { formatDateTime } from '../../lib/format';
@@ -7,6 +8,7 @@ import { useSession } from '../session';
 import type { CreatedTeam, Member, Role, Team, TeamMember } from '../types';
 import { Empty, ErrorAlert, FieldError, Loading, useAsync } from '../ui';
 import { DispatchSettingsCard } from './org-dispatch';
+import { SubscriptionsCard } from './org-subscriptions';
 
 export function OrgDetailView({ slug }: { slug: string }) {
   const { orgs, me } = useSession();
@@ -108,6 +110,7 @@ export function OrgDetailView({ slug }: { slug: string }) {
           {manage ? <CreateTeam base={base} onCreated={teams.reload} /> : null}
         </div>
         <DispatchSettingsCard base={base} slug={slug} manage={manage && !org.locked} />
+        {manage ? <SubscriptionsCard base={base} manage={!org.locked} /> : null}
       </div>
     </section>
   );
