@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { IntegrationTables } from '../modules/integrations/index.js';
 import type { PagingTables } from '../modules/paging/index.js';
 
 /**
@@ -186,7 +187,7 @@ export interface IncidentsTable {
 }
 
 /** How an integration's incident arrived: PagerDuty's Events API, Alertmanager, Grafana or a mailbox. */
-export type IntegrationTool = 'events_api' | 'alertmanager' | 'grafana' | 'email';
+export type IntegrationTool = 'events_api' | 'alertmanager' | 'grafana' | 'email' | 'heartbeat';
 
 export type TimelineType =
   | 'created'
@@ -460,7 +461,7 @@ export interface InboundEmailsTable {
   raw_removed_at: string | null;
 }
 
-export interface DB extends PagingTables {
+export interface DB extends PagingTables, IntegrationTables {
   users: UsersTable;
   orgs: OrgsTable;
   memberships: MembershipsTable;

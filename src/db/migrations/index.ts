@@ -26,6 +26,7 @@ import * as m0027 from './0027-incident-integration.js';
 import * as m0030 from './0030-oncall.js';
 import * as m0040 from './0040-paging.js';
 import * as m0041 from './0041-paging-walk.js';
+import * as m0043 from './0043-heartbeats.js';
 
 /** Every migration, in order. Names never change once released. */
 export const migrations: Record<string, MigrationModule> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, MigrationModule> = {
   '0030-oncall': m0030,
   '0040-paging': m0040,
   '0041-paging-walk': m0041,
+  '0043-heartbeats': m0043,
 };
