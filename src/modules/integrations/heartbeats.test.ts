@@ -154,6 +154,32 @@ describe('heartbeats', () => {
     assert.equal((await t.app.inject({ method: 'GET', url: '/v1/integrations/nosuchkey/heartbeat' })).statusCode, 401);
   });
 
+  test("Alertmanager's Watchdog pattern: any POST to the heartbeat's Alertmanager URL is a ping", async () => {
+    const i = await heartbeat({ name: 'Watchdog', interval_seconds: 120, grace_seconds: 0 });
+    const watchdog = { ...alertmanagerMessage([{ name: 'prometheus', fingerprint: 'watchdog-1', status: 'firing', severity: 'none' }]) };
+    watchdog.alerts[0]!.labels.alertname = 'Watchdog';
+    const res = await w.call({}, 'POST', w.path(i.alertmanager_url), watchdog);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json(), { status: 'success', alerts: [] });
+    assert.equal((await stateOf(i.id)).status, 'up');
+    assert.equal((await w.tickets(live(), '?source_ref=watchdog-1')).length, 0, 'the Watchdog alert itself opens nothing');
+    // Alertmanager re-sends it every repeat_interval: each keeps it up, whatever the body.
+    for (let n = 0; n < 3; n++) {
+      assert.equal(await tick(100_000), 0);
+      const again = await t.app.inject({ method: 'POST', url: w.path(i.alertmanager_url), headers: { 'content-type': 'application/json' }, payload: n === 2 ? '{}' : JSON.stringify(watchdog) });
+      assert.equal(again.statusCode, 200, again.body);
+    }
+    // The key as a Bearer token on the shared URL counts too.
+    const bearer = await w.call({ authorization: `Bearer ${i.key}` }, 'POST', '/v1/integrations/alertmanager', watchdog);
+    assert.equal(bearer.statusCode, 200, bearer.body);
+    // The Watchdog stops arriving (Prometheus or Alertmanager is down): one incident.
+    assert.equal(await tick(120_000), 0);
+    assert.equal(await tick(HEARTBEAT_TICK_MS), 1);
+    await w.call({}, 'POST', w.path(i.alertmanager_url), watchdog);
+    assert.deepEqual((await missed(i)).map((x) => x.status), ['resolved'], 'and it comes back: resolved');
+    await revoke(i);
+  });
+
   test('a pause longer than the interval gives a fresh interval: no burst of incidents', async () => {
     const beats = [await heartbeat({ name: 'A' }), await heartbeat({ name: 'B' }), await heartbeat({ name: 'C', interval_seconds: 600 })];
     for (const b of beats) await ping(b);
