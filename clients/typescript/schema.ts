@@ -359,7 +359,7 @@ export interface paths {
             cookie?: never;
         };
         /** The open, unacknowledged incidents you were paged for, newest page first (at most 50) */
-        get: operations["getAuthMePages"];
+        get: operations["listMyPages"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1006,7 +1006,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Fire the next level of the incident's escalation policy now (admins, owners, the assignee) */
-        post: operations["postIncidentsByIdEscalate"];
+        post: operations["escalateIncident"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1169,6 +1169,23 @@ export interface paths {
         patch: operations["updateIntegration"];
         trace?: never;
     };
+    "/v1/integrations/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The last 100 payloads it received (7 days), with what came of each */
+        get: operations["getIntegrationsByIdEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/integrations/{key}/alertmanager": {
         parameters: {
             query?: never;
@@ -1214,6 +1231,24 @@ export interface paths {
         put?: never;
         /** Grafana's webhook contact point (key in the URL) */
         post: operations["ingestGrafanaWithKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/integrations/{key}/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Ping a heartbeat (GET or HEAD; 404 when the integration is not a heartbeat) */
+        get: operations["getIntegrationsByKeyHeartbeat"];
+        put?: never;
+        /** Ping a heartbeat (any body, never read) */
+        post: operations["postIntegrationsByKeyHeartbeat"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1378,6 +1413,42 @@ export interface paths {
         head?: never;
         /** Change an escalation policy; running escalations keep their copy (admins and owners) */
         patch: operations["updateEscalationPolicy"];
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/maintenance-windows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Current and upcoming maintenance windows (or those overlapping from..to) */
+        get: operations["getOrgsByOrgSlugMaintenanceWindows"];
+        put?: never;
+        /** Plan a maintenance window (admins and owners): covered integrations open and page nothing */
+        post: operations["postOrgsByOrgSlugMaintenanceWindows"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/maintenance-windows/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End an active window now, or delete one not begun (admins and owners) */
+        delete: operations["deleteOrgsByOrgSlugMaintenanceWindowsById"];
+        options?: never;
+        head?: never;
+        /** Change a maintenance window (admins and owners) */
+        patch: operations["patchOrgsByOrgSlugMaintenanceWindowsById"];
         trace?: never;
     };
     "/v1/orgs/{org_slug}/members": {
@@ -1966,7 +2037,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Fire the next level of the incident's escalation policy now (admins, owners, the assignee) */
-        post: operations["postTicketsByIdEscalate"];
+        post: operations["escalateTicket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2568,6 +2639,9 @@ export interface components {
             /** @description PagerDuty Events API v2 drop-in */
             events_url: string;
             grafana_url: string;
+            heartbeat: components["schemas"]["Heartbeat"] | null;
+            /** @description a heartbeat: GET, HEAD or POST it to ping */
+            heartbeat_url?: string;
             id: number;
             /** @description The secret. Shown once: only its hash is stored. */
             key: string;
@@ -2598,6 +2672,8 @@ export interface components {
             };
             /** @description the last four characters of the key */
             redacted_key: string;
+            /** @enum {string} */
+            type: "alerts" | "heartbeat";
         };
         /**
          * CreatedTeam
@@ -2624,6 +2700,22 @@ export interface components {
         DeletedIncident: {
             deleted: boolean;
             Id: number;
+        };
+        /** DeletedMaintenanceWindow */
+        DeletedMaintenanceWindow: {
+            /** @description start <= now < end */
+            active: boolean;
+            created_at: string;
+            /** @description true: it had not begun (or was over) and is gone; false: it was active and now ends */
+            deleted: boolean;
+            description: string | null;
+            end: string;
+            id: number;
+            integration_ids: number[] | null;
+            livemode: boolean;
+            org_id: number;
+            start: string;
+            updated_at: string;
         };
         /**
          * Delivery
@@ -2818,6 +2910,24 @@ export interface components {
         EventTypeList: {
             event_types: components["schemas"]["EventType"][];
         };
+        /** Heartbeat */
+        Heartbeat: {
+            due_at: string | null;
+            grace_seconds: number;
+            incident_id: number | null;
+            interval_seconds: number;
+            last_ping_at: string | null;
+            /**
+             * @description new: never pinged; late: past its interval, within its grace; down: missed, its incident open until the next ping
+             * @enum {string}
+             */
+            status: "new" | "up" | "late" | "down";
+        };
+        /** HeartbeatPing */
+        HeartbeatPing: {
+            /** @enum {string} */
+            status: "ok";
+        };
         /**
          * InboundEmail
          * @description A message the inbound SMTP listener accepted, without its content
@@ -2946,7 +3056,7 @@ export interface components {
             id: number;
             /** @description the integration's name when the incident opened */
             name: string;
-            tool: ("events_api" | "alertmanager" | "grafana" | "email") | null;
+            tool: ("events_api" | "alertmanager" | "grafana" | "email" | "heartbeat") | null;
         };
         /** IncidentList */
         IncidentList: {
@@ -3005,6 +3115,7 @@ export interface components {
             default_assignee_id: number | null;
             email_address: string | null;
             escalation_policy_id: number | null;
+            heartbeat: components["schemas"]["Heartbeat"] | null;
             id: number;
             livemode: boolean;
             name: string;
@@ -3033,6 +3144,34 @@ export interface components {
             };
             /** @description the last four characters of the key */
             redacted_key: string;
+            /** @enum {string} */
+            type: "alerts" | "heartbeat";
+        };
+        /** IntegrationEvent */
+        IntegrationEvent: {
+            alerts: {
+                incident_id: number | null;
+                outcome: string;
+                ref: string;
+            }[] | null;
+            at: string;
+            body: string | null;
+            body_truncated: boolean;
+            id: number;
+            incident_id: number | null;
+            /**
+             * @description ignored: a resolve or acknowledge with nothing open; for a notification of several alerts, the one that did most (each is in `alerts`)
+             * @enum {string}
+             */
+            outcome: "opened" | "repeated" | "resolved" | "acknowledged" | "suppressed" | "rejected" | "ignored";
+            reason: string | null;
+            /** @enum {string} */
+            source: "events_api" | "alertmanager" | "grafana" | "heartbeat";
+        };
+        /** IntegrationEventList */
+        IntegrationEventList: {
+            /** @description newest first, at most 100, at most 7 days old */
+            events: components["schemas"]["IntegrationEvent"][];
         };
         /** IntegrationList */
         IntegrationList: {
@@ -3094,6 +3233,27 @@ export interface components {
          */
         LoginResult: {
             user: components["schemas"]["Me"];
+        };
+        /**
+         * MaintenanceWindow
+         * @description A planned outage: covered integrations answer as usual but open, repeat and page nothing
+         */
+        MaintenanceWindow: {
+            /** @description start <= now < end */
+            active: boolean;
+            created_at: string;
+            description: string | null;
+            end: string;
+            id: number;
+            integration_ids: number[] | null;
+            livemode: boolean;
+            org_id: number;
+            start: string;
+            updated_at: string;
+        };
+        /** MaintenanceWindowList */
+        MaintenanceWindowList: {
+            maintenance_windows: components["schemas"]["MaintenanceWindow"][];
         };
         /**
          * Me
@@ -3855,6 +4015,7 @@ export type CreatedIntegration = components['schemas']['CreatedIntegration'];
 export type CreatedTeam = components['schemas']['CreatedTeam'];
 export type DeletedEscalationPolicy = components['schemas']['DeletedEscalationPolicy'];
 export type DeletedIncident = components['schemas']['DeletedIncident'];
+export type DeletedMaintenanceWindow = components['schemas']['DeletedMaintenanceWindow'];
 export type Delivery = components['schemas']['Delivery'];
 export type Device = components['schemas']['Device'];
 export type DeviceList = components['schemas']['DeviceList'];
@@ -3866,6 +4027,8 @@ export type EscalationPolicyList = components['schemas']['EscalationPolicyList']
 export type EscalationTarget = components['schemas']['EscalationTarget'];
 export type EventType = components['schemas']['EventType'];
 export type EventTypeList = components['schemas']['EventTypeList'];
+export type Heartbeat = components['schemas']['Heartbeat'];
+export type HeartbeatPing = components['schemas']['HeartbeatPing'];
 export type InboundEmail = components['schemas']['InboundEmail'];
 export type InboundEmailList = components['schemas']['InboundEmailList'];
 export type Incident = components['schemas']['Incident'];
@@ -3875,11 +4038,15 @@ export type IncidentList = components['schemas']['IncidentList'];
 export type IncidentStreamEvent = components['schemas']['IncidentStreamEvent'];
 export type InstanceSettings = components['schemas']['InstanceSettings'];
 export type Integration = components['schemas']['Integration'];
+export type IntegrationEvent = components['schemas']['IntegrationEvent'];
+export type IntegrationEventList = components['schemas']['IntegrationEventList'];
 export type IntegrationList = components['schemas']['IntegrationList'];
 export type Invitation = components['schemas']['Invitation'];
 export type Layer = components['schemas']['Layer'];
 export type LayerInput = components['schemas']['LayerInput'];
 export type LoginResult = components['schemas']['LoginResult'];
+export type MaintenanceWindow = components['schemas']['MaintenanceWindow'];
+export type MaintenanceWindowList = components['schemas']['MaintenanceWindowList'];
 export type Me = components['schemas']['Me'];
 export type Member = components['schemas']['Member'];
 export type MemberList = components['schemas']['MemberList'];
@@ -4857,7 +5024,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    getAuthMePages: {
+    listMyPages: {
         parameters: {
             query?: never;
             header?: never;
@@ -6771,7 +6938,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    postIncidentsByIdEscalate: {
+    escalateIncident: {
         parameters: {
             query?: never;
             header?: never;
@@ -7108,6 +7275,10 @@ export interface operations {
                     allowed_senders?: string[] | null;
                     default_assignee_id?: number | null;
                     escalation_policy_id?: number | null;
+                    /** @description a heartbeat: seconds of lateness tolerated before it is down (default 0) */
+                    grace_seconds?: number;
+                    /** @description a heartbeat: the most seconds between two pings (30..86400) */
+                    interval_seconds?: number;
                     name: string;
                     /** @description default: the caller's one shared (non-personal) org, else the primary org; required (422) when the caller belongs to several shared orgs */
                     org_id?: number;
@@ -7133,6 +7304,11 @@ export interface operations {
                          */
                         warning?: "low" | "normal" | "high" | "urgent";
                     } | null;
+                    /**
+                     * @description alerts (default): tools post alerts; heartbeat: a monitor pings it, and silence opens an incident
+                     * @enum {string}
+                     */
+                    type?: "alerts" | "heartbeat";
                 };
             };
         };
@@ -7204,6 +7380,10 @@ export interface operations {
                     allowed_senders?: string[] | null;
                     default_assignee_id?: number | null;
                     escalation_policy_id?: number | null;
+                    /** @description a heartbeat: seconds of lateness tolerated before it is down (default 0) */
+                    grace_seconds?: number;
+                    /** @description a heartbeat: the most seconds between two pings (30..86400) */
+                    interval_seconds?: number;
                     name?: string;
                     priority_map?: {
                         /**
@@ -7248,6 +7428,34 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getIntegrationsByIdEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IntegrationEventList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };
@@ -7320,8 +7528,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         alerts: {
-                            /** @enum {string} */
-                            action: "created" | "repeated" | "resolved" | "ignored";
+                            /**
+                             * @description suppressed: a maintenance window covers the integration (nothing opened or repeated)
+                             * @enum {string}
+                             */
+                            action: "created" | "repeated" | "resolved" | "ignored" | "suppressed";
                             fingerprint: string;
                             incident_id: number | null;
                         }[];
@@ -7472,8 +7683,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         alerts: {
-                            /** @enum {string} */
-                            action: "created" | "repeated" | "resolved" | "ignored";
+                            /**
+                             * @description suppressed: a maintenance window covers the integration (nothing opened or repeated)
+                             * @enum {string}
+                             */
+                            action: "created" | "repeated" | "resolved" | "ignored" | "suppressed";
                             fingerprint: string;
                             incident_id: number | null;
                         }[];
@@ -7485,6 +7699,62 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getIntegrationsByKeyHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the integration key */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeartbeatPing"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    postIntegrationsByKeyHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the integration key */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeartbeatPing"];
+                };
+            };
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };
@@ -7554,8 +7824,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         alerts: {
-                            /** @enum {string} */
-                            action: "created" | "repeated" | "resolved" | "ignored";
+                            /**
+                             * @description suppressed: a maintenance window covers the integration (nothing opened or repeated)
+                             * @enum {string}
+                             */
+                            action: "created" | "repeated" | "resolved" | "ignored" | "suppressed";
                             fingerprint: string;
                             incident_id: number | null;
                         }[];
@@ -7635,8 +7908,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         alerts: {
-                            /** @enum {string} */
-                            action: "created" | "repeated" | "resolved" | "ignored";
+                            /**
+                             * @description suppressed: a maintenance window covers the integration (nothing opened or repeated)
+                             * @enum {string}
+                             */
+                            action: "created" | "repeated" | "resolved" | "ignored" | "suppressed";
                             fingerprint: string;
                             incident_id: number | null;
                         }[];
@@ -8129,6 +8405,159 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EscalationPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getOrgsByOrgSlugMaintenanceWindows: {
+        parameters: {
+            query?: {
+                /** @description windows ending after this (default: now) */
+                from?: string;
+                /** @description windows starting before this */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceWindowList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    postOrgsByOrgSlugMaintenanceWindows: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /**
+                     * Format: date-time
+                     * @description after start, at most 31 days later
+                     */
+                    end: string;
+                    integration_ids?: number[] | null;
+                    /** Format: date-time */
+                    start: string;
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A planned outage: covered integrations answer as usual but open, repeat and page nothing */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceWindow"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteOrgsByOrgSlugMaintenanceWindowsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedMaintenanceWindow"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    patchOrgsByOrgSlugMaintenanceWindowsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** Format: date-time */
+                    end?: string;
+                    integration_ids?: number[] | null;
+                    /** Format: date-time */
+                    start?: string;
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A planned outage: covered integrations answer as usual but open, repeat and page nothing */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceWindow"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9906,7 +10335,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    postTicketsByIdEscalate: {
+    escalateTicket: {
         parameters: {
             query?: never;
             header?: never;

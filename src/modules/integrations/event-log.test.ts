@@ -33,6 +33,8 @@ describe('the integration event log', () => {
     assert.equal(res.statusCode, 200, res.body);
     return { text: res.body, events: res.json<{ events: LogEntry[] }>().events };
   };
+  /** A logged body, parsed. */
+  const parsed = (e: LogEntry | undefined) => JSON.parse(e!.body!) as { dedup_key?: string; routing_key?: string; alerts: { annotations: { description: string } }[] };
   const post = async (url: string, payload: unknown, status: number, headers: Record<string, string> = {}) => {
     const res = await w.call(headers, 'POST', url, payload);
     assert.equal(res.statusCode, status, res.body);
@@ -64,7 +66,7 @@ describe('the integration event log', () => {
     );
     assert.match(events[0]!.reason ?? '', /severity/, 'a rejection says why');
     assert.equal(events[1]!.reason, 'no open incident with this dedup_key');
-    assert.equal(JSON.parse(events.at(-1)!.body!).dedup_key, 'disk-1', 'the body as received');
+    assert.equal(parsed(events.at(-1)).dedup_key, 'disk-1', 'the body as received');
 
     // A notification of several alerts: one entry, each alert's outcome in it.
     const am = w.path(i.alertmanager_url);
@@ -95,8 +97,8 @@ describe('the integration event log', () => {
     assert.equal(events.length, 3);
     assert.ok(!text.includes(i.key), 'the key appears nowhere in the log');
     assert.ok(!/bearer/i.test(text), 'no authorization header');
-    assert.equal(JSON.parse(events[2]!.body!).routing_key, '[key]');
-    assert.match(JSON.parse(events[1]!.body!).alerts[0].annotations.description, /^posted to http:\/\/muster\.test\/v1\/integrations\/\[key\]\/alertmanager$/);
+    assert.equal(parsed(events[2]).routing_key, '[key]');
+    assert.match(parsed(events[1]).alerts[0]!.annotations.description, /^posted to http:\/\/muster\.test\/v1\/integrations\/\[key\]\/alertmanager$/);
   });
 
   test('bodies are kept up to 64 KB; the last 100 per integration; 7 days (the retention sweep)', async () => {
@@ -104,7 +106,7 @@ describe('the integration event log', () => {
     const big = alertmanagerMessage([{ name: 'big', fingerprint: 'fp-big', status: 'firing' }]);
     big.alerts[0]!.annotations.description = 'é'.repeat(40_000); // 80 KB in UTF-8
     await post(w.path(i.alertmanager_url), big, 200);
-    let [entry] = (await log(i)).events;
+    const [entry] = (await log(i)).events;
     assert.equal(entry!.body_truncated, true);
     assert.equal(Buffer.byteLength(entry!.body!, 'utf8') <= 64 * 1024, true);
     assert.ok(Buffer.byteLength(entry!.body!, 'utf8') > 64 * 1024 - 4, 'cut at 64 KB, not before');
@@ -113,8 +115,8 @@ describe('the integration event log', () => {
     for (let n = 0; n < 110; n++) await post(url, pdFollowUp('', `gone-${n}`, 'resolve'), 202);
     const { events } = await log(i);
     assert.equal(events.length, 100);
-    assert.equal(JSON.parse(events[0]!.body!).dedup_key, 'gone-109');
-    assert.equal(JSON.parse(events[99]!.body!).dedup_key, 'gone-10');
+    assert.equal(parsed(events[0]).dedup_key, 'gone-109');
+    assert.equal(parsed(events[99]).dedup_key, 'gone-10');
     const stored = await t.ctx.db.selectFrom('integration_events').select((eb) => eb.fn.countAll<number>().as('n')).where('integration_id', '=', i.id).executeTakeFirstOrThrow();
     assert.ok(Number(stored.n) <= 110, `trimmed as it grows (${stored.n} rows)`);
 
