@@ -1177,7 +1177,7 @@ export interface paths {
             cookie?: never;
         };
         /** The last 100 payloads it received (7 days), with what came of each */
-        get: operations["getIntegrationsByIdEvents"];
+        get: operations["listIntegrationEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1245,10 +1245,10 @@ export interface paths {
             cookie?: never;
         };
         /** Ping a heartbeat (GET or HEAD; 404 when the integration is not a heartbeat) */
-        get: operations["getIntegrationsByKeyHeartbeat"];
+        get: operations["pingHeartbeat"];
         put?: never;
         /** Ping a heartbeat (any body, never read) */
-        post: operations["postIntegrationsByKeyHeartbeat"];
+        post: operations["pingHeartbeatByPost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1423,10 +1423,10 @@ export interface paths {
             cookie?: never;
         };
         /** Current and upcoming maintenance windows (or those overlapping from..to) */
-        get: operations["getOrgsByOrgSlugMaintenanceWindows"];
+        get: operations["listMaintenanceWindows"];
         put?: never;
         /** Plan a maintenance window (admins and owners): covered integrations open and page nothing */
-        post: operations["postOrgsByOrgSlugMaintenanceWindows"];
+        post: operations["createMaintenanceWindow"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1444,11 +1444,11 @@ export interface paths {
         put?: never;
         post?: never;
         /** End an active window now, or delete one not begun (admins and owners) */
-        delete: operations["deleteOrgsByOrgSlugMaintenanceWindowsById"];
+        delete: operations["deleteMaintenanceWindow"];
         options?: never;
         head?: never;
         /** Change a maintenance window (admins and owners) */
-        patch: operations["patchOrgsByOrgSlugMaintenanceWindowsById"];
+        patch: operations["updateMaintenanceWindow"];
         trace?: never;
     };
     "/v1/orgs/{org_slug}/members": {
@@ -7432,7 +7432,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    getIntegrationsByIdEvents: {
+    listIntegrationEvents: {
         parameters: {
             query?: never;
             header?: never;
@@ -7703,7 +7703,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    getIntegrationsByKeyHeartbeat: {
+    pingHeartbeat: {
         parameters: {
             query?: never;
             header?: never;
@@ -7731,7 +7731,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    postIntegrationsByKeyHeartbeat: {
+    pingHeartbeatByPost: {
         parameters: {
             query?: never;
             header?: never;
@@ -8417,7 +8417,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    getOrgsByOrgSlugMaintenanceWindows: {
+    listMaintenanceWindows: {
         parameters: {
             query?: {
                 /** @description windows ending after this (default: now) */
@@ -8450,7 +8450,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    postOrgsByOrgSlugMaintenanceWindows: {
+    createMaintenanceWindow: {
         parameters: {
             query?: never;
             header?: never;
@@ -8496,7 +8496,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    deleteOrgsByOrgSlugMaintenanceWindowsById: {
+    deleteMaintenanceWindow: {
         parameters: {
             query?: never;
             header?: never;
@@ -8526,7 +8526,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    patchOrgsByOrgSlugMaintenanceWindowsById: {
+    updateMaintenanceWindow: {
         parameters: {
             query?: never;
             header?: never;
