@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError, notFound, unauthorized } from '../../lib/errors.js';
+import { toFieldErrors } from '../../plugins/errors.js';
 import { AlertNotification, AlertsAccepted, alertTrigger, fingerprintOf, type AlertNotification as Notification } from './alerts.js';
 import { headline, logEvent, type AlertResult } from './event-log.js';
 import { ping, type HeartbeatRow } from './heartbeats.js';
@@ -55,6 +56,7 @@ const sourceOf = (request: FastifyRequest): IntegrationEventSource => {
 
 /** Why a payload was refused, as the log shows it. */
 function reasonOf(err: FastifyError): string {
+  if (err.validation) return toFieldErrors(err.validation, err.validationContext).map((d) => `'${d.field}' ${d.message}`).join('; ');
   if (err instanceof AppError && err.extra.details?.length) return err.extra.details.map((d) => (d.field ? `'${d.field}' ${d.message}` : d.message)).join('; ');
   return err.message;
 }

@@ -33,7 +33,7 @@ describe('maintenance windows', () => {
   });
   after(() => t.close());
 
-  const create = async (fields: object, status = 201, headers = live()) => {
+  const create = async (fields: object, status = 201, headers: Record<string, string> = live()) => {
     const res = await w.call(headers, 'POST', base, fields);
     assert.equal(res.statusCode, status, res.body);
     return res.json<Window & { details?: { field: string }[] }>();
