@@ -1169,6 +1169,23 @@ export interface paths {
         patch: operations["updateIntegration"];
         trace?: never;
     };
+    "/v1/integrations/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The last 100 payloads it received (7 days), with what came of each */
+        get: operations["listIntegrationEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/integrations/{key}/alertmanager": {
         parameters: {
             query?: never;
@@ -1214,6 +1231,24 @@ export interface paths {
         put?: never;
         /** Grafana's webhook contact point (key in the URL) */
         post: operations["ingestGrafanaWithKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/integrations/{key}/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Ping a heartbeat (GET or HEAD; 404 when the integration is not a heartbeat) */
+        get: operations["pingHeartbeat"];
+        put?: never;
+        /** Ping a heartbeat (any body, never read) */
+        post: operations["pingHeartbeatByPost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1378,6 +1413,42 @@ export interface paths {
         head?: never;
         /** Change an escalation policy; running escalations keep their copy (admins and owners) */
         patch: operations["updateEscalationPolicy"];
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/maintenance-windows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Current and upcoming maintenance windows (or those overlapping from..to) */
+        get: operations["listMaintenanceWindows"];
+        put?: never;
+        /** Plan a maintenance window (admins and owners): covered integrations open and page nothing */
+        post: operations["createMaintenanceWindow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/maintenance-windows/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End an active window now, or delete one not begun (admins and owners) */
+        delete: operations["deleteMaintenanceWindow"];
+        options?: never;
+        head?: never;
+        /** Change a maintenance window (admins and owners) */
+        patch: operations["updateMaintenanceWindow"];
         trace?: never;
     };
     "/v1/orgs/{org_slug}/members": {
@@ -2622,6 +2693,9 @@ export interface components {
             /** @description PagerDuty Events API v2 drop-in */
             events_url: string;
             grafana_url: string;
+            heartbeat: components["schemas"]["Heartbeat"] | null;
+            /** @description a heartbeat: GET, HEAD or POST it to ping */
+            heartbeat_url?: string;
             id: number;
             /** @description The secret. Shown once: only its hash is stored. */
             key: string;
@@ -2652,6 +2726,8 @@ export interface components {
             };
             /** @description the last four characters of the key */
             redacted_key: string;
+            /** @enum {string} */
+            type: "alerts" | "heartbeat";
         };
         /**
          * CreatedTeam
@@ -2683,6 +2759,22 @@ export interface components {
         DeletedIncidentSubscription: {
             deleted: boolean;
             id: number;
+        };
+        /** DeletedMaintenanceWindow */
+        DeletedMaintenanceWindow: {
+            /** @description start <= now < end */
+            active: boolean;
+            created_at: string;
+            /** @description true: it had not begun (or was over) and is gone; false: it was active and now ends */
+            deleted: boolean;
+            description: string | null;
+            end: string;
+            id: number;
+            integration_ids: number[] | null;
+            livemode: boolean;
+            org_id: number;
+            start: string;
+            updated_at: string;
         };
         /**
          * Delivery
@@ -2877,6 +2969,24 @@ export interface components {
         EventTypeList: {
             event_types: components["schemas"]["EventType"][];
         };
+        /** Heartbeat */
+        Heartbeat: {
+            due_at: string | null;
+            grace_seconds: number;
+            incident_id: number | null;
+            interval_seconds: number;
+            last_ping_at: string | null;
+            /**
+             * @description new: never pinged; late: past its interval, within its grace; down: missed, its incident open until the next ping
+             * @enum {string}
+             */
+            status: "new" | "up" | "late" | "down";
+        };
+        /** HeartbeatPing */
+        HeartbeatPing: {
+            /** @enum {string} */
+            status: "ok";
+        };
         /**
          * InboundEmail
          * @description A message the inbound SMTP listener accepted, without its content
@@ -3005,7 +3115,7 @@ export interface components {
             id: number;
             /** @description the integration's name when the incident opened */
             name: string;
-            tool: ("events_api" | "alertmanager" | "grafana" | "email") | null;
+            tool: ("events_api" | "alertmanager" | "grafana" | "email" | "heartbeat") | null;
         };
         /** IncidentList */
         IncidentList: {
@@ -3084,6 +3194,7 @@ export interface components {
             default_assignee_id: number | null;
             email_address: string | null;
             escalation_policy_id: number | null;
+            heartbeat: components["schemas"]["Heartbeat"] | null;
             id: number;
             livemode: boolean;
             name: string;
@@ -3112,6 +3223,34 @@ export interface components {
             };
             /** @description the last four characters of the key */
             redacted_key: string;
+            /** @enum {string} */
+            type: "alerts" | "heartbeat";
+        };
+        /** IntegrationEvent */
+        IntegrationEvent: {
+            alerts: {
+                incident_id: number | null;
+                outcome: string;
+                ref: string;
+            }[] | null;
+            at: string;
+            body: string | null;
+            body_truncated: boolean;
+            id: number;
+            incident_id: number | null;
+            /**
+             * @description ignored: a resolve or acknowledge with nothing open; for a notification of several alerts, the one that did most (each is in `alerts`)
+             * @enum {string}
+             */
+            outcome: "opened" | "repeated" | "resolved" | "acknowledged" | "suppressed" | "rejected" | "ignored";
+            reason: string | null;
+            /** @enum {string} */
+            source: "events_api" | "alertmanager" | "grafana" | "heartbeat";
+        };
+        /** IntegrationEventList */
+        IntegrationEventList: {
+            /** @description newest first, at most 100, at most 7 days old */
+            events: components["schemas"]["IntegrationEvent"][];
         };
         /** IntegrationList */
         IntegrationList: {
@@ -3173,6 +3312,27 @@ export interface components {
          */
         LoginResult: {
             user: components["schemas"]["Me"];
+        };
+        /**
+         * MaintenanceWindow
+         * @description A planned outage: covered integrations answer as usual but open, repeat and page nothing
+         */
+        MaintenanceWindow: {
+            /** @description start <= now < end */
+            active: boolean;
+            created_at: string;
+            description: string | null;
+            end: string;
+            id: number;
+            integration_ids: number[] | null;
+            livemode: boolean;
+            org_id: number;
+            start: string;
+            updated_at: string;
+        };
+        /** MaintenanceWindowList */
+        MaintenanceWindowList: {
+            maintenance_windows: components["schemas"]["MaintenanceWindow"][];
         };
         /**
          * Me
@@ -3943,6 +4103,7 @@ export type CreatedTeam = components['schemas']['CreatedTeam'];
 export type DeletedEscalationPolicy = components['schemas']['DeletedEscalationPolicy'];
 export type DeletedIncident = components['schemas']['DeletedIncident'];
 export type DeletedIncidentSubscription = components['schemas']['DeletedIncidentSubscription'];
+export type DeletedMaintenanceWindow = components['schemas']['DeletedMaintenanceWindow'];
 export type Delivery = components['schemas']['Delivery'];
 export type Device = components['schemas']['Device'];
 export type DeviceList = components['schemas']['DeviceList'];
@@ -3954,6 +4115,8 @@ export type EscalationPolicyList = components['schemas']['EscalationPolicyList']
 export type EscalationTarget = components['schemas']['EscalationTarget'];
 export type EventType = components['schemas']['EventType'];
 export type EventTypeList = components['schemas']['EventTypeList'];
+export type Heartbeat = components['schemas']['Heartbeat'];
+export type HeartbeatPing = components['schemas']['HeartbeatPing'];
 export type InboundEmail = components['schemas']['InboundEmail'];
 export type InboundEmailList = components['schemas']['InboundEmailList'];
 export type Incident = components['schemas']['Incident'];
@@ -3965,11 +4128,15 @@ export type IncidentSubscription = components['schemas']['IncidentSubscription']
 export type IncidentSubscriptionList = components['schemas']['IncidentSubscriptionList'];
 export type InstanceSettings = components['schemas']['InstanceSettings'];
 export type Integration = components['schemas']['Integration'];
+export type IntegrationEvent = components['schemas']['IntegrationEvent'];
+export type IntegrationEventList = components['schemas']['IntegrationEventList'];
 export type IntegrationList = components['schemas']['IntegrationList'];
 export type Invitation = components['schemas']['Invitation'];
 export type Layer = components['schemas']['Layer'];
 export type LayerInput = components['schemas']['LayerInput'];
 export type LoginResult = components['schemas']['LoginResult'];
+export type MaintenanceWindow = components['schemas']['MaintenanceWindow'];
+export type MaintenanceWindowList = components['schemas']['MaintenanceWindowList'];
 export type Me = components['schemas']['Me'];
 export type Member = components['schemas']['Member'];
 export type MemberList = components['schemas']['MemberList'];
@@ -7199,6 +7366,10 @@ export interface operations {
                     allowed_senders?: string[] | null;
                     default_assignee_id?: number | null;
                     escalation_policy_id?: number | null;
+                    /** @description a heartbeat: seconds of lateness tolerated before it is down (default 0) */
+                    grace_seconds?: number;
+                    /** @description a heartbeat: the most seconds between two pings (30..86400) */
+                    interval_seconds?: number;
                     name: string;
                     /** @description default: the caller's one shared (non-personal) org, else the primary org; required (422) when the caller belongs to several shared orgs */
                     org_id?: number;
@@ -7224,6 +7395,11 @@ export interface operations {
                          */
                         warning?: "low" | "normal" | "high" | "urgent";
                     } | null;
+                    /**
+                     * @description alerts (default): tools post alerts; heartbeat: a monitor pings it, and silence opens an incident
+                     * @enum {string}
+                     */
+                    type?: "alerts" | "heartbeat";
                 };
             };
         };
@@ -7295,6 +7471,10 @@ export interface operations {
                     allowed_senders?: string[] | null;
                     default_assignee_id?: number | null;
                     escalation_policy_id?: number | null;
+                    /** @description a heartbeat: seconds of lateness tolerated before it is down (default 0) */
+                    grace_seconds?: number;
+                    /** @description a heartbeat: the most seconds between two pings (30..86400) */
+                    interval_seconds?: number;
                     name?: string;
                     priority_map?: {
                         /**
@@ -7339,6 +7519,34 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listIntegrationEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IntegrationEventList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };
@@ -7411,8 +7619,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         alerts: {
-                            /** @enum {string} */
-                            action: "created" | "repeated" | "resolved" | "ignored";
+                            /**
+                             * @description suppressed: a maintenance window covers the integration (nothing opened or repeated)
+                             * @enum {string}
+                             */
+                            action: "created" | "repeated" | "resolved" | "ignored" | "suppressed";
                             fingerprint: string;
                             incident_id: number | null;
                         }[];
@@ -7563,8 +7774,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         alerts: {
-                            /** @enum {string} */
-                            action: "created" | "repeated" | "resolved" | "ignored";
+                            /**
+                             * @description suppressed: a maintenance window covers the integration (nothing opened or repeated)
+                             * @enum {string}
+                             */
+                            action: "created" | "repeated" | "resolved" | "ignored" | "suppressed";
                             fingerprint: string;
                             incident_id: number | null;
                         }[];
@@ -7576,6 +7790,62 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    pingHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the integration key */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeartbeatPing"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    pingHeartbeatByPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the integration key */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeartbeatPing"];
+                };
+            };
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };
@@ -7645,8 +7915,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         alerts: {
-                            /** @enum {string} */
-                            action: "created" | "repeated" | "resolved" | "ignored";
+                            /**
+                             * @description suppressed: a maintenance window covers the integration (nothing opened or repeated)
+                             * @enum {string}
+                             */
+                            action: "created" | "repeated" | "resolved" | "ignored" | "suppressed";
                             fingerprint: string;
                             incident_id: number | null;
                         }[];
@@ -7726,8 +7999,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         alerts: {
-                            /** @enum {string} */
-                            action: "created" | "repeated" | "resolved" | "ignored";
+                            /**
+                             * @description suppressed: a maintenance window covers the integration (nothing opened or repeated)
+                             * @enum {string}
+                             */
+                            action: "created" | "repeated" | "resolved" | "ignored" | "suppressed";
                             fingerprint: string;
                             incident_id: number | null;
                         }[];
@@ -8220,6 +8496,159 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EscalationPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listMaintenanceWindows: {
+        parameters: {
+            query?: {
+                /** @description windows ending after this (default: now) */
+                from?: string;
+                /** @description windows starting before this */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceWindowList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /**
+                     * Format: date-time
+                     * @description after start, at most 31 days later
+                     */
+                    end: string;
+                    integration_ids?: number[] | null;
+                    /** Format: date-time */
+                    start: string;
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A planned outage: covered integrations answer as usual but open, repeat and page nothing */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceWindow"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedMaintenanceWindow"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** Format: date-time */
+                    end?: string;
+                    integration_ids?: number[] | null;
+                    /** Format: date-time */
+                    start?: string;
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A planned outage: covered integrations answer as usual but open, repeat and page nothing */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceWindow"];
                 };
             };
             400: components["responses"]["BadRequest"];

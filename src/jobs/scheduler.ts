@@ -13,6 +13,7 @@ import { syncDueCalendars } from '../modules/calendars/index.js';
 import { sendHandoffNotices, syncShiftCalendars } from '../modules/oncall/index.js';
 import { runPaging } from '../modules/paging/index.js';
 import { sendShiftStarts } from '../modules/subscriptions/index.js';
+import { checkHeartbeats, HEARTBEAT_TICK_MS } from '../modules/integrations/index.js';
 
 export interface Job {
   name: string;
@@ -100,6 +101,9 @@ export const defaultJobs = (ctx: AppContext): Job[] => [
   { name: 'sla-sweeper', intervalMs: ctx.config.slaSweepIntervalMs, run: sweepSla },
   // Paging: the walks' due levels, then the notifications due, each claimed with a conditional update, so once across instances.
   { name: 'paging-notifications', intervalMs: ctx.config.pagingSweepIntervalMs, run: runPaging },
+  // Heartbeats (issue #37): misses open incidents, each claimed with a conditional update; the first
+  // run of an instance, or one after a gap, gives every heartbeat a fresh interval.
+  { name: 'heartbeats', intervalMs: HEARTBEAT_TICK_MS, run: checkHeartbeats },
   { name: 'beacon-silence', intervalMs: ctx.config.beaconSweepIntervalMs, run: sweepSilentBeacons },
   // Hosts' external calendars; each connection is also leased, so a manual sync never runs twice with it.
   { name: 'calendar-sync', intervalMs: Math.min(ctx.config.calendarSyncIntervalMs, 60_000), run: syncDueCalendars },

@@ -192,6 +192,13 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /v1/integrations/alertmanager': 'ingestAlertmanager',
   'POST /v1/integrations/{key}/grafana': 'ingestGrafanaWithKey',
   'POST /v1/integrations/grafana': 'ingestGrafana',
+  'GET /v1/integrations/{key}/heartbeat': 'pingHeartbeat',
+  'POST /v1/integrations/{key}/heartbeat': 'pingHeartbeatByPost',
+  'GET /v1/integrations/{id}/events': 'listIntegrationEvents',
+  'POST /v1/orgs/{org_slug}/maintenance-windows': 'createMaintenanceWindow',
+  'GET /v1/orgs/{org_slug}/maintenance-windows': 'listMaintenanceWindows',
+  'PATCH /v1/orgs/{org_slug}/maintenance-windows/{id}': 'updateMaintenanceWindow',
+  'DELETE /v1/orgs/{org_slug}/maintenance-windows/{id}': 'deleteMaintenanceWindow',
 };
 
 const pascal = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);

@@ -159,7 +159,7 @@ describe('retention sweeper', () => {
     counts = await sweepRetention(t.ctx);
     assert.ok(counts.signals >= 1);
     assert.ok(!(await signalIds(t.app, oh)).includes(othersNote));
-    assert.deepEqual(await sweepRetention(t.ctx), { signals: 0, uploads: 0, audit: 0, closed_incidents: 0, inbound_emails: 0 });
+    assert.deepEqual(await sweepRetention(t.ctx), { signals: 0, uploads: 0, audit: 0, closed_incidents: 0, inbound_emails: 0, integration_events: 0 });
   });
 
   test('null keeps forever, overriding the instance default', async () => {

@@ -64,7 +64,7 @@ export const Incident = Type.Object({
         {
           id: Type.Integer(),
           name: Type.String({ description: "the integration's name when the incident opened" }),
-          tool: Nullable(StringEnum(['events_api', 'alertmanager', 'grafana', 'email'], { description: 'what posted it; null for incidents opened before this was recorded' })),
+          tool: Nullable(StringEnum(['events_api', 'alertmanager', 'grafana', 'email', 'heartbeat'], { description: 'what posted it; null for incidents opened before this was recorded' })),
         },
         { title: 'IncidentIntegration' },
       ),

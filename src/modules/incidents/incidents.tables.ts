@@ -53,7 +53,7 @@ export interface IncidentsTable {
 }
 
 /** How an integration's incident arrived: PagerDuty's Events API, Alertmanager, Grafana or a mailbox. */
-export type IntegrationTool = 'events_api' | 'alertmanager' | 'grafana' | 'email';
+export type IntegrationTool = 'events_api' | 'alertmanager' | 'grafana' | 'email' | 'heartbeat';
 
 export type TimelineType =
   | 'created'

@@ -52,7 +52,7 @@ export type AlertNotification = Static<typeof AlertNotification>;
 
 export const AlertOutcome = Type.Object({
   fingerprint: Type.String(),
-  action: StringEnum(['created', 'repeated', 'resolved', 'ignored']),
+  action: StringEnum(['created', 'repeated', 'resolved', 'ignored', 'suppressed'], { description: 'suppressed: a maintenance window covers the integration (nothing opened or repeated)' }),
   incident_id: Type.Union([Type.Integer(), Type.Null()]),
 });
 export const AlertsAccepted = Type.Object({ status: Type.String(), alerts: Type.Array(AlertOutcome) });

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB, IntegrationsTable } from '../../db/schema.js';
+import type { IntegrationHeartbeatsTable } from './integrations.tables.js';
 import { scoped, type Scope } from '../../db/scope.js';
 
 import type { PriorityMap } from './integrations.schemas.js';
@@ -51,11 +52,6 @@ export async function revokeIntegration(db: Kysely<DB>, id: number, nowIso: stri
   return Number(r.numUpdatedRows) === 1;
 }
 
-/** The active integration of a key, by the SHA-256 of the key. */
-export async function findByKeyHash(db: Kysely<DB>, keyHash: string): Promise<IntegrationRow | undefined> {
-  return maybe(await db.selectFrom('integrations').selectAll().where('key_hash', '=', keyHash).where('revoked_at', 'is', null).executeTakeFirst());
-}
-
 /** The active integration of an inbound address's local part. */
 export async function findByEmailToken(db: Kysely<DB>, token: string): Promise<IntegrationRow | undefined> {
   return maybe(await db.selectFrom('integrations').selectAll().where('email_token', '=', token).where('revoked_at', 'is', null).executeTakeFirst());
@@ -70,4 +66,26 @@ export async function adminOrgIds(db: Kysely<DB>, userId: number): Promise<numbe
 /** By id, revoked or not: mail accepted before a revocation is still processed. */
 export async function findIntegrationById(db: Kysely<DB>, id: number): Promise<IntegrationRow | undefined> {
   return maybe(await db.selectFrom('integrations').selectAll().where('id', '=', id).executeTakeFirst());
+}
+
+/**
+ * The active integration of a key with its heartbeat (null: not a heartbeat), in one read: every
+ * request of a tool, and every ping, starts here.
+ */
+export async function findByKeyHashWithHeartbeat(db: Kysely<DB>, keyHash: string): Promise<{ integration: IntegrationRow; heartbeat: IntegrationHeartbeatsTable | null } | undefined> {
+  const row = await db
+    .selectFrom('integrations')
+    .leftJoin('integration_heartbeats as h', 'h.integration_id', 'integrations.id')
+    .selectAll('integrations')
+    .select(['h.integration_id as hb_id', 'h.interval_seconds as hb_interval', 'h.grace_seconds as hb_grace', 'h.status as hb_status', 'h.last_ping_at as hb_last_ping_at', 'h.due_at as hb_due_at', 'h.incident_id as hb_incident_id', 'h.down_at as hb_down_at'])
+    .where('integrations.key_hash', '=', keyHash)
+    .where('integrations.revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { hb_id, hb_interval, hb_grace, hb_status, hb_last_ping_at, hb_due_at, hb_incident_id, hb_down_at, ...integration } = row;
+  const heartbeat =
+    hb_id === null || hb_interval === null || hb_grace === null || hb_status === null
+      ? null
+      : { integration_id: hb_id, interval_seconds: hb_interval, grace_seconds: hb_grace, status: hb_status, last_ping_at: hb_last_ping_at, due_at: hb_due_at, incident_id: hb_incident_id, down_at: hb_down_at };
+  return { integration: valuesOf(integration), heartbeat };
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable } from '../../lib/schemas.js';
+import { Nullable, StringEnum } from '../../lib/schemas.js';
 import { PrioritySchema } from '../incidents/index.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
@@ -24,18 +24,36 @@ const Settings = {
   escalation_policy_id: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "an escalation policy of the org: who is paged for its incidents; null: the org's default" }))),
 };
 
+const IntervalSeconds = Type.Integer({ minimum: 30, maximum: 86_400, description: 'a heartbeat: the most seconds between two pings (30..86400)' });
+const GraceSeconds = Type.Integer({ minimum: 0, maximum: 86_400, description: 'a heartbeat: seconds of lateness tolerated before it is down (default 0)' });
+
 export const CreateIntegrationBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+  type: Type.Optional(StringEnum(['alerts', 'heartbeat'], { description: 'alerts (default): tools post alerts; heartbeat: a monitor pings it, and silence opens an incident' })),
+  interval_seconds: Type.Optional(IntervalSeconds),
+  grace_seconds: Type.Optional(GraceSeconds),
   org_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "default: the caller's one shared (non-personal) org, else the primary org; required (422) when the caller belongs to several shared orgs" })),
   ...Settings,
 });
 export type CreateIntegrationBody = Static<typeof CreateIntegrationBody>;
 
 export const UpdateIntegrationBody = Type.Object(
-  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' })), ...Settings },
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' })), interval_seconds: Type.Optional(IntervalSeconds), grace_seconds: Type.Optional(GraceSeconds), ...Settings },
   { minProperties: 1 },
 );
 export type UpdateIntegrationBody = Static<typeof UpdateIntegrationBody>;
+
+export const Heartbeat = Type.Object(
+  {
+    interval_seconds: Type.Integer(),
+    grace_seconds: Type.Integer(),
+    status: StringEnum(['new', 'up', 'late', 'down'], { description: 'new: never pinged; late: past its interval, within its grace; down: missed, its incident open until the next ping' }),
+    last_ping_at: Nullable(Type.String()),
+    due_at: Nullable(Type.String({ description: 'when it goes down unless pinged first' })),
+    incident_id: Nullable(Type.Integer({ description: 'the incident of its miss, while down' })),
+  },
+  { title: 'Heartbeat' },
+);
 
 export const Integration = Type.Object({
   id: Type.Integer(),
@@ -48,6 +66,8 @@ export const Integration = Type.Object({
   priority_map: Type.Object({ critical: PrioritySchema, error: PrioritySchema, warning: PrioritySchema, info: PrioritySchema }),
   allowed_senders: Nullable(Type.Array(Type.String())),
   escalation_policy_id: Nullable(Type.Integer({ description: "null: the org's default policy (dispatch settings)" })),
+  type: StringEnum(['alerts', 'heartbeat']),
+  heartbeat: Nullable(Heartbeat),
   created_at: Type.String(),
 }, { title: 'Integration', description: 'An incident source: a monitoring tool posting alerts' });
 export type Integration = Static<typeof Integration>;
@@ -58,8 +78,27 @@ export const CreatedIntegration = Type.Object({
   events_url: Type.String({ description: 'PagerDuty Events API v2 drop-in' }),
   alertmanager_url: Type.String(),
   grafana_url: Type.String(),
+  heartbeat_url: Type.Optional(Type.String({ description: 'a heartbeat: GET, HEAD or POST it to ping' })),
 }, { title: 'CreatedIntegration', description: 'A new integration: its key is shown this once' });
 
 export const IntegrationList = Type.Object({ integrations: Type.Array(Integration) }, { title: 'IntegrationList' });
 export const ListIntegrationsQuery = Type.Object({ org_id: Type.Optional(Id) });
 export const RevokedIntegration = Type.Object({ id: Type.Integer(), revoked: Type.Boolean() });
+
+export const IntegrationEvent = Type.Object(
+  {
+    id: Type.Integer(),
+    at: Type.String(),
+    source: StringEnum(['events_api', 'alertmanager', 'grafana', 'heartbeat']),
+    outcome: StringEnum(['opened', 'repeated', 'resolved', 'acknowledged', 'suppressed', 'rejected', 'ignored'], {
+      description: 'ignored: a resolve or acknowledge with nothing open; for a notification of several alerts, the one that did most (each is in `alerts`)',
+    }),
+    reason: Nullable(Type.String({ description: 'why it was rejected or suppressed' })),
+    incident_id: Nullable(Type.Integer()),
+    alerts: Nullable(Type.Array(Type.Object({ ref: Type.String(), outcome: Type.String(), incident_id: Nullable(Type.Integer()) }))),
+    body: Nullable(Type.String({ description: 'the body as received (JSON), without the key; at most 64 KB; null for a heartbeat miss' })),
+    body_truncated: Type.Boolean(),
+  },
+  { title: 'IntegrationEvent' },
+);
+export const IntegrationEventList = Type.Object({ events: Type.Array(IntegrationEvent, { description: 'newest first, at most 100, at most 7 days old' }) }, { title: 'IntegrationEventList' });

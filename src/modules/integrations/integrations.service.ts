@@ -8,6 +8,8 @@ import { forbidden, invalidField, notFound } from '../../lib/errors.js';
 import { actorScope, atLeast, orgAccess, targetOrg } from '../orgs/index.js';
 import { findMember } from '../orgs/index.js';
 import { listMemberOrgs } from '../orgs/index.js';
+import { listEvents } from './event-log.js';
+import { findHeartbeat, heartbeatsOf, insertHeartbeat, retimeHeartbeat, stateOf, type HeartbeatRow } from './heartbeats.js';
 import * as repo from './integrations.repository.js';
 import type { IntegrationRow } from './integrations.repository.js';
 import type { CreateIntegrationBody, Integration, UpdateIntegrationBody } from './integrations.schemas.js';
@@ -24,7 +26,7 @@ export function emailAddressOf(ctx: AppContext, row: IntegrationRow): string | n
   return ctx.config.inboundEmailDomain ? `${row.email_token}@${ctx.config.inboundEmailDomain}` : null;
 }
 
-export function toIntegration(ctx: AppContext, row: IntegrationRow): Integration {
+export function toIntegration(ctx: AppContext, row: IntegrationRow, heartbeat?: HeartbeatRow): Integration {
   return {
     id: row.id,
     name: row.name,
@@ -36,14 +38,25 @@ export function toIntegration(ctx: AppContext, row: IntegrationRow): Integration
     priority_map: priorityMapOf(row),
     allowed_senders: row.allowed_senders,
     escalation_policy_id: row.escalation_policy_id,
+    type: heartbeat ? 'heartbeat' : 'alerts',
+    heartbeat: heartbeat
+      ? {
+          interval_seconds: heartbeat.interval_seconds,
+          grace_seconds: heartbeat.grace_seconds,
+          status: stateOf(heartbeat, ctx.clock.now()),
+          last_ping_at: heartbeat.last_ping_at,
+          due_at: heartbeat.due_at,
+          incident_id: heartbeat.incident_id,
+        }
+      : null,
     created_at: row.created_at,
   };
 }
 
 /** The URLs that carry the key, for tools that can only be given a URL. */
-export function urlsOf(ctx: AppContext, key: string) {
+export function urlsOf(ctx: AppContext, key: string, heartbeat = false) {
   const base = `${ctx.config.publicUrl}/v1/integrations/${key}`;
-  return { events_url: `${base}/events`, alertmanager_url: `${base}/alertmanager`, grafana_url: `${base}/grafana` };
+  return { events_url: `${base}/events`, alertmanager_url: `${base}/alertmanager`, grafana_url: `${base}/grafana`, ...(heartbeat ? { heartbeat_url: `${base}/heartbeat` } : {}) };
 }
 
 async function checkAssignee(ctx: AppContext, orgId: number, id: number | null | undefined): Promise<void> {
@@ -79,10 +92,16 @@ async function integrationOrg(ctx: AppContext, actor: Actor, orgId: number | und
 export async function createIntegration(ctx: AppContext, actor: Actor, input: CreateIntegrationBody) {
   const { org, role } = await integrationOrg(ctx, actor, input.org_id);
   if (!atLeast(role, 'admin')) throw forbidden();
+  const heartbeat = input.type === 'heartbeat';
+  if (heartbeat && input.interval_seconds === undefined) throw invalidField('interval_seconds', 'is required for a heartbeat (30..86400)');
+  if (!heartbeat && (input.interval_seconds !== undefined || input.grace_seconds !== undefined)) {
+    throw invalidField(input.interval_seconds !== undefined ? 'interval_seconds' : 'grace_seconds', 'is for a heartbeat only (type: "heartbeat")');
+  }
   await checkAssignee(ctx, org.id, input.default_assignee_id);
   await ctx.escalation.checkPolicyRef(ctx.db, org.id, input.escalation_policy_id, 'escalation_policy_id');
   const key = randomToken(24);
-  const row = await repo.insertIntegration(ctx.db, {
+  const { row, beat } = await ctx.transaction(async ({ db }) => {
+    const row = await repo.insertIntegration(db, {
     org_id: org.id,
     livemode: flag(actor.mode === 'live'),
     name: input.name.trim(),
@@ -97,8 +116,11 @@ export async function createIntegration(ctx: AppContext, actor: Actor, input: Cr
     escalation_policy_id: null,
     created_at: iso(ctx.clock.now()),
     ...settingsPatch({ ...input, name: undefined }),
+    });
+    const beat = heartbeat ? await insertHeartbeat(db, row.id, input.interval_seconds!, input.grace_seconds ?? 0) : undefined;
+    return { row, beat };
   });
-  return { ...toIntegration(ctx, row), key, ...urlsOf(ctx, key) };
+  return { ...toIntegration(ctx, row, beat), key, ...urlsOf(ctx, key, heartbeat) };
 }
 
 /** The integrations of the orgs the caller administers, in the caller's mode. */
@@ -107,7 +129,8 @@ export async function listIntegrations(ctx: AppContext, actor: Actor, orgId?: nu
   const admin = new Set(await repo.adminOrgIds(ctx.db, actor.userId));
   if (orgId !== undefined && !admin.has(orgId)) throw forbidden();
   const rows = await repo.listIntegrations(ctx.db, { ...scope, orgIds: scope.orgIds.filter((id) => admin.has(id)) });
-  return { integrations: rows.map((r) => toIntegration(ctx, r)) };
+  const beats = await heartbeatsOf(ctx.db, rows.map((r) => r.id));
+  return { integrations: rows.map((r) => toIntegration(ctx, r, beats.get(r.id))) };
 }
 
 async function managed(ctx: AppContext, actor: Actor, id: number): Promise<IntegrationRow> {
@@ -119,12 +142,19 @@ async function managed(ctx: AppContext, actor: Actor, id: number): Promise<Integ
 
 export async function updateIntegration(ctx: AppContext, actor: Actor, id: number, input: UpdateIntegrationBody) {
   const row = await managed(ctx, actor, id);
+  let beat = await findHeartbeat(ctx.db, row.id);
+  if (!beat && (input.interval_seconds !== undefined || input.grace_seconds !== undefined)) {
+    throw invalidField(input.interval_seconds !== undefined ? 'interval_seconds' : 'grace_seconds', 'is for a heartbeat only');
+  }
   await checkAssignee(ctx, row.org_id, input.default_assignee_id);
   await ctx.escalation.checkPolicyRef(ctx.db, row.org_id, input.escalation_policy_id, 'escalation_policy_id');
+  if (beat && (input.interval_seconds !== undefined || input.grace_seconds !== undefined)) {
+    beat = await retimeHeartbeat(ctx, beat, input.interval_seconds ?? beat.interval_seconds, input.grace_seconds ?? beat.grace_seconds);
+  }
   const patch = settingsPatch(input);
   // Unknown fields only (they are ignored): nothing to change.
-  if (Object.keys(patch).length === 0) return toIntegration(ctx, row);
-  return toIntegration(ctx, await repo.updateIntegration(ctx.db, row.id, patch));
+  if (Object.keys(patch).length === 0) return toIntegration(ctx, row, beat);
+  return toIntegration(ctx, await repo.updateIntegration(ctx.db, row.id, patch), beat);
 }
 
 /** Revoked at once: its URLs answer 401 and mail to it bounces. */
@@ -134,8 +164,27 @@ export async function revokeIntegration(ctx: AppContext, actor: Actor, id: numbe
   return { id: row.id, revoked: true };
 }
 
-/** The active integration a presented key names, or undefined (a wrong or revoked key). */
-export async function integrationByKey(ctx: AppContext, key: string | undefined): Promise<IntegrationRow | undefined> {
+/** An integration's event log (admins and owners of its org), newest first. */
+export async function integrationEvents(ctx: AppContext, actor: Actor, id: number) {
+  const row = await managed(ctx, actor, id);
+  const events = await listEvents(ctx.db, row.id);
+  return {
+    events: events.map((e) => ({
+      id: e.id,
+      at: e.created_at,
+      source: e.source,
+      outcome: e.outcome,
+      reason: e.reason,
+      incident_id: e.incident_id,
+      alerts: e.results ? (JSON.parse(e.results) as { ref: string; outcome: string; incident_id: number | null }[]) : null,
+      body: e.body,
+      body_truncated: e.body_truncated === 1,
+    })),
+  };
+}
+
+/** The active integration a presented key names with its heartbeat (null: not one), or undefined (a wrong or revoked key). */
+export async function integrationByKey(ctx: AppContext, key: string | undefined): Promise<{ integration: IntegrationRow; heartbeat: HeartbeatRow | null } | undefined> {
   if (!key || key.length > 200) return undefined;
-  return repo.findByKeyHash(ctx.db, sha256(key));
+  return repo.findByKeyHashWithHeartbeat(ctx.db, sha256(key));
 }

@@ -98,3 +98,10 @@ export async function removeInboundRaw(db: Kysely<DB>, ids: readonly number[], n
   const r = await db.updateTable('inbound_emails').set({ raw: '', size: 0, raw_removed_at: now }).where('id', 'in', ids).where('raw_removed_at', 'is', null).executeTakeFirst();
   return Number(r.numUpdatedRows);
 }
+
+/** Deletes up to `limit` integration event log entries received before `before`; answers how many. */
+export async function deleteIntegrationEvents(db: Kysely<DB>, before: string, limit: number): Promise<number> {
+  const ids = (await db.selectFrom('integration_events').select('id').where('created_at', '<', before).orderBy('id').limit(limit).execute()).map((r) => r.id);
+  if (ids.length === 0) return 0;
+  return Number((await db.deleteFrom('integration_events').where('id', 'in', ids).executeTakeFirst()).numDeletedRows);
+}

@@ -21,7 +21,12 @@ export interface SweepCounts {
   closed_incidents: number;
   /** Received emails deleted, or emptied of the message itself. */
   inbound_emails: number;
+  /** Entries of the integrations' event logs older than 7 days (issue #37), whatever the org's settings. */
+  integration_events: number;
 }
+
+/** How long an integration's event log keeps a payload (docs/integrations.md, "Event log"). */
+const INTEGRATION_EVENT_DAYS = 7;
 
 const MODES: Mode[] = ['live', 'test'];
 
@@ -33,7 +38,7 @@ const MODES: Mode[] = ['live', 'test'];
  * at once (the job also claims its tick): every delete is conditional, and a row counts once.
  */
 export async function sweepRetention(ctx: AppContext): Promise<SweepCounts> {
-  const counts: SweepCounts = { signals: 0, uploads: 0, audit: 0, closed_incidents: 0, inbound_emails: 0 };
+  const counts: SweepCounts = { signals: 0, uploads: 0, audit: 0, closed_incidents: 0, inbound_emails: 0, integration_events: 0 };
   const now = ctx.clock.now().getTime();
   const batch = ctx.config.ops.retentionBatch;
   for (let after = 0; ; ) {
@@ -56,6 +61,9 @@ export async function sweepRetention(ctx: AppContext): Promise<SweepCounts> {
       }
     }
   }
+  // The event logs of integrations: a fixed week for every org, in batches.
+  const logCutoff = iso(new Date(now - INTEGRATION_EVENT_DAYS * DAY));
+  for (let n = batch; n === batch; counts.integration_events += n) n = await repo.deleteIntegrationEvents(ctx.db, logCutoff, batch);
   const m = metricsOf(ctx).retentionDeleted;
   for (const [kind, n] of Object.entries(counts) as [string, number][]) if (n > 0) m.inc({ kind }, n);
   if (Object.values(counts).some((n) => n > 0)) ctx.log.info({ removed: counts }, 'retention sweep');

@@ -69,6 +69,11 @@ export type CreatedIntegration = api.CreatedIntegration;
 
 export type CreatedTeam = api.CreatedTeam;
 
+/** Issue #37: a heartbeat's state, an integration's event log entry, a maintenance window. */
+export type Heartbeat = api.Heartbeat;
+export type IntegrationEvent = api.IntegrationEvent;
+export type MaintenanceWindow = api.MaintenanceWindow;
+
 export type AlertReach = api.AlertReach;
 
 export type EscalationPolicy = api.EscalationPolicy;

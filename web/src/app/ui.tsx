@@ -124,7 +124,7 @@ export const PRIORITY_LABEL: Record<string, string> = { low: 'Low', normal: 'Nor
 /** Where an incident came from (issue 20: one made in the dashboard says so). */
 export const SOURCE_LABEL: Record<string, string> = { dashboard: 'Dashboard', api: 'API', email: 'Email', webhook: 'Webhook', alert: 'Field alert' };
 /** The tool an integration's incident came through (issue 33: not "Field alert"). */
-export const TOOL_LABEL: Record<string, string> = { events_api: 'Events API', alertmanager: 'Alertmanager', grafana: 'Grafana', email: 'Email' };
+export const TOOL_LABEL: Record<string, string> = { events_api: 'Events API', alertmanager: 'Alertmanager', grafana: 'Grafana', email: 'Email', heartbeat: 'Heartbeat' };
 
 /** "Alertmanager · Prometheus prod" for an integration's incident, else the source in words. */
 export function sourceLabel(i: { source: string; integration?: { name: string; tool: string | null } | null }): string {

@@ -6,6 +6,7 @@ import { navigate, setQuery, type Loc } from '../router';
 import { orgName, useSession } from '../session';
 import { useStream } from '../sse';
 import { OrgField, PriorityField } from './incident-fields';
+import { MaintenanceBanner } from './integration-extras';
 import type { Incident } from '../types';
 import { Empty, ErrorAlert, FieldError, LiveBadge, Loading, PageHeader, Pager, PriorityBadge, PRIORITY_LABEL, SlaBadge, sourceLabel, SOURCE_LABEL, STATUS_LABEL, StatusBadge, useAsync } from '../ui';
 
@@ -72,6 +73,7 @@ export function IncidentsView({ loc }: { loc: Loc }) {
         </button>
       </PageHeader>
 
+      <MaintenanceBanner orgs={orgId === null ? orgs : orgs.filter((o) => o.id === orgId)} />
       {creating ? <CreateIncident onCancel={() => setCreating(false)} /> : null}
 
       <nav class="status-tabs" aria-label="Incidents by status" data-testid="status-counts">

@@ -8,6 +8,7 @@ import { formatDateTime } from '../../lib/format';
 import { orgName, useSession } from '../session';
 import type { CreatedIntegration, EscalationPolicy, Integration, Member, Org, Priority } from '../types';
 import { CopyButton, Empty, ErrorAlert, FieldError, Loading, PageHeader, PRIORITY_LABEL, useAsync } from '../ui';
+import { EventLog, HeartbeatState, MaintenanceWindows } from './integration-extras';
 
 const SEVERITIES = [
   ['critical', 'Critical'],
@@ -62,6 +63,19 @@ function Created({ created, onDone }: { created: CreatedIntegration; onDone: () 
             <CopyButton text={created.key} />
           </dd>
         </div>
+        {created.heartbeat_url ? (
+          <div>
+            <dt class="muted">
+              Heartbeat URL <small>(GET, HEAD or POST it at least every {created.heartbeat?.interval_seconds} s; the Alertmanager URL takes the Watchdog)</small>
+            </dt>
+            <dd class="link-box">
+              <span class="mono" data-testid="integration-heartbeat_url">
+                {created.heartbeat_url}
+              </span>
+              <CopyButton text={created.heartbeat_url} />
+            </dd>
+          </div>
+        ) : null}
         {URLS.map(([key, label, hint]) => (
           <div key={key}>
             <dt class="muted">
@@ -102,6 +116,9 @@ function NewIntegration({ orgs, policiesOf, onCreated }: { orgs: Org[]; policies
   const [assignee, setAssignee] = useState('');
   const [policy, setPolicy] = useState('');
   const [map, setMap] = useState<Record<Severity, Priority>>(DEFAULT_MAP);
+  const [type, setType] = useState<'alerts' | 'heartbeat'>('alerts');
+  const [interval, setIntervalSeconds] = useState('300');
+  const [grace, setGrace] = useState('60');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const slug = choices.find((o) => o.id === org)?.slug;
@@ -120,7 +137,7 @@ function NewIntegration({ orgs, policiesOf, onCreated }: { orgs: Org[]; policies
         org_id: org,
         default_assignee_id: assignee ? Number(assignee) : null,
         escalation_policy_id: policy ? Number(policy) : null,
-        priority_map: map,
+        ...(type === 'heartbeat' ? { type, interval_seconds: Number(interval), grace_seconds: Number(grace) } : { priority_map: map }),
       });
       setName('');
       setAssignee('');
@@ -158,6 +175,28 @@ function NewIntegration({ orgs, policiesOf, onCreated }: { orgs: Org[]; policies
         </div>
       </div>
       <div class="field">
+        <label for="integration-type">Type</label>
+        <select id="integration-type" data-testid="integration-type" value={type} onChange={(e) => setType(e.currentTarget.value as 'alerts' | 'heartbeat')}>
+          <option value="alerts">Alerts: a tool posts alerts (Alertmanager, Grafana, Events API, email)</option>
+          <option value="heartbeat">Heartbeat: a monitor pings it, and its silence opens an incident</option>
+        </select>
+      </div>
+      {type === 'heartbeat' ? (
+        <div class="grid-2">
+          <div class="field">
+            <label for="integration-interval_seconds">Expected every (seconds)</label>
+            <input id="integration-interval_seconds" data-testid="integration-interval" type="number" min={30} max={86400} value={interval} onInput={(e) => setIntervalSeconds(e.currentTarget.value)} />
+            <FieldError error={error} name="interval_seconds" />
+            <small>30 s to 1 day. No ping for this long, plus the grace, opens an urgent incident; the next ping resolves it.</small>
+          </div>
+          <div class="field">
+            <label for="integration-grace_seconds">Grace (seconds)</label>
+            <input id="integration-grace_seconds" type="number" min={0} max={86400} value={grace} onInput={(e) => setGrace(e.currentTarget.value)} />
+            <FieldError error={error} name="grace_seconds" />
+          </div>
+        </div>
+      ) : null}
+      <div class="field">
         <label for="integration-escalation_policy_id">Escalation policy</label>
         <select
           id="integration-escalation_policy_id"
@@ -193,24 +232,26 @@ function NewIntegration({ orgs, policiesOf, onCreated }: { orgs: Org[]; policies
         <FieldError error={error} name="default_assignee_id" />
         <small>New incidents are assigned to them, who gets a push and a phone alert.</small>
       </div>
-      <fieldset class="priority-map">
-        <legend>Priority of each severity</legend>
-        <div class="grid-4">
-          {SEVERITIES.map(([sev, label]) => (
-            <div class="field" key={sev}>
-              <label for={`integration-map-${sev}`}>{label}</label>
-              <select id={`integration-map-${sev}`} data-testid={`integration-map-${sev}`} value={map[sev]} onChange={(e) => setMap({ ...map, [sev]: e.currentTarget.value as Priority })}>
-                {PRIORITIES.map((p) => (
-                  <option key={p} value={p}>
-                    {PRIORITY_LABEL[p]}
-                  </option>
-                ))}
-              </select>
-            </div>
-          ))}
-        </div>
-        <small>Alertmanager's and Grafana's `severity` label, or the Events API's `severity`.</small>
-      </fieldset>
+      {type === 'alerts' ? (
+        <fieldset class="priority-map">
+          <legend>Priority of each severity</legend>
+          <div class="grid-4">
+            {SEVERITIES.map(([sev, label]) => (
+              <div class="field" key={sev}>
+                <label for={`integration-map-${sev}`}>{label}</label>
+                <select id={`integration-map-${sev}`} data-testid={`integration-map-${sev}`} value={map[sev]} onChange={(e) => setMap({ ...map, [sev]: e.currentTarget.value as Priority })}>
+                  {PRIORITIES.map((p) => (
+                    <option key={p} value={p}>
+                      {PRIORITY_LABEL[p]}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            ))}
+          </div>
+          <small>Alertmanager's and Grafana's `severity` label, or the Events API's `severity`.</small>
+        </fieldset>
+      ) : null}
       <div class="row">
         <button type="submit" disabled={busy} data-testid="integration-submit">
           {busy ? 'Creating…' : 'Create integration'}
@@ -273,6 +314,7 @@ export function IntegrationsView() {
   const [created, setCreated] = useState<CreatedIntegration | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [revoked, setRevoked] = useState<string | null>(null);
+  const [logOf, setLogOf] = useState<number | null>(null);
   const revoke = async (i: Integration) => {
     if (!confirm(`Revoke "${i.name}"? Its URLs and key stop working at once and mail to its address bounces.`)) return;
     setError(null);
@@ -288,7 +330,7 @@ export function IntegrationsView() {
   const canManage = manageable(orgs).length > 0;
   return (
     <section class="view">
-      <PageHeader title="Integrations" sub="Monitoring tools and mailboxes that open incidents: Alertmanager, Grafana, anything that speaks PagerDuty's Events API, email." />
+      <PageHeader title="Integrations" sub="Monitoring tools and mailboxes that open incidents: Alertmanager, Grafana, anything that speaks PagerDuty's Events API, email; and heartbeats, whose silence does." />
       <ErrorAlert error={list.error ?? error} />
       {revoked ? (
         <p class="saved-note" role="status" data-testid="integration-revoked">
@@ -332,15 +374,30 @@ export function IntegrationsView() {
             <p class="muted">
               {orgName(orgs, i.org_id)} · key <span class="mono">{i.redacted_key}</span> · created {formatDateTime(i.created_at)}
             </p>
+            {i.heartbeat ? <HeartbeatState heartbeat={i.heartbeat} /> : null}
             <RowPolicy integration={i} orgs={orgs} policiesOf={policiesOf} onSaved={(x) => list.setData((l) => l?.map((y) => (y.id === x.id ? x : y)))} />
-            <p class="small-print">
-              Priorities: {SEVERITIES.map(([sev, label]) => `${label} → ${PRIORITY_LABEL[i.priority_map[sev]] ?? i.priority_map[sev]}`).join(', ')}
-              {i.default_assignee_id ? ' · new incidents go to a default assignee' : ''}
-              {i.email_address ? ` · email ${i.email_address}` : ''}
-            </p>
+            {i.heartbeat ? null : (
+              <p class="small-print">
+                Priorities: {SEVERITIES.map(([sev, label]) => `${label} → ${PRIORITY_LABEL[i.priority_map[sev]] ?? i.priority_map[sev]}`).join(', ')}
+                {i.default_assignee_id ? ' · new incidents go to a default assignee' : ''}
+                {i.email_address ? ` · email ${i.email_address}` : ''}
+              </p>
+            )}
+            <div>
+              <button type="button" class="secondary small" data-testid="integration-log-toggle" aria-expanded={logOf === i.id} onClick={() => setLogOf(logOf === i.id ? null : i.id)}>
+                {logOf === i.id ? 'Hide the event log' : 'Event log'}
+              </button>
+            </div>
+            {logOf === i.id ? <EventLog integration={i} /> : null}
           </li>
         ))}
       </ul>
+      {manageable(orgs)
+        // A personal org's windows only once it has an integration: most people have one and never use it for this.
+        .filter((o) => (orgId === null || o.id === orgId) && (!o.personal || o.id === orgId || list.data?.some((i) => i.org_id === o.id)))
+        .map((o) => (
+          <MaintenanceWindows key={o.id} org={o} integrations={list.data ?? []} />
+        ))}
     </section>
   );
 }

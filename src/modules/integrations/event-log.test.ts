@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { alertmanagerMessage, grafanaMessage, pdFollowUp, pdTrigger } from '../../../test/integrations-payloads.js';
+import { integrationsWorld, type CreatedIntegration, type IntegrationsWorld } from '../../../test/world.js';
+import { DAY } from '../../lib/clock.js';
+import { sweepRetention } from '../retention/index.js';
+
+interface LogEntry {
+  id: number;
+  at: string;
+  source: string;
+  outcome: string;
+  reason: string | null;
+  incident_id: number | null;
+  alerts: { ref: string; outcome: string; incident_id: number | null }[] | null;
+  body: string | null;
+  body_truncated: boolean;
+}
+
+describe('the integration event log', () => {
+  let t: TestApp;
+  let w: IntegrationsWorld;
+  const live = () => ({ 'x-api-key': w.liveKey });
+  before(async () => {
+    t = await buildTestApp();
+    w = await integrationsWorld(t);
+  });
+  after(() => t.close());
+
+  const log = async (i: { id: number }) => {
+    const res = await w.call(live(), 'GET', `/v1/integrations/${i.id}/events`);
+    assert.equal(res.statusCode, 200, res.body);
+    return { text: res.body, events: res.json<{ events: LogEntry[] }>().events };
+  };
+  /** A logged body, parsed. */
+  const parsed = (e: LogEntry | undefined) => JSON.parse(e!.body!) as { dedup_key?: string; routing_key?: string; alerts: { annotations: { description: string } }[] };
+  const post = async (url: string, payload: unknown, status: number, headers: Record<string, string> = {}) => {
+    const res = await w.call(headers, 'POST', url, payload);
+    assert.equal(res.statusCode, status, res.body);
+    return res;
+  };
+
+  test('each payload with its outcome and incident: opened, repeated, acknowledged, resolved, ignored, rejected with the reason', async () => {
+    const i = await w.integration();
+    const url = w.path(i.events_url);
+    await post(url, pdTrigger('', 'disk-1', 'critical'), 202);
+    await post(url, pdTrigger('', 'disk-1', 'critical'), 202);
+    await post(url, pdFollowUp('', 'disk-1', 'acknowledge'), 202);
+    await post(url, pdFollowUp('', 'disk-1', 'resolve'), 202);
+    await post(url, pdFollowUp('', 'never-opened', 'resolve'), 202);
+    await post(url, pdTrigger('', 'bad-1', 'disaster'), 400);
+    const [incident] = await w.tickets(live(), '?source_ref=disk-1');
+    const { events } = await log(i);
+    assert.deepEqual(
+      events.map((e) => [e.source, e.outcome, e.incident_id]),
+      [
+        ['events_api', 'rejected', null],
+        ['events_api', 'ignored', null],
+        ['events_api', 'resolved', incident!.Id],
+        ['events_api', 'acknowledged', incident!.Id],
+        ['events_api', 'repeated', incident!.Id],
+        ['events_api', 'opened', incident!.Id],
+      ],
+      'newest first',
+    );
+    assert.match(events[0]!.reason ?? '', /^'payload.severity' must be one of: critical, error, warning, info$/, 'a rejection says why, as the tool was told');
+    assert.equal(events[1]!.reason, 'no open incident with this dedup_key');
+    assert.equal(parsed(events.at(-1)).dedup_key, 'disk-1', 'the body as received');
+
+    // A notification of several alerts: one entry, each alert's outcome in it.
+    const am = w.path(i.alertmanager_url);
+    await post(am, alertmanagerMessage([{ name: 'web-1', fingerprint: 'fp-web-1', status: 'firing' }]), 200);
+    await post(am, alertmanagerMessage([{ name: 'web-1', fingerprint: 'fp-web-1', status: 'resolved' }, { name: 'web-2', fingerprint: 'fp-web-2', status: 'firing' }]), 200);
+    await post(w.path(i.grafana_url), { ...grafanaMessage('firing'), alerts: [] }, 422);
+    const [web1] = await w.tickets(live(), '?source_ref=fp-web-1');
+    const [web2] = await w.tickets(live(), '?source_ref=fp-web-2');
+    const latest = (await log(i)).events.slice(0, 3);
+    assert.deepEqual(latest.map((e) => [e.source, e.outcome]), [['grafana', 'rejected'], ['alertmanager', 'opened'], ['alertmanager', 'opened']]);
+    assert.equal(latest[0]!.reason, "'alerts' must NOT have fewer than 1 items");
+    assert.equal(latest[1]!.incident_id, web2!.Id, 'the entry names the incident its main outcome touched');
+    assert.deepEqual(latest[1]!.alerts, [
+      { ref: 'fp-web-1', outcome: 'resolved', incident_id: web1!.Id },
+      { ref: 'fp-web-2', outcome: 'opened', incident_id: web2!.Id },
+    ]);
+    assert.equal(latest[2]!.alerts, null, 'a single alert needs no list');
+  });
+
+  test('never the key (in the URL, as routing_key, as a Bearer token or anywhere in the body) nor the authorization header', async () => {
+    const i = await w.integration();
+    await post('/v2/enqueue', pdTrigger(i.key, 'keyed-1'), 202);
+    const echoed = alertmanagerMessage([{ name: 'db-1', fingerprint: 'fp-db-1', status: 'firing' }]);
+    echoed.alerts[0]!.annotations.description = `posted to ${i.alertmanager_url}`;
+    await post('/v1/integrations/alertmanager', echoed, 200, { authorization: `Bearer ${i.key}` });
+    await post(w.path(i.events_url), { ...pdTrigger(i.key, 'x'), event_action: 'explode' }, 400);
+    const { text, events } = await log(i);
+    assert.equal(events.length, 3);
+    assert.ok(!text.includes(i.key), 'the key appears nowhere in the log');
+    assert.ok(!/bearer/i.test(text), 'no authorization header');
+    assert.equal(parsed(events[2]).routing_key, '[key]');
+    assert.match(parsed(events[1]).alerts[0]!.annotations.description, /^posted to http:\/\/muster\.test\/v1\/integrations\/\[key\]\/alertmanager$/);
+  });
+
+  test('bodies are kept up to 64 KB; the last 100 per integration; 7 days (the retention sweep)', async () => {
+    const i = await w.integration();
+    const big = alertmanagerMessage([{ name: 'big', fingerprint: 'fp-big', status: 'firing' }]);
+    big.alerts[0]!.annotations.description = 'é'.repeat(40_000); // 80 KB in UTF-8
+    await post(w.path(i.alertmanager_url), big, 200);
+    const [entry] = (await log(i)).events;
+    assert.equal(entry!.body_truncated, true);
+    assert.equal(Buffer.byteLength(entry!.body!, 'utf8') <= 64 * 1024, true);
+    assert.ok(Buffer.byteLength(entry!.body!, 'utf8') > 64 * 1024 - 4, 'cut at 64 KB, not before');
+
+    const url = w.path(i.events_url);
+    for (let n = 0; n < 110; n++) await post(url, pdFollowUp('', `gone-${n}`, 'resolve'), 202);
+    const { events } = await log(i);
+    assert.equal(events.length, 100);
+    assert.equal(parsed(events[0]).dedup_key, 'gone-109');
+    assert.equal(parsed(events[99]).dedup_key, 'gone-10');
+    const stored = await t.ctx.db.selectFrom('integration_events').select((eb) => eb.fn.countAll<number>().as('n')).where('integration_id', '=', i.id).executeTakeFirstOrThrow();
+    assert.ok(Number(stored.n) <= 110, `trimmed as it grows (${stored.n} rows)`);
+
+    t.clock.advance(6 * DAY);
+    const other: CreatedIntegration = await w.integration();
+    await post(w.path(other.events_url), pdFollowUp('', 'recent', 'resolve'), 202);
+    t.clock.advance(DAY + 1);
+    const swept = await sweepRetention(t.ctx);
+    assert.ok(swept.integration_events >= 100, `old entries swept (${swept.integration_events})`);
+    assert.equal((await log(i)).events.length, 0, 'older than 7 days: gone');
+    assert.equal((await log(other)).events.length, 1, 'six days old: kept');
+  });
+
+  test('admins and owners of its org only', async () => {
+    const i = await w.integration();
+    assert.equal((await w.call({ cookie: w.member.cookie }, 'GET', `/v1/integrations/${i.id}/events`)).statusCode, 403);
+    assert.equal((await w.call({ 'x-api-key': w.testKey }, 'GET', `/v1/integrations/${i.id}/events`)).statusCode, 404, 'not in test mode');
+  });
+});

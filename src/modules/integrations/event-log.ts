@@ -1,0 +1,95 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { iso } from '../../lib/clock.js';
+import type { IntegrationRow } from './integrations.repository.js';
+import type { IntegrationEventOutcome, IntegrationEventSource } from './integrations.tables.js';
+
+/** What the log keeps of one body, and how many entries of one integration it answers. */
+export const EVENT_BODY_MAX_BYTES = 64 * 1024;
+export const EVENT_LOG_SIZE = 100;
+// Entries older than 7 days go in the retention sweep (modules/retention).
+
+export interface AlertResult {
+  ref: string;
+  outcome: IntegrationEventOutcome;
+  incident_id: number | null;
+}
+
+export interface LoggedEvent {
+  source: IntegrationEventSource;
+  outcome: IntegrationEventOutcome;
+  reason?: string | null;
+  incident_id?: number | null;
+  /** Per alert, for a notification of several. */
+  results?: AlertResult[];
+  /** The parsed body as received; stored without the key (`routing_key`, or the key anywhere in it). */
+  body?: unknown;
+}
+
+/** The body as the log keeps it: JSON text, never the integration key, at most 64 KB. */
+export function storedBody(body: unknown, key: string | undefined): { body: string | null; body_truncated: 0 | 1 } {
+  if (body === undefined || body === null || body === '') return { body: null, body_truncated: 0 };
+  let value = body;
+  if (typeof value === 'object' && !Array.isArray(value) && 'routing_key' in value) {
+    const { routing_key: _key, ...rest } = value as Record<string, unknown>;
+    value = { ...rest, routing_key: '[key]' };
+  }
+  let text = typeof value === 'string' ? value : JSON.stringify(value);
+  // The key may also sit in the body (a URL of the integration echoed back): never stored.
+  if (key) text = text.split(key).join('[key]');
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= EVENT_BODY_MAX_BYTES) return { body: text, body_truncated: 0 };
+  return { body: bytes.subarray(0, EVENT_BODY_MAX_BYTES).toString('utf8').replace(/\uFFFD$/, ''), body_truncated: 1 };
+}
+
+/**
+ * Appends an entry to the integration's event log (in the caller's transaction when given its db).
+ * Every tenth entry trims the integration's log to its last 100, so a flood between two retention
+ * sweeps cannot grow it without bound; the list answers the last 100 in any case.
+ */
+export async function logEvent(db: Kysely<DB>, integration: Pick<IntegrationRow, 'id' | 'org_id' | 'livemode'>, e: LoggedEvent, now: Date, key?: string): Promise<void> {
+  const stored = storedBody(e.body, key);
+  const row = await db
+    .insertInto('integration_events')
+    .values({
+      integration_id: integration.id,
+      org_id: integration.org_id,
+      livemode: integration.livemode,
+      source: e.source,
+      outcome: e.outcome,
+      reason: e.reason ? e.reason.slice(0, 1000) : null,
+      incident_id: e.incident_id ?? null,
+      results: e.results && e.results.length > 1 ? JSON.stringify(e.results) : null,
+      ...stored,
+      created_at: iso(now),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  if (Number(row.id) % 10 === 0) await trimLog(db, integration.id);
+}
+
+async function trimLog(db: Kysely<DB>, integrationId: number): Promise<void> {
+  const oldestKept = await db
+    .selectFrom('integration_events')
+    .select('id')
+    .where('integration_id', '=', integrationId)
+    .orderBy('id', 'desc')
+    .offset(EVENT_LOG_SIZE - 1)
+    .limit(1)
+    .executeTakeFirst();
+  if (oldestKept) await db.deleteFrom('integration_events').where('integration_id', '=', integrationId).where('id', '<', oldestKept.id).execute();
+}
+
+export async function listEvents(db: Kysely<DB>, integrationId: number) {
+  return db.selectFrom('integration_events').selectAll().where('integration_id', '=', integrationId).orderBy('id', 'desc').limit(EVENT_LOG_SIZE).execute();
+}
+
+/**
+ * The outcome a payload of several alerts is listed under: the one that did the most (an open
+ * over a repeat over a resolve...), with its incident.
+ */
+const WEIGHT: IntegrationEventOutcome[] = ['opened', 'repeated', 'resolved', 'acknowledged', 'suppressed', 'ignored', 'rejected'];
+export function headline(results: AlertResult[]): { outcome: IntegrationEventOutcome; incident_id: number | null } {
+  const first = [...results].sort((a, b) => WEIGHT.indexOf(a.outcome) - WEIGHT.indexOf(b.outcome))[0];
+  return first ? { outcome: first.outcome, incident_id: first.incident_id } : { outcome: 'ignored', incident_id: null };
+}

@@ -1,0 +1,126 @@
+import type { Kysely } from 'kysely';
+import type { AppContext } from '../../context.js';
+import { flag, type DB } from '../../db/schema.js';
+import type { Actor } from '../../lib/actor.js';
+import { DAY, iso } from '../../lib/clock.js';
+import { invalidField, notFound } from '../../lib/errors.js';
+import { orgAccess } from '../orgs/index.js';
+import type { IntegrationRow } from './integrations.repository.js';
+import type { MaintenanceWindowsTable } from './integrations.tables.js';
+import type { CreateWindowBody, MaintenanceWindow, UpdateWindowBody } from './maintenance.schemas.js';
+
+export type WindowRow = Omit<MaintenanceWindowsTable, 'id'> & { id: number };
+
+const MAX_WINDOW_MS = 31 * DAY;
+const WRITE = { role: 'admin', write: true } as const;
+
+const idsOf = (w: Pick<WindowRow, 'integration_ids'>): number[] | null => (w.integration_ids === null ? null : (JSON.parse(w.integration_ids) as number[]));
+const covers = (w: WindowRow, integrationId: number) => {
+  const ids = idsOf(w);
+  return ids === null || ids.includes(integrationId);
+};
+
+/**
+ * The active window covering an integration at `now` (the one ending last when several do), or
+ * undefined. One indexed read of the org's windows in the integration's mode that have not ended.
+ */
+export async function coveringWindow(db: Kysely<DB>, integration: Pick<IntegrationRow, 'id' | 'org_id' | 'livemode'>, now: Date): Promise<WindowRow | undefined> {
+  const at = iso(now);
+  const rows = await db
+    .selectFrom('maintenance_windows')
+    .selectAll()
+    .where('org_id', '=', integration.org_id)
+    .where('livemode', '=', integration.livemode)
+    .where('ends_at', '>', at)
+    .where('starts_at', '<=', at)
+    .orderBy('ends_at', 'desc')
+    .execute();
+  return rows.find((w) => covers(w, integration.id));
+}
+
+export function toWindow(w: WindowRow, now: Date): MaintenanceWindow {
+  const at = iso(now);
+  return {
+    id: w.id,
+    org_id: w.org_id,
+    livemode: w.livemode === 1,
+    start: w.starts_at,
+    end: w.ends_at,
+    description: w.description,
+    integration_ids: idsOf(w),
+    active: w.starts_at <= at && at < w.ends_at,
+    created_at: w.created_at,
+    updated_at: w.updated_at,
+  };
+}
+
+/** 422 with the field: an end not after its start, longer than 31 days, an integration not of this org and mode. */
+async function checked(ctx: AppContext, orgId: number, livemode: 0 | 1, start: string, end: string, ids: number[] | null | undefined) {
+  const s = Date.parse(start);
+  const e = Date.parse(end);
+  if (!(e > s)) throw invalidField('end', 'must be after start');
+  if (e - s > MAX_WINDOW_MS) throw invalidField('end', 'is more than 31 days after start');
+  if (ids) {
+    const found = await ctx.db.selectFrom('integrations').select('id').where('org_id', '=', orgId).where('livemode', '=', livemode).where('revoked_at', 'is', null).where('id', 'in', ids).execute();
+    const known = new Set(found.map((r) => r.id));
+    const unknown = ids.filter((id) => !known.has(id));
+    if (unknown.length > 0) throw invalidField('integration_ids', `${unknown.join(', ')}: not an integration of this org${livemode ? '' : ' in test mode'}`);
+  }
+  return { starts_at: iso(new Date(s)), ends_at: iso(new Date(e)), integration_ids: ids ? JSON.stringify(ids) : null };
+}
+
+const modeOf = (actor: Actor) => flag(actor.mode === 'live');
+
+export async function createWindow(ctx: AppContext, actor: Actor, orgSlug: string, input: CreateWindowBody): Promise<MaintenanceWindow> {
+  const { org } = await orgAccess(ctx, actor, { slug: orgSlug }, WRITE);
+  const livemode = modeOf(actor);
+  const now = ctx.clock.now();
+  const times = await checked(ctx, org.id, livemode, input.start, input.end, input.integration_ids);
+  const row = await ctx.db
+    .insertInto('maintenance_windows')
+    .values({ org_id: org.id, livemode, ...times, description: input.description?.trim() || null, created_by: actor.userId, created_at: iso(now), updated_at: iso(now) })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toWindow(row, now);
+}
+
+/** Current and upcoming windows (those ending after `from`, default now), or those overlapping [from, to). Any member reads them. */
+export async function listWindows(ctx: AppContext, actor: Actor, orgSlug: string, q: { from?: string; to?: string }) {
+  const { org } = await orgAccess(ctx, actor, { slug: orgSlug });
+  const now = ctx.clock.now();
+  const from = q.from ? iso(new Date(q.from)) : iso(now);
+  let query = ctx.db.selectFrom('maintenance_windows').selectAll().where('org_id', '=', org.id).where('livemode', '=', modeOf(actor)).where('ends_at', '>', from);
+  if (q.to) query = query.where('starts_at', '<', iso(new Date(q.to)));
+  const rows = await query.orderBy('starts_at').orderBy('id').limit(200).execute();
+  return { maintenance_windows: rows.map((w) => toWindow(w, now)) };
+}
+
+async function managedWindow(ctx: AppContext, actor: Actor, orgSlug: string, id: number) {
+  const { org } = await orgAccess(ctx, actor, { slug: orgSlug }, WRITE);
+  const row = await ctx.db.selectFrom('maintenance_windows').selectAll().where('id', '=', id).where('org_id', '=', org.id).where('livemode', '=', modeOf(actor)).executeTakeFirst();
+  if (!row) throw notFound();
+  return row;
+}
+
+export async function updateWindow(ctx: AppContext, actor: Actor, orgSlug: string, id: number, input: UpdateWindowBody): Promise<MaintenanceWindow> {
+  const row = await managedWindow(ctx, actor, orgSlug, id);
+  const now = ctx.clock.now();
+  const ids = input.integration_ids === undefined ? idsOf(row) : input.integration_ids;
+  const times = await checked(ctx, row.org_id, row.livemode, input.start ?? row.starts_at, input.end ?? row.ends_at, ids);
+  const description = input.description === undefined ? row.description : input.description?.trim() || null;
+  const after = await ctx.db.updateTable('maintenance_windows').set({ ...times, description, updated_at: iso(now) }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+  return toWindow(after, now);
+}
+
+/** An active window ends now (kept, so the log of what it suppressed still names it); one not yet begun, or over, is deleted. */
+export async function deleteWindow(ctx: AppContext, actor: Actor, orgSlug: string, id: number) {
+  const row = await managedWindow(ctx, actor, orgSlug, id);
+  const now = ctx.clock.now();
+  const view = toWindow(row, now);
+  if (view.active) {
+    const after = await ctx.db.updateTable('maintenance_windows').set({ ends_at: iso(now), updated_at: iso(now) }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+    return { ...toWindow(after, now), deleted: false };
+  }
+  await ctx.db.deleteFrom('maintenance_windows').where('id', '=', row.id).execute();
+  return { ...view, deleted: true };
+}
