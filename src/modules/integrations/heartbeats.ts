@@ -4,7 +4,7 @@ import type { DB } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import { iso } from '../../lib/clock.js';
 import { applyChange, incidentById } from '../incidents/index.js';
-import { logEvent } from './event-log.js';
+import { logEvent } from './event-log.repository.js';
 import { findIntegrationById, type IntegrationRow } from './integrations.repository.js';
 import type { HeartbeatStatus, IntegrationHeartbeatsTable } from './integrations.tables.js';
 import { trigger } from './lifecycle.js';

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { AppError, notFound, unauthorized } from '../../lib/errors.js';
 import { toFieldErrors } from '../../plugins/errors.js';
 import { AlertNotification, AlertsAccepted, alertTrigger, fingerprintOf, type AlertNotification as Notification } from './alerts.js';
-import { headline, logEvent, type AlertResult } from './event-log.js';
+import { headline, logEvent, type AlertResult } from './event-log.repository.js';
 import { ping, type HeartbeatRow } from './heartbeats.js';
 import type { IntegrationRow } from './integrations.repository.js';
 import { integrationByKey } from './integrations.service.js';

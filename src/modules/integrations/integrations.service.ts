@@ -8,7 +8,7 @@ import { forbidden, invalidField, notFound } from '../../lib/errors.js';
 import { actorScope, atLeast, orgAccess, targetOrg } from '../orgs/index.js';
 import { findMember } from '../orgs/index.js';
 import { listMemberOrgs } from '../orgs/index.js';
-import { listEvents } from './event-log.js';
+import { listEvents } from './event-log.repository.js';
 import { findHeartbeat, heartbeatsOf, insertHeartbeat, retimeHeartbeat, stateOf, type HeartbeatRow } from './heartbeats.js';
 import * as repo from './integrations.repository.js';
 import type { IntegrationRow } from './integrations.repository.js';
@@ -176,7 +176,7 @@ export async function integrationEvents(ctx: AppContext, actor: Actor, id: numbe
       outcome: e.outcome,
       reason: e.reason,
       incident_id: e.incident_id,
-      alerts: e.results ? (JSON.parse(e.results) as { ref: string; outcome: string; incident_id: number | null }[]) : null,
+      alerts: e.results,
       body: e.body,
       body_truncated: e.body_truncated === 1,
     })),

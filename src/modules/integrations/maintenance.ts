@@ -6,35 +6,22 @@ import { DAY, iso } from '../../lib/clock.js';
 import { invalidField, notFound } from '../../lib/errors.js';
 import { orgAccess } from '../orgs/index.js';
 import type { IntegrationRow } from './integrations.repository.js';
-import type { MaintenanceWindowsTable } from './integrations.tables.js';
+import { activeWindows, deleteWindowRow, findWindow, insertWindow, listWindowRows, updateWindowRow, type WindowRow } from './maintenance.repository.js';
 import type { CreateWindowBody, MaintenanceWindow, UpdateWindowBody } from './maintenance.schemas.js';
 
-export type WindowRow = Omit<MaintenanceWindowsTable, 'id'> & { id: number };
+export type { WindowRow } from './maintenance.repository.js';
 
 const MAX_WINDOW_MS = 31 * DAY;
 const WRITE = { role: 'admin', write: true } as const;
 
-const idsOf = (w: Pick<WindowRow, 'integration_ids'>): number[] | null => (w.integration_ids === null ? null : (JSON.parse(w.integration_ids) as number[]));
-const covers = (w: WindowRow, integrationId: number) => {
-  const ids = idsOf(w);
-  return ids === null || ids.includes(integrationId);
-};
+const covers = (w: WindowRow, integrationId: number) => w.integration_ids === null || w.integration_ids.includes(integrationId);
 
 /**
  * The active window covering an integration at `now` (the one ending last when several do), or
  * undefined. One indexed read of the org's windows in the integration's mode that have not ended.
  */
 export async function coveringWindow(db: Kysely<DB>, integration: Pick<IntegrationRow, 'id' | 'org_id' | 'livemode'>, now: Date): Promise<WindowRow | undefined> {
-  const at = iso(now);
-  const rows = await db
-    .selectFrom('maintenance_windows')
-    .selectAll()
-    .where('org_id', '=', integration.org_id)
-    .where('livemode', '=', integration.livemode)
-    .where('ends_at', '>', at)
-    .where('starts_at', '<=', at)
-    .orderBy('ends_at', 'desc')
-    .execute();
+  const rows = await activeWindows(db, integration.org_id, integration.livemode, iso(now));
   return rows.find((w) => covers(w, integration.id));
 }
 
@@ -47,7 +34,7 @@ export function toWindow(w: WindowRow, now: Date): MaintenanceWindow {
     start: w.starts_at,
     end: w.ends_at,
     description: w.description,
-    integration_ids: idsOf(w),
+    integration_ids: w.integration_ids,
     active: w.starts_at <= at && at < w.ends_at,
     created_at: w.created_at,
     updated_at: w.updated_at,
@@ -66,7 +53,7 @@ async function checked(ctx: AppContext, orgId: number, livemode: 0 | 1, start: s
     const unknown = ids.filter((id) => !known.has(id));
     if (unknown.length > 0) throw invalidField('integration_ids', `${unknown.join(', ')}: not an integration of this org${livemode ? '' : ' in test mode'}`);
   }
-  return { starts_at: iso(new Date(s)), ends_at: iso(new Date(e)), integration_ids: ids ? JSON.stringify(ids) : null };
+  return { starts_at: iso(new Date(s)), ends_at: iso(new Date(e)), integration_ids: ids ?? null };
 }
 
 const modeOf = (actor: Actor) => flag(actor.mode === 'live');
@@ -76,11 +63,7 @@ export async function createWindow(ctx: AppContext, actor: Actor, orgSlug: strin
   const livemode = modeOf(actor);
   const now = ctx.clock.now();
   const times = await checked(ctx, org.id, livemode, input.start, input.end, input.integration_ids);
-  const row = await ctx.db
-    .insertInto('maintenance_windows')
-    .values({ org_id: org.id, livemode, ...times, description: input.description?.trim() || null, created_by: actor.userId, created_at: iso(now), updated_at: iso(now) })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await insertWindow(ctx.db, { org_id: org.id, livemode, ...times, description: input.description?.trim() || null, created_by: actor.userId, created_at: iso(now), updated_at: iso(now) });
   return toWindow(row, now);
 }
 
@@ -89,15 +72,13 @@ export async function listWindows(ctx: AppContext, actor: Actor, orgSlug: string
   const { org } = await orgAccess(ctx, actor, { slug: orgSlug });
   const now = ctx.clock.now();
   const from = q.from ? iso(new Date(q.from)) : iso(now);
-  let query = ctx.db.selectFrom('maintenance_windows').selectAll().where('org_id', '=', org.id).where('livemode', '=', modeOf(actor)).where('ends_at', '>', from);
-  if (q.to) query = query.where('starts_at', '<', iso(new Date(q.to)));
-  const rows = await query.orderBy('starts_at').orderBy('id').limit(200).execute();
+  const rows = await listWindowRows(ctx.db, org.id, modeOf(actor), from, q.to ? iso(new Date(q.to)) : undefined);
   return { maintenance_windows: rows.map((w) => toWindow(w, now)) };
 }
 
 async function managedWindow(ctx: AppContext, actor: Actor, orgSlug: string, id: number) {
   const { org } = await orgAccess(ctx, actor, { slug: orgSlug }, WRITE);
-  const row = await ctx.db.selectFrom('maintenance_windows').selectAll().where('id', '=', id).where('org_id', '=', org.id).where('livemode', '=', modeOf(actor)).executeTakeFirst();
+  const row = await findWindow(ctx.db, org.id, modeOf(actor), id);
   if (!row) throw notFound();
   return row;
 }
@@ -105,10 +86,10 @@ async function managedWindow(ctx: AppContext, actor: Actor, orgSlug: string, id:
 export async function updateWindow(ctx: AppContext, actor: Actor, orgSlug: string, id: number, input: UpdateWindowBody): Promise<MaintenanceWindow> {
   const row = await managedWindow(ctx, actor, orgSlug, id);
   const now = ctx.clock.now();
-  const ids = input.integration_ids === undefined ? idsOf(row) : input.integration_ids;
+  const ids = input.integration_ids === undefined ? row.integration_ids : input.integration_ids;
   const times = await checked(ctx, row.org_id, row.livemode, input.start ?? row.starts_at, input.end ?? row.ends_at, ids);
   const description = input.description === undefined ? row.description : input.description?.trim() || null;
-  const after = await ctx.db.updateTable('maintenance_windows').set({ ...times, description, updated_at: iso(now) }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+  const after = await updateWindowRow(ctx.db, row.id, { ...times, description, updated_at: iso(now) });
   return toWindow(after, now);
 }
 
@@ -118,9 +99,9 @@ export async function deleteWindow(ctx: AppContext, actor: Actor, orgSlug: strin
   const now = ctx.clock.now();
   const view = toWindow(row, now);
   if (view.active) {
-    const after = await ctx.db.updateTable('maintenance_windows').set({ ends_at: iso(now), updated_at: iso(now) }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+    const after = await updateWindowRow(ctx.db, row.id, { ends_at: iso(now), updated_at: iso(now) });
     return { ...toWindow(after, now), deleted: false };
   }
-  await ctx.db.deleteFrom('maintenance_windows').where('id', '=', row.id).execute();
+  await deleteWindowRow(ctx.db, row.id);
   return { ...view, deleted: true };
 }

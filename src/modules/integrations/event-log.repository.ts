@@ -80,8 +80,10 @@ async function trimLog(db: Kysely<DB>, integrationId: number): Promise<void> {
   if (oldestKept) await db.deleteFrom('integration_events').where('integration_id', '=', integrationId).where('id', '<', oldestKept.id).execute();
 }
 
+/** The last 100 entries, newest first, each alert's results as a value (stored as JSON text). */
 export async function listEvents(db: Kysely<DB>, integrationId: number) {
-  return db.selectFrom('integration_events').selectAll().where('integration_id', '=', integrationId).orderBy('id', 'desc').limit(EVENT_LOG_SIZE).execute();
+  const rows = await db.selectFrom('integration_events').selectAll().where('integration_id', '=', integrationId).orderBy('id', 'desc').limit(EVENT_LOG_SIZE).execute();
+  return rows.map((r) => ({ ...r, results: r.results === null ? null : (JSON.parse(r.results) as AlertResult[]) }));
 }
 
 /**
