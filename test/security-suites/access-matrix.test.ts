@@ -209,6 +209,22 @@ function integrationKey(w: Fixture): Promise<string> {
   }
   return key;
 }
+/** One live heartbeat of org A per world: the key its ping rows use. */
+const heartbeatKeys = new WeakMap<Fixture, Promise<string>>();
+function heartbeatKey(w: Fixture): Promise<string> {
+  let key = heartbeatKeys.get(w);
+  if (!key) {
+    key = w.ok<{ key: string }>({ 'x-api-key': w.owner.liveKey }, 'POST', '/v1/integrations', { name: neutral, org_id: w.orgA.id, type: 'heartbeat', interval_seconds: 300 }).then((i) => i.key);
+    heartbeatKeys.set(w, key);
+  }
+  return key;
+}
+/** A live maintenance window of org A, made by its owner. */
+async function windowPath(w: Fixture): Promise<string> {
+  const start = w.t.clock.nowMs() + 86_400_000;
+  const made = await w.ok<{ id: number }>({ 'x-api-key': w.owner.liveKey }, 'POST', `${orgPath(w)}/maintenance-windows`, { start: new Date(start).toISOString(), end: new Date(start + 3_600_000).toISOString() });
+  return `${orgPath(w)}/maintenance-windows/${made.id}`;
+}
 const pdEvent = { event_action: 'trigger', dedup_key: 'matrix', payload: { summary: neutral, source: 'matrix', severity: 'info' } };
 const amEvent = { version: '4', status: 'firing', alerts: [{ status: 'firing', labels: { alertname: 'Matrix' }, fingerprint: 'matrix' }] };
 /** Posted by a tool: the key is the credential, whoever else calls (public). */
@@ -450,6 +466,24 @@ const ROWS: Record<string, Row> = {
   'POST /v1/integrations/{key}/grafana': ingest(200, (k) => `/v1/integrations/${k}/grafana`, amEvent),
   'POST /v1/integrations/alertmanager': ingest(200, () => '/v1/integrations/alertmanager', amEvent, true),
   'POST /v1/integrations/grafana': ingest(200, () => '/v1/integrations/grafana', amEvent, true),
+  // Heartbeats (issue #37): a ping's key is its credential; the event log is the integration's admins'.
+  'GET /v1/integrations/{key}/heartbeat': { expect: all(200), isPublic: true, req: async (w) => ({ url: `/v1/integrations/${await heartbeatKey(w)}/heartbeat` }) },
+  'POST /v1/integrations/{key}/heartbeat': { expect: all(200), isPublic: true, req: async (w) => ({ url: `/v1/integrations/${await heartbeatKey(w)}/heartbeat`, payload: { any: 'body' } }) },
+  'GET /v1/integrations/{id}/events': {
+    expect: orgRecord(200, 200, 403),
+    req: async (w) => {
+      const i = await w.ok<{ id: number }>({ 'x-api-key': w.owner.liveKey }, 'POST', '/v1/integrations', { name: neutral, org_id: w.orgA.id });
+      return { url: `/v1/integrations/${i.id}/events` };
+    },
+  },
+  // Maintenance windows: members read them (the incidents page's banner); admins and owners plan them, per mode.
+  'POST /v1/orgs/{org_slug}/maintenance-windows': {
+    expect: orgRoute(201, 201, 403),
+    req: (w) => ({ url: `${orgPath(w)}/maintenance-windows`, payload: { start: new Date(w.t.clock.nowMs() + 86_400_000).toISOString(), end: new Date(w.t.clock.nowMs() + 90_000_000).toISOString(), description: neutral } }),
+  },
+  'GET /v1/orgs/{org_slug}/maintenance-windows': { expect: orgRoute(200, 200, 200), req: (w) => ({ url: `${orgPath(w)}/maintenance-windows` }) },
+  'PATCH /v1/orgs/{org_slug}/maintenance-windows/{id}': { expect: orgRecord(200, 200, 403), req: async (w) => ({ url: await windowPath(w), payload: { description: neutral } }) },
+  'DELETE /v1/orgs/{org_slug}/maintenance-windows/{id}': { expect: orgRecord(200, 200, 403), req: async (w) => ({ url: await windowPath(w) }) },
 
   // Signals
   'POST /v1/signals': { expect: createInOrg(201), req: (w) => ({ url: '/v1/signals', payload: { type: 'note', note: neutral, org_id: w.orgA.id } }) },

@@ -74,6 +74,9 @@ interface Disposable {
   policies: number[];
   /** Incident subscriptions of org A (reads, edits, deletes, "send test": their URL a loopback literal, refused at once). */
   subscriptions: number[];
+  /** Heartbeat integrations of org A (their ping URLs) and its maintenance windows (edits and deletes). */
+  heartbeats: { id: number; key: string }[];
+  windows: number[];
 }
 
 async function disposables(w: Fixture): Promise<Disposable> {
@@ -94,7 +97,7 @@ async function disposables(w: Fixture): Promise<Disposable> {
   const schedulesUrl = `/v1/orgs/${w.orgA.slug}/schedules`;
   const schedule = (await w.ok<{ id: number }>(lk, 'POST', schedulesUrl, { name: 'Fuzz Rota', ...rota })).id;
   const scheduleFeed = new URL((await w.ok<{ url: string }>(lk, 'GET', `${schedulesUrl}/${schedule}/feed`)).url).pathname.split('/').pop()!;
-  const d: Disposable = { users, org, orgs: [], team, teams: [], keys: [], incidents: [], eventTypes: [], bookings: [], pending: [], integrations: [], schedule, schedules: [], overrides: [], scheduleFeed, policies: [], subscriptions: [] };
+  const d: Disposable = { users, org, orgs: [], team, teams: [], keys: [], incidents: [], eventTypes: [], bookings: [], pending: [], integrations: [], schedule, schedules: [], overrides: [], scheduleFeed, policies: [], subscriptions: [], heartbeats: [], windows: [] };
   for (const i of range) {
     d.orgs.push((await w.ok<{ slug: string }>(oc, 'POST', '/v1/orgs', { name: `Fuzz Org ${i}` })).slug);
     d.teams.push((await w.ok<{ slug: string }>(oc, 'POST', `/v1/orgs/${org}/teams`, { name: `Fuzz Team ${i}` })).slug);
@@ -114,6 +117,9 @@ async function disposables(w: Fixture): Promise<Disposable> {
     const sub = await w.ok<{ id: number }>(lk, 'POST', `/v1/orgs/${w.orgA.slug}/webhooks`, { url: 'https://hooks.example.com/fuzz', events: ['incident.created'], format: 'standard' });
     await w.t.ctx.db.updateTable('incident_subscriptions').set({ url: 'https://127.0.0.1:9/fuzz' }).where('id', '=', sub.id).execute();
     d.subscriptions.push(sub.id);
+    d.heartbeats.push(await w.ok<{ id: number; key: string }>(lk, 'POST', '/v1/integrations', { name: `Spare beat ${i}`, org_id: w.orgA.id, type: 'heartbeat', interval_seconds: 300 }));
+    const window = { start: new Date(start).toISOString(), end: new Date(start + 3_600_000).toISOString() };
+    d.windows.push((await w.ok<{ id: number }>(lk, 'POST', `/v1/orgs/${w.orgA.slug}/maintenance-windows`, window)).id);
   }
   return d;
 }
@@ -156,7 +162,10 @@ function realParams(op: Operation, w: Fixture, d: Disposable): ParamSet[] {
   if (p.endsWith('/overrides/{id}')) return each(d.overrides, (id) => ({ org_slug: w.orgA.slug, schedule: d.schedule, id }));
   if (p.startsWith('/v1/orgs/{org_slug}/schedules/{schedule}')) return [{ org_slug: w.orgA.slug, schedule: d.schedule }];
   if (p === '/calendar/schedules/{token}') return [{ token: d.scheduleFeed }];
-  if (p === '/v1/integrations/{id}') return each(d.integrations, ({ id }) => ({ id }));
+  if (p === '/v1/integrations/{id}' || p === '/v1/integrations/{id}/events') return each(d.integrations, ({ id }) => ({ id }));
+  if (p === '/v1/integrations/{key}/heartbeat') return each(d.heartbeats, ({ key }) => ({ key }));
+  if (p === '/v1/orgs/{org_slug}/maintenance-windows') return [{ org_slug: w.orgA.slug }];
+  if (p === '/v1/orgs/{org_slug}/maintenance-windows/{id}') return each(d.windows, (id) => ({ org_slug: w.orgA.slug, id }));
   if (p.startsWith('/v1/integrations/{key}/')) return each(d.integrations, ({ key }) => ({ key }));
   return [{}];
 }
@@ -190,6 +199,10 @@ function hintsOf(w: Fixture, d: Disposable): Hints {
     ),
     user_ids: fc.oneof(fc.constant([w.member.id]), fc.constant([w.admin.id, w.member.id]), fc.array(fc.integer({ min: 1, max: 2 ** 31 - 1 }), { maxLength: 3 })),
     schedule_id: fc.oneof(fc.constant(d.schedule), fc.integer({ min: 1, max: 2 ** 31 - 1 })),
+    // A maintenance window's bounds: mostly near the world's clock (an end after its start, within 31 days, half the time).
+    start: someDate.map((x) => x.toISOString()),
+    end: someDate.map((x) => x.toISOString()),
+    integration_ids: fc.oneof(fc.constant(null), fc.constant([d.integrations[0]!.id]), fc.array(fc.integer({ min: 1, max: 2 ** 31 - 1 }), { maxLength: 2 })),
     // The Events API's credential: mostly a live integration's key.
     routing_key: fc.oneof(fc.constantFrom(...d.integrations.map((i) => i.key)), fc.string({ maxLength: 40 })),
   };
