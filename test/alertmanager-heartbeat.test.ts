@@ -13,20 +13,11 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { AddressInfo } from 'node:net';
 import { checkHeartbeats, HEARTBEAT_TICK_MS } from '../src/modules/integrations/index.js';
+import { ALERTMANAGER_BINARY, eventually } from './alertmanager.js';
 import { freePort } from './ports.js';
 import { dispatchWorld, type DispatchWorld } from './world.js';
 
-const BINARY = '/usr/bin/prometheus-alertmanager';
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, log: () => string, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const got = await probe();
-    if (got !== undefined) return got;
-    if (Date.now() > deadline) assert.fail(`gave up waiting for ${what}; Alertmanager said:\n${log().slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const BINARY = ALERTMANAGER_BINARY;
 
 interface Beat {
   id: number;

@@ -9,26 +9,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { AddressInfo } from 'node:net';
+import { ALERTMANAGER_BINARY, eventually } from './alertmanager.js';
 import { freePort } from './ports.js';
 import { dispatchWorld, type DispatchWorld, type TimelineView } from './world.js';
 
-const BINARY = '/usr/bin/prometheus-alertmanager';
+const BINARY = ALERTMANAGER_BINARY;
 
 /**
  * Polls `probe` until it answers something, or fails after `ms` with what Alertmanager logged
  * (`log()` is read when it fails). Alertmanager works on its own wall clock, so this waits on it
  * with a generous deadline; the app's ManualClock is never moved here (see the note in `before`).
  */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, log: () => string, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const got = await probe();
-    if (got !== undefined) return got;
-    if (Date.now() > deadline) assert.fail(`gave up waiting for ${what}; Alertmanager said:\n${log().slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 interface Walked {
   Id: number;
   status: string;
