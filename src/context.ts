@@ -18,7 +18,7 @@ import { createLocalStorage, type ObjectStorage } from './lib/storage.js';
 import { createPasswordHasher, type PasswordHasher } from './lib/passwords.js';
 import { connectRedis } from './lib/redis.js';
 import type { Redis } from 'ioredis';
-import { createMemoryBeaconStore, createRedisBeaconStore, type BeaconStore } from './modules/signals/index.js';
+import { createMemoryBeaconStore, createRedisBeaconStore, positionPort, type BeaconStore, type PositionPort } from './modules/signals/index.js';
 import type { EventCatalog } from './modules/streams/index.js';
 import { DeviceCache } from './modules/devices/index.js';
 import { ListCache } from './modules/incidents/index.js';
@@ -52,6 +52,8 @@ export interface AppContext {
   escalation: EscalationPort;
   /** Incident subscriptions (modules/subscriptions) as incidents use them: the hook of every timeline event, and the per-org cache behind it. */
   subscriptions: SubscriptionsPort;
+  /** The modules that watch accepted positions (arrival, sites, tracks), called by the beacon path (modules/signals positions.ts). */
+  positions: PositionPort;
   /** The instance's Redis connection when REDIS_URL is set (shared state between instances), else null. */
   redis: Redis | null;
   /** Runs `fn` in one transaction; `tx.onCommit` hooks run after it commits. */
@@ -187,6 +189,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     accountThrottle: createFailureStore(redis, config.redisPrefix, log),
     escalation,
     subscriptions: subscriptionsPort(bus),
+    positions: positionPort(),
     redis,
     transaction: (fn) => transactions.run(fn),
     onClose: (fn) => closers.push(fn),

@@ -9,3 +9,4 @@ export { createMemoryBeaconStore } from './beacon-memory.js';
 export type { BeaconStore, DevicePosition } from './beacon-store.js';
 export { createRedisBeaconStore } from './redis-beacon-store.js';
 export type { SignalsTables, SignalType, SignalsTable, BeaconStatesTable, AuditLogTable } from './signals.tables.js';
+export { positionPort, type PositionPort, type PositionObserver, type ObservedFix } from './positions.js';

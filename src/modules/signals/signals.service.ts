@@ -166,12 +166,18 @@ function recordBeacon(ctx: AppContext, actor: Actor, b: BeaconInput, userName: s
     payload: { user_id: actor.userId, lat: b.lat, lng: b.lng, accuracy: b.accuracy, meta: b.meta, created_at: b.at, user_name: userName, org_id: orgId },
   };
   const store = ctx.beacons;
+  const observe = () => {
+    if (ctx.positions.size > 0 && b.lat !== null && b.lng !== null) {
+      ctx.positions.observe(ctx, { orgId, mode: actor.mode, userId: actor.userId, deviceId, lat: b.lat, lng: b.lng, accuracy: b.accuracy, at: b.at });
+    }
+  };
   // A device that is on changes in memory at once, with no promise (undefined is returned); a
   // turn-on, or a store that cannot answer synchronously (Redis), goes the long way.
   const done = store.pingActive?.(key, ping, guard);
   if (done) {
     metricsOf(ctx).beacons.inc();
     if (done.moved) ctx.events.bus.publish(beaconEvent);
+    observe();
     return undefined;
   }
   return store
@@ -188,6 +194,7 @@ function recordBeacon(ctx: AppContext, actor: Actor, b: BeaconInput, userName: s
     .then(({ turnedOn, moved }) => {
       metricsOf(ctx).beacons.inc();
       if (moved && !turnedOn) ctx.events.bus.publish(beaconEvent);
+      observe();
     });
 }
 
