@@ -69,12 +69,16 @@ export async function insertVersion(db: Kysely<DB>, v: { schedule_id: number; ef
 /**
  * Versions are never changed once written, so each one's parsed layers are kept by its row id and
  * shared by every question about it (the resolver also keeps what it compiled per layer object).
- * Callers must not change them.
+ * Callers must not change them. A hit counts only when the stored text is the one parsed: the cache
+ * is per process, and an id may name another version in another database of the same process (the
+ * benchmarks run one after another in one process) or after SQLite reuses the id of a deleted row.
  */
-const parsedLayers = new LRUCache<number, LayerSpec[]>({ max: 5_000 });
+const parsedLayers = new LRUCache<number, { json: string; layers: LayerSpec[] }>({ max: 5_000 });
 function layersOf(id: number, json: string): LayerSpec[] {
-  let layers = parsedLayers.get(id);
-  if (!layers) parsedLayers.set(id, (layers = JSON.parse(json) as LayerSpec[]));
+  const hit = parsedLayers.get(id);
+  if (hit && hit.json === json) return hit.layers;
+  const layers = JSON.parse(json) as LayerSpec[];
+  parsedLayers.set(id, { json, layers });
   return layers;
 }
 
