@@ -80,6 +80,11 @@ async function trimLog(db: Kysely<DB>, integrationId: number): Promise<void> {
   if (oldestKept) await db.deleteFrom('integration_events').where('integration_id', '=', integrationId).where('id', '<', oldestKept.id).execute();
 }
 
+/** The newest entry's outcome and reason (undefined: none yet). */
+export async function latestEvent(db: Kysely<DB>, integrationId: number): Promise<{ outcome: IntegrationEventOutcome; reason: string | null } | undefined> {
+  return db.selectFrom('integration_events').select(['outcome', 'reason']).where('integration_id', '=', integrationId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+}
+
 /** The last 100 entries, newest first, each alert's results as a value (stored as JSON text). */
 export async function listEvents(db: Kysely<DB>, integrationId: number) {
   const rows = await db.selectFrom('integration_events').selectAll().where('integration_id', '=', integrationId).orderBy('id', 'desc').limit(EVENT_LOG_SIZE).execute();

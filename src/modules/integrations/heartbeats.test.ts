@@ -180,6 +180,24 @@ describe('heartbeats', () => {
     await revoke(i);
   });
 
+  test("any POST to the heartbeat's Events API or Grafana URL is a ping too, whatever its body, answered as that tool expects", async () => {
+    const i = await heartbeat({ name: 'Other tools', interval_seconds: 60, grace_seconds: 0 });
+    const post = (url: string, payload: string) => t.app.inject({ method: 'POST', url: w.path(url), headers: { 'content-type': 'application/json' }, payload });
+    const lastPing = async () => (await stateOf(i.id)).last_ping_at;
+    for (const [url, status, payload] of [
+      [i.events_url, 202, '{"event_action": "trigger"}'],
+      [i.events_url, 202, '{not json'],
+      [i.grafana_url, 200, '{"alerts": "nope"}'],
+    ] as const) {
+      t.clock.advance(10_000);
+      const res = await post(url, payload);
+      assert.equal(res.statusCode, status, `${url}: ${res.body}`);
+      assert.equal(await lastPing(), t.clock.now().toISOString(), `${url} with ${payload} is a ping`);
+    }
+    assert.equal((await events(i)).length, 0, 'pings are not logged');
+    await revoke(i);
+  });
+
   test('a pause longer than the interval gives a fresh interval: no burst of incidents', async () => {
     const beats = [await heartbeat({ name: 'A' }), await heartbeat({ name: 'B' }), await heartbeat({ name: 'C', interval_seconds: 600 })];
     for (const b of beats) await ping(b);

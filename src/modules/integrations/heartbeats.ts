@@ -1,16 +1,13 @@
-import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
-import type { DB } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import { iso } from '../../lib/clock.js';
 import { applyChange, incidentById } from '../incidents/index.js';
-import { logEvent } from './event-log.repository.js';
-import { findIntegrationById, type IntegrationRow } from './integrations.repository.js';
-import type { HeartbeatStatus, IntegrationHeartbeatsTable } from './integrations.tables.js';
+import { latestEvent, logEvent } from './event-log.repository.js';
+import { claimDue, claimUp, dueHeartbeats, lockHeartbeat, pingUnlessDown, postpone, swapLastCheck, updateHeartbeat, upHeartbeats, type HeartbeatRow } from './heartbeats.repository.js';
+import type { IntegrationRow } from './integrations.repository.js';
+import type { HeartbeatStatus } from './integrations.tables.js';
 import { trigger } from './lifecycle.js';
 import { coveringWindow } from './maintenance.js';
-
-export type HeartbeatRow = IntegrationHeartbeatsTable;
 
 /** How often the checker runs (the job scheduler, one instance per tick): well under the shortest interval. */
 export const HEARTBEAT_TICK_MS = 5_000;
@@ -33,29 +30,11 @@ export function stateOf(h: HeartbeatRow, now: Date): HeartbeatState {
   return now.getTime() > Date.parse(h.due_at) - h.grace_seconds * 1000 ? 'late' : 'up';
 }
 
-export async function insertHeartbeat(db: Kysely<DB>, integrationId: number, intervalSeconds: number, graceSeconds: number): Promise<HeartbeatRow> {
-  return db
-    .insertInto('integration_heartbeats')
-    .values({ integration_id: integrationId, interval_seconds: intervalSeconds, grace_seconds: graceSeconds, status: 'new', last_ping_at: null, due_at: null, incident_id: null, down_at: null })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-export async function findHeartbeat(db: Kysely<DB>, integrationId: number): Promise<HeartbeatRow | undefined> {
-  return db.selectFrom('integration_heartbeats').selectAll().where('integration_id', '=', integrationId).executeTakeFirst();
-}
-
-export async function heartbeatsOf(db: Kysely<DB>, integrationIds: number[]): Promise<Map<number, HeartbeatRow>> {
-  if (integrationIds.length === 0) return new Map();
-  const rows = await db.selectFrom('integration_heartbeats').selectAll().where('integration_id', 'in', integrationIds).execute();
-  return new Map(rows.map((r) => [r.integration_id, r]));
-}
-
 /** A new interval or grace counts from now for a heartbeat that is up (a down one waits for its ping). */
 export async function retimeHeartbeat(ctx: AppContext, h: HeartbeatRow, intervalSeconds: number, graceSeconds: number): Promise<HeartbeatRow> {
   const now = ctx.clock.now().getTime();
   const patch = { interval_seconds: intervalSeconds, grace_seconds: graceSeconds, ...(h.status === 'up' ? { due_at: iso(new Date(now + (intervalSeconds + graceSeconds) * 1000)) } : {}) };
-  return ctx.db.updateTable('integration_heartbeats').set(patch).where('integration_id', '=', h.integration_id).returningAll().executeTakeFirstOrThrow();
+  return updateHeartbeat(ctx.db, h.integration_id, patch);
 }
 
 /**
@@ -67,17 +46,14 @@ export async function ping(ctx: AppContext, integration: IntegrationRow, h: Hear
   const now = ctx.clock.now();
   const seen = { status: 'up' as const, last_ping_at: iso(now), due_at: iso(new Date(now.getTime() + spanMs(h))) };
   if (h.status !== 'down') {
-    const r = await ctx.db.updateTable('integration_heartbeats').set(seen).where('integration_id', '=', integration.id).where('status', '!=', 'down').executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 1) return;
+    if (await pingUnlessDown(ctx.db, integration.id, seen)) return;
   }
   await ctx.transaction(async (tx) => {
     // Down -> up once: of two pings racing, one resolves; the other is an ordinary ping. (The
     // incident id is read first: a miss writes it with `down` in one transaction.)
-    const read = tx.db.selectFrom('integration_heartbeats').select(['status', 'incident_id']).where('integration_id', '=', integration.id);
-    const was = await (lockRows(ctx) ? read.forUpdate() : read).executeTakeFirst();
-    const up = was?.status === 'down' ? await tx.db.updateTable('integration_heartbeats').set({ ...seen, incident_id: null, down_at: null }).where('integration_id', '=', integration.id).where('status', '=', 'down').executeTakeFirst() : undefined;
-    if (!was || Number(up?.numUpdatedRows ?? 0) !== 1) {
-      await tx.db.updateTable('integration_heartbeats').set(seen).where('integration_id', '=', integration.id).execute();
+    const was = await lockHeartbeat(tx.db, integration.id, lockRows(ctx));
+    if (!was || was.status !== 'down' || !(await claimUp(tx.db, integration.id, seen))) {
+      if (was) await updateHeartbeat(tx.db, integration.id, seen);
       return;
     }
     const resolved = was.incident_id === null ? undefined : await resolveMiss(ctx, tx, was.incident_id);
@@ -96,16 +72,6 @@ async function resolveMiss(ctx: AppContext, tx: Tx, incidentId: number) {
   return applyChange(ctx, tx, incident, { status: 'resolved' }, null);
 }
 
-async function lastCheck(db: Kysely<DB>, now: Date): Promise<number | undefined> {
-  const row = await db.selectFrom('settings').select('value').where('key', '=', LAST_CHECK).executeTakeFirst();
-  await db
-    .insertInto('settings')
-    .values({ key: LAST_CHECK, value: iso(now) })
-    .onConflict((oc) => oc.column('key').doUpdateSet({ value: iso(now) }))
-    .execute();
-  return row ? Date.parse(row.value) : undefined;
-}
-
 /**
  * The heartbeat checker (a job, one instance per tick): heartbeats past their due time (a ping at
  * the due time itself is on time) go down,
@@ -120,37 +86,24 @@ export async function checkHeartbeats(ctx: AppContext): Promise<number> {
   const now = ctx.clock.now();
   const restart = !started.has(ctx);
   started.add(ctx);
-  const last = await lastCheck(ctx.db, now);
+  const last = await swapLastCheck(ctx.db, LAST_CHECK, iso(now));
   const gap = last === undefined ? Infinity : now.getTime() - last;
   if (restart || gap > MIN_INTERVAL_SECONDS * 1000) await freshIntervals(ctx, now, restart ? 0 : gap);
 
-  const due = await ctx.db
-    .selectFrom('integration_heartbeats as h')
-    .innerJoin('integrations as i', 'i.id', 'h.integration_id')
-    .selectAll('h')
-    .where('h.status', '=', 'up')
-    .where('h.due_at', '<', iso(now))
-    .where('i.revoked_at', 'is', null)
-    .orderBy('h.due_at')
-    .limit(500)
-    .execute();
   let opened = 0;
-  for (const h of due) {
-    const integration = await findIntegrationById(ctx.db, h.integration_id);
-    if (integration && (await miss(ctx, integration, h, now))) opened += 1;
+  for (const { heartbeat, integration } of await dueHeartbeats(ctx.db, iso(now), 500)) {
+    if (await miss(ctx, integration, heartbeat, now)) opened += 1;
   }
   return opened;
 }
 
 /** Every heartbeat that is up and whose interval is shorter than `gap` (all of them for 0) counts from now. */
 async function freshIntervals(ctx: AppContext, now: Date, gap: number): Promise<void> {
-  const ups = await ctx.db.selectFrom('integration_heartbeats').select(['integration_id', 'interval_seconds', 'grace_seconds', 'due_at']).where('status', '=', 'up').execute();
-  for (const h of ups) {
+  for (const h of await upHeartbeats(ctx.db)) {
     if (gap !== 0 && h.interval_seconds * 1000 >= gap) continue;
     const fresh = iso(new Date(now.getTime() + spanMs(h)));
     if (h.due_at !== null && h.due_at >= fresh) continue;
-    // Never moves one back, and loses to a ping that came meanwhile (a later due time).
-    await ctx.db.updateTable('integration_heartbeats').set({ due_at: fresh }).where('integration_id', '=', h.integration_id).where('status', '=', 'up').where('due_at', '<', fresh).execute();
+    await postpone(ctx.db, h.integration_id, fresh);
   }
 }
 
@@ -164,18 +117,14 @@ async function freshIntervals(ctx: AppContext, now: Date, gap: number): Promise<
 async function miss(ctx: AppContext, integration: IntegrationRow, h: HeartbeatRow, now: Date): Promise<boolean> {
   const window = await coveringWindow(ctx.db, integration, now);
   return ctx.transaction(async (tx) => {
-    const claim = (set: Partial<HeartbeatRow>) =>
-      tx.db.updateTable('integration_heartbeats').set(set).where('integration_id', '=', h.integration_id).where('status', '=', 'up').where('due_at', '=', h.due_at).executeTakeFirst();
     if (window) {
-      const claimed = await claim({ due_at: iso(new Date(now.getTime() + spanMs(h))) });
-      if (Number(claimed.numUpdatedRows) !== 1) return false;
+      if (!(await claimDue(tx.db, h, { due_at: iso(new Date(now.getTime() + spanMs(h))) }))) return false;
       const reason = `missed during maintenance window ${window.id}`;
-      const latest = await tx.db.selectFrom('integration_events').select(['outcome', 'reason']).where('integration_id', '=', integration.id).orderBy('id', 'desc').limit(1).executeTakeFirst();
+      const latest = await latestEvent(tx.db, integration.id);
       if (latest?.outcome !== 'suppressed' || latest.reason !== reason) await logEvent(tx.db, integration, { source: 'heartbeat', outcome: 'suppressed', reason }, now);
       return false;
     }
-    const claimed = await claim({ status: 'down', down_at: iso(now) });
-    if (Number(claimed.numUpdatedRows) !== 1) return false;
+    if (!(await claimDue(tx.db, h, { status: 'down', down_at: iso(now) }))) return false;
     const since = h.last_ping_at ?? h.due_at;
     const placed = await trigger(
       ctx,
@@ -191,7 +140,7 @@ async function miss(ctx: AppContext, integration: IntegrationRow, h: HeartbeatRo
       },
       tx,
     );
-    await tx.db.updateTable('integration_heartbeats').set({ incident_id: placed.incident.id }).where('integration_id', '=', h.integration_id).execute();
+    await updateHeartbeat(tx.db, h.integration_id, { incident_id: placed.incident.id });
     const reason = `no ping since ${since}`;
     await logEvent(tx.db, integration, { source: 'heartbeat', outcome: placed.created ? 'opened' : 'repeated', incident_id: placed.incident.id, reason }, now);
     return placed.created;

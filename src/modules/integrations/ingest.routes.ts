@@ -6,7 +6,8 @@ import { AppError, notFound, unauthorized } from '../../lib/errors.js';
 import { toFieldErrors } from '../../plugins/errors.js';
 import { AlertNotification, AlertsAccepted, alertTrigger, fingerprintOf, type AlertNotification as Notification } from './alerts.js';
 import { headline, logEvent, type AlertResult } from './event-log.repository.js';
-import { ping, type HeartbeatRow } from './heartbeats.js';
+import { ping } from './heartbeats.js';
+import type { HeartbeatRow } from './heartbeats.repository.js';
 import type { IntegrationRow } from './integrations.repository.js';
 import { integrationByKey } from './integrations.service.js';
 import type { IntegrationEventSource } from './integrations.tables.js';
@@ -124,15 +125,14 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
       await record(request, [{ ref: event.dedup_key!, outcome: r ? (ack ? 'acknowledged' : 'resolved') : 'ignored', incident_id: r?.id ?? null }], r ? null : 'no open incident with this dedup_key');
       return { status: 'success', message: 'Event processed', dedup_key: event.dedup_key! };
     };
-    const options = {
-      config: { public: true },
-      bodyLimit: EVENT_BODY_LIMIT,
-      preValidation: [authenticate, pingHeartbeat(202, { status: 'success', message: 'Event processed', dedup_key: '' })],
-    };
-    pd.post('/v1/integrations/:key/events', { ...options, schema: { ...schema, params: KeyParams, summary: 'PagerDuty Events API v2 (key in the URL)' } }, async (request, reply) =>
+    const checks = [authenticate, pingHeartbeat(202, { status: 'success', message: 'Event processed', dedup_key: '' })];
+    const options = { config: { public: true }, bodyLimit: EVENT_BODY_LIMIT };
+    // With the key in the URL it is checked before the body is read, so a heartbeat takes any POST
+    // (whatever its body) as a ping; /v2/enqueue's key is in the body, so it is checked after parsing.
+    pd.post('/v1/integrations/:key/events', { ...options, onRequest: checks, schema: { ...schema, params: KeyParams, summary: 'PagerDuty Events API v2 (key in the URL)' } }, async (request, reply) =>
       reply.status(202).send(await handle(request, request.body)),
     );
-    pd.post('/v2/enqueue', { ...options, schema: { ...schema, summary: 'PagerDuty Events API v2 drop-in (routing_key = integration key)' } }, async (request, reply) =>
+    pd.post('/v2/enqueue', { ...options, preValidation: checks, schema: { ...schema, summary: 'PagerDuty Events API v2 drop-in (routing_key = integration key)' } }, async (request, reply) =>
       reply.status(202).send(await handle(request, request.body)),
     );
   });

@@ -68,6 +68,13 @@ export async function findIntegrationById(db: Kysely<DB>, id: number): Promise<I
   return maybe(await db.selectFrom('integrations').selectAll().where('id', '=', id).executeTakeFirst());
 }
 
+/** By ids, revoked or not. */
+export async function findIntegrationsByIds(db: Kysely<DB>, ids: number[]): Promise<Map<number, IntegrationRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('integrations').selectAll().where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, valuesOf(r)]));
+}
+
 /**
  * The active integration of a key with its heartbeat (null: not a heartbeat), in one read: every
  * request of a tool, and every ping, starts here.
