@@ -24,7 +24,7 @@ const LAYERS = [
   ['scheduling'],
   ['oncall', 'integrations', 'retention'],
   ['paging', 'subscriptions'],
-  ['inbound-email', 'privacy'],
+  ['inbound-email', 'privacy', 'reports'],
 ];
 
 const all = LAYERS.flat();

@@ -1521,6 +1521,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orgs/{org_slug}/reports/incidents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Incidents opened in a range: counts, MTTA, MTTR, SLA met, escalated, reopened; by period or attribute (admins and owners) */
+        get: operations["getOrgsByOrgSlugReportsIncidents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orgs/{org_slug}/retention": {
         parameters: {
             query?: never;
@@ -3131,6 +3148,32 @@ export interface components {
             tickets: components["schemas"]["Incident"][];
             total: number;
         };
+        /** IncidentReport */
+        IncidentReport: {
+            from: string;
+            group_by: string;
+            livemode: boolean;
+            rows: components["schemas"]["IncidentReportRow"][];
+            to: string;
+            totals: components["schemas"]["IncidentReportRow"];
+            tz: string;
+        };
+        /** IncidentReportRow */
+        IncidentReportRow: {
+            acknowledged: number;
+            escalated_percent: number | null;
+            incidents: number;
+            /** @description the period (YYYY-MM-DD, its Monday for a week, YYYY-MM), the priority or source, or the id of the integration, assignee or team; null: none */
+            key: string | null;
+            /** @description the name of the integration, assignee or team; for the others the key */
+            label: string | null;
+            mtta_seconds: components["schemas"]["ReportSeconds"];
+            mttr_seconds: components["schemas"]["ReportSeconds"];
+            reopened: number;
+            resolved: number;
+            /** @description of the incidents whose SLA came due (or that were resolved before it did), those resolved in time; null when none */
+            sla_met_percent: number | null;
+        };
         /**
          * IncidentStreamEvent
          * @description The JSON of one `data:` line of the incident stream
@@ -3606,6 +3649,15 @@ export interface components {
         /** ReplyList */
         ReplyList: {
             replies: components["schemas"]["Reply"][];
+        };
+        /**
+         * ReportSeconds
+         * @description nearest-rank percentiles and the mean, in seconds; null when no incident of the row has one
+         */
+        ReportSeconds: {
+            mean: number | null;
+            p50: number | null;
+            p90: number | null;
         };
         /**
          * Responder
@@ -4123,6 +4175,8 @@ export type Incident = components['schemas']['Incident'];
 export type IncidentEscalation = components['schemas']['IncidentEscalation'];
 export type IncidentIntegration = components['schemas']['IncidentIntegration'];
 export type IncidentList = components['schemas']['IncidentList'];
+export type IncidentReport = components['schemas']['IncidentReport'];
+export type IncidentReportRow = components['schemas']['IncidentReportRow'];
 export type IncidentStreamEvent = components['schemas']['IncidentStreamEvent'];
 export type IncidentSubscription = components['schemas']['IncidentSubscription'];
 export type IncidentSubscriptionList = components['schemas']['IncidentSubscriptionList'];
@@ -4157,6 +4211,7 @@ export type PublicEventType = components['schemas']['PublicEventType'];
 export type PublicProfile = components['schemas']['PublicProfile'];
 export type Reply = components['schemas']['Reply'];
 export type ReplyList = components['schemas']['ReplyList'];
+export type ReportSeconds = components['schemas']['ReportSeconds'];
 export type Responder = components['schemas']['Responder'];
 export type ResponderList = components['schemas']['ResponderList'];
 export type Restriction = components['schemas']['Restriction'];
@@ -8863,6 +8918,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OrgOnCall"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getOrgsByOrgSlugReportsIncidents: {
+        parameters: {
+            query: {
+                /** @description CSV instead of JSON (as `Accept: text/csv`) */
+                format?: "csv";
+                /** @description ISO 8601 with an offset */
+                from: string;
+                /** @description one of day, week, month, priority, source, integration, assignee, team (default day) */
+                group_by?: string;
+                /** @description ISO 8601 with an offset */
+                to: string;
+                /** @description an IANA time zone (default the org owner's) */
+                tz?: string;
+            };
+            header?: never;
+            path: {
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The report, as JSON or CSV (RFC 4180) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentReport"];
+                    "text/csv": string;
                 };
             };
             401: components["responses"]["Unauthorized"];

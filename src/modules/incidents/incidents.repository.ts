@@ -8,7 +8,9 @@ import { hasExtras, orderList, whereExtras, type ListExtras } from './list-filte
 export type IncidentRow = Selectable<IncidentsTable>;
 /** Dispatch state starts empty unless a caller sets it (the escalation deadline). */
 type DispatchFields = 'acknowledged_at' | 'acknowledged_by' | 'escalation_level' | 'escalation_loop' | 'escalate_at' | 'escalation_policy_id' | 'escalation_snapshot';
-export type NewIncident = Omit<IncidentRow, 'id' | DispatchFields> & Partial<Pick<IncidentRow, DispatchFields>>;
+/** Kept by recordTimeline for reports (report-facts.repository.ts); a new incident starts with none. */
+type ReportFields = 'first_acknowledged_at' | 'escalated_at' | 'reopened_count';
+export type NewIncident = Omit<IncidentRow, 'id' | DispatchFields | ReportFields> & Partial<Pick<IncidentRow, DispatchFields>>;
 
 export interface ListFilter extends ListExtras {
   status?: IncidentStatus | undefined;

@@ -50,6 +50,10 @@ export interface IncidentsTable {
   escalation_snapshot: string | null;
   /** 0041: with a policy, how many times it ran again after its last level (`escalation_level` is then the level last fired). */
   escalation_loop: Generated<number>;
+  /** 0047 (reports): the first acknowledgement, the first escalation past the first level, and how often it was reopened; kept by recordTimeline. */
+  first_acknowledged_at: Generated<string | null>;
+  escalated_at: Generated<string | null>;
+  reopened_count: Generated<number>;
 }
 
 /** How an integration's incident arrived: PagerDuty's Events API, Alertmanager, Grafana or a mailbox. */

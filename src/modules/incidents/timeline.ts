@@ -4,6 +4,7 @@ import type { Tx } from '../../db/transaction.js';
 import { iso } from '../../lib/clock.js';
 import { publishIncident } from './publish.js';
 import { insertEvent, listEvents, type TimelineRow } from './timeline.repository.js';
+import { noteReportFacts } from './report-facts.repository.js';
 import type { TimelineEvent } from './timeline.schemas.js';
 
 export interface TimelineIncident {
@@ -39,6 +40,7 @@ export async function recordTimeline(
   /** The name of `actorId` when the caller has it (saves reading it back). */
   actorName?: string,
 ): Promise<TimelineEvent> {
+  const at = iso(ctx.clock.now());
   const row = await insertEvent(tx.db, {
     incident_id: incident.id,
     org_id: incident.org_id,
@@ -46,8 +48,9 @@ export async function recordTimeline(
     type,
     actor_id: actorId,
     data,
-    created_at: iso(ctx.clock.now()),
+    created_at: at,
   }, actorName);
+  await noteReportFacts(tx.db, incident.id, type, data, at);
   const event = toTimelineEvent(row);
   publishIncident(ctx, tx, incident, 'incident.timeline', event);
   // Incident subscriptions (modules/subscriptions, above this module): their deliveries join this transaction.
