@@ -128,10 +128,10 @@ describe(`rate limits (${testDialect}, counters in memory)`, () => {
   test('the group is decided per route and method: HEADs of a page first do not make its GETs limited', async () => {
     // The group is kept per route once decided; a HEAD (counted as a public read) must not decide it for GET.
     nextWindow(t);
-    for (let i = 0; i < 3; i++) await t.app.inject({ method: 'HEAD', url: '/embed.js' });
+    for (let i = 0; i < 3; i++) await t.app.inject({ method: 'HEAD', url: '/pages.css' });
     nextWindow(t);
     for (let i = 0; i < 6; i++) {
-      const res = await t.app.inject({ url: '/embed.js' });
+      const res = await t.app.inject({ url: '/pages.css' });
       assert.equal(res.statusCode, 200);
       assert.equal(res.headers['ratelimit-limit'], undefined);
     }
