@@ -39,7 +39,7 @@ import { privacyRoutes } from './modules/privacy/index.js';
 import { oncallRoutes } from './modules/oncall/index.js';
 import { pagingPublicRoutes, pagingRoutes } from './modules/paging/index.js';
 import { subscriptionsRoutes } from './modules/subscriptions/index.js';
-import { reportsRoutes } from './modules/reports/index.js';
+import { incidentReportRoutes } from './modules/reports/index.js';
 import { invalidField } from './lib/errors.js';
 import { fieldWithNul } from './lib/nul.js';
 import authPlugin from './plugins/auth.js';
@@ -152,7 +152,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(pagingRoutes, { ctx });
   await app.register(subscriptionsRoutes, { ctx });
   // Reports (issue #39): figures over incidents, computed in the database.
-  await app.register(reportsRoutes, { ctx });
+  await app.register(incidentReportRoutes, { ctx });
   // Encapsulated: its form parser stays with Twilio's webhooks and the action page.
   await app.register(pagingPublicRoutes, { ctx });
   await app.register(signalsRoutes, { ctx });

@@ -1529,7 +1529,7 @@ export interface paths {
             cookie?: never;
         };
         /** Incidents opened in a range: counts, MTTA, MTTR, SLA met, escalated, reopened; by period or attribute (admins and owners) */
-        get: operations["getOrgsByOrgSlugReportsIncidents"];
+        get: operations["getIncidentReport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8926,7 +8926,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    getOrgsByOrgSlugReportsIncidents: {
+    getIncidentReport: {
         parameters: {
             query: {
                 /** @description CSV instead of JSON (as `Accept: text/csv`) */

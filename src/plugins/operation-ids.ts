@@ -199,6 +199,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /v1/orgs/{org_slug}/maintenance-windows': 'listMaintenanceWindows',
   'PATCH /v1/orgs/{org_slug}/maintenance-windows/{id}': 'updateMaintenanceWindow',
   'DELETE /v1/orgs/{org_slug}/maintenance-windows/{id}': 'deleteMaintenanceWindow',
+  'GET /v1/orgs/{org_slug}/reports/incidents': 'getIncidentReport',
 };
 
 const pascal = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);

@@ -482,6 +482,8 @@ const ROWS: Record<string, Row> = {
     req: (w) => ({ url: `${orgPath(w)}/maintenance-windows`, payload: { start: new Date(w.t.clock.nowMs() + 86_400_000).toISOString(), end: new Date(w.t.clock.nowMs() + 90_000_000).toISOString(), description: neutral } }),
   },
   'GET /v1/orgs/{org_slug}/maintenance-windows': { expect: orgRoute(200, 200, 200), req: (w) => ({ url: `${orgPath(w)}/maintenance-windows` }) },
+  // Reports (#39): admins and owners; the test key reads the test incidents of the same org.
+  'GET /v1/orgs/{org_slug}/reports/incidents': { expect: orgRoute(200, 200, 403), req: (w) => ({ url: `${orgPath(w)}/reports/incidents?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z` }) },
   'PATCH /v1/orgs/{org_slug}/maintenance-windows/{id}': { expect: orgRecord(200, 200, 403), req: async (w) => ({ url: await windowPath(w), payload: { description: neutral } }) },
   'DELETE /v1/orgs/{org_slug}/maintenance-windows/{id}': { expect: orgRecord(200, 200, 403), req: async (w) => ({ url: await windowPath(w) }) },
 

@@ -13,7 +13,7 @@ import { toCsv } from './csv.js';
 import { incidentReport as queryReport, type Grouping, type ReportRow } from './incident-report.repository.js';
 import { integrationNames, ownerTimeZone, teamNames, userNames } from './labels.repository.js';
 import { offsetsOver, periodKeys } from './periods.js';
-import { GROUPINGS, type IncidentReport, type IncidentReportQuery, type IncidentReportRow } from './reports.schemas.js';
+import { GROUPINGS, type IncidentReport, type IncidentReportQuery, type IncidentReportRow } from './incident-report.schemas.js';
 
 /** The longest range a report covers. */
 export const MAX_REPORT_DAYS = 400;

@@ -1,2 +1,2 @@
 // The public surface of modules/reports (issue #39): other modules and app.ts import only this file.
-export { reportsRoutes } from './reports.routes.js';
+export { incidentReportRoutes } from './incident-report.routes.js';

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { actorOf } from '../../lib/actor.js';
 import { OrgParams } from '../orgs/index.js';
 import { incidentReport, incidentReportCsv } from './incident-report.js';
-import { IncidentReport, IncidentReportQuery } from './reports.schemas.js';
+import { IncidentReport, IncidentReportQuery } from './incident-report.schemas.js';
 
 const tags = ['Reports'];
 
@@ -16,7 +16,7 @@ export function wantsCsv(request: FastifyRequest, format: string | undefined): b
   return /\btext\/csv\b/i.test(accept) && !/\bapplication\/json\b/i.test(accept);
 }
 
-export const reportsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+export const incidentReportRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.get(
     '/v1/orgs/:org_slug/reports/incidents',
     {
