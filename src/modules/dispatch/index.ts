@@ -2,3 +2,5 @@
 export { dispatchRoutes } from './dispatch.routes.js';
 export { findHandoffMinutes } from './settings.repository.js';
 export type { DispatchTables, DispatchSettingsTable } from './dispatch.tables.js';
+export { rankDevices } from './responders.js';
+export { haversineM } from './geo.js';
