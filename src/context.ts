@@ -193,7 +193,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     accountThrottle: createFailureStore(redis, config.redisPrefix, log),
     escalation,
     subscriptions: subscriptionsPort(bus),
-    positions: positionPort([arrival.observe]),
+    positions: positionPort([(c, fix) => arrival.observe(c, fix)]),
     arrival,
     redis,
     transaction: (fn) => transactions.run(fn),
