@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { secondInstance, testDialect, type Headers } from '../../../test/helpers.js';
+import { restartedContext, secondInstance, testDialect, type Headers } from '../../../test/helpers.js';
 import { createDevice, basic, pathOf } from '../../../test/trackers-kit.js';
 import { dispatchWorld, type DispatchWorld, type TimelineView } from '../../../test/world.js';
 
@@ -138,6 +138,22 @@ describe('arrival and departure from position', () => {
     await owntracks(0.002, 8);
     await settle();
     assert.deepEqual(await kinds(id), ['acknowledged', 'on_scene', 'departed', 'on_scene', 'departed']);
+    await w.ok(w.as(w.owner), 'PATCH', `/v1/tickets/${id}`, { status: 'resolved' });
+  });
+
+  test('after a restart the presence is read back: an arrival already recorded is not recorded again', async () => {
+    const id = await assigned();
+    await beacon(w.as(w.ann), 0, 0, 5);
+    await settle();
+    assert.deepEqual(await kinds(id), ['acknowledged', 'on_scene']);
+    const restarted = await restartedContext(w.t);
+    try {
+      restarted.positions.observe(restarted, { orgId: w.orgId, mode: 'live', userId: w.ann.id, deviceId: 'phone', lat: 0.0002, lng: 0, accuracy: 5, at: w.t.clock.now().toISOString() });
+      await restarted.arrival.idle();
+      assert.deepEqual(await kinds(id), ['acknowledged', 'on_scene']);
+    } finally {
+      await restarted.close();
+    }
     await w.ok(w.as(w.owner), 'PATCH', `/v1/tickets/${id}`, { status: 'resolved' });
   });
 
