@@ -23,6 +23,7 @@ import type { EventCatalog } from './modules/streams/index.js';
 import { DeviceCache } from './modules/devices/index.js';
 import { ListCache } from './modules/incidents/index.js';
 import { escalationPort, type EscalationPort } from './modules/paging/index.js';
+import { arrivalWatch, type ArrivalWatch } from './modules/dispatch/index.js';
 import { subscriptionsPort, type SubscriptionsPort } from './modules/subscriptions/index.js';
 import { createFailureStore, type FailureStore } from './lib/account-throttle.js';
 
@@ -54,6 +55,8 @@ export interface AppContext {
   subscriptions: SubscriptionsPort;
   /** The modules that watch accepted positions (arrival, sites, tracks), called by the beacon path (modules/signals positions.ts). */
   positions: PositionPort;
+  /** Arrival and departure from the assignee's position (modules/dispatch arrival.ts): its cache and queue. */
+  arrival: ArrivalWatch;
   /** The instance's Redis connection when REDIS_URL is set (shared state between instances), else null. */
   redis: Redis | null;
   /** Runs `fn` in one transaction; `tx.onCommit` hooks run after it commits. */
@@ -172,6 +175,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 
   const closers: (() => Promise<void>)[] = [];
   const escalation = escalationPort();
+  const arrival = arrivalWatch(bus);
   return {
     config,
     database,
@@ -189,7 +193,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     accountThrottle: createFailureStore(redis, config.redisPrefix, log),
     escalation,
     subscriptions: subscriptionsPort(bus),
-    positions: positionPort(),
+    positions: positionPort([(c, fix) => arrival.observe(c, fix)]),
+    arrival,
     redis,
     transaction: (fn) => transactions.run(fn),
     onClose: (fn) => closers.push(fn),
@@ -198,6 +203,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       for (const fn of closers.splice(0)) await fn().catch((err: unknown) => log.error({ err }, 'closing failed'));
       // A paging run woken by a commit finishes before the database goes.
       await escalation.idle();
+      await arrival.idle();
+      arrival.close();
       await beacons.close().catch((err: unknown) => log.error({ err }, 'closing the beacon store failed'));
       await transactions.drain();
       hub.close();

@@ -996,6 +996,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/incidents/{id}/arrival/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take back an automatic arrival (on_scene from position): records on_scene_undone (the assignee, or an org admin or owner) */
+        post: operations["postIncidentsByIdArrivalUndo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/incidents/{id}/escalate": {
         parameters: {
             query?: never;
@@ -2098,6 +2115,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tickets/{id}/arrival/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take back an automatic arrival (on_scene from position): records on_scene_undone (the assignee, or an org admin or owner) */
+        post: operations["postTicketsByIdArrivalUndo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tickets/{id}/escalate": {
         parameters: {
             query?: never;
@@ -2917,6 +2951,17 @@ export interface components {
          *               "id": 4
          *             }
          *           ]
+         *         },
+         *         {
+         *           "delay_minutes": 10,
+         *           "targets": [
+         *             {
+         *               "type": "nearest",
+         *               "count": 2,
+         *               "within_m": 5000,
+         *               "team_id": 4
+         *             }
+         *           ]
          *         }
          *       ],
          *       "created_at": "2026-03-02T09:15:00.000Z",
@@ -2938,12 +2983,21 @@ export interface components {
         };
         /** EscalationTarget */
         EscalationTarget: {
-            id: number;
+            /** @description `nearest`: how many people (required) */
+            count?: number;
+            /** @description the member, schedule or team (`user`, `schedule`, `team`; required there, refused for `nearest`) */
+            id?: number;
+            /** @description `nearest`: only whoever is on call in this schedule of the org (not with `team_id`) */
+            schedule_id?: number;
+            /** @description `nearest`: only the active members of this team of the org (not with `schedule_id`) */
+            team_id?: number;
             /**
-             * @description `user`: that member; `schedule`: whoever is on call in it when the level fires; `team`: its active members
+             * @description `user`: that member; `schedule`: whoever is on call in it when the level fires; `team`: its active members; `nearest`: the `count` members with a live beacon nearest to the incident when the level fires
              * @enum {string}
              */
-            type: "user" | "schedule" | "team";
+            type: "user" | "schedule" | "team" | "nearest";
+            /** @description `nearest`: only people within this many metres of the incident */
+            within_m?: number;
         };
         /**
          * EventType
@@ -3076,6 +3130,8 @@ export interface components {
         Incident: {
             acknowledged_at: string | null;
             acknowledged_by: number | null;
+            /** @description metres: within this of the incident its assignee is on scene (docs/dispatch.md, arrival) */
+            arrival_radius_m: number;
             assignee_id: number | null;
             created_at: string;
             customer_status_url: string;
@@ -3949,7 +4005,7 @@ export interface components {
             id: number;
             incident_id: number;
             /** @enum {string} */
-            type: "created" | "status_changed" | "priority_changed" | "assigned" | "unassigned" | "acknowledged" | "en_route" | "on_scene" | "reply" | "signal" | "escalated" | "sla_warning" | "sla_breached" | "alert_repeated" | "paged" | "notified" | "escalation_skipped" | "escalation_exhausted";
+            type: "created" | "status_changed" | "priority_changed" | "assigned" | "unassigned" | "acknowledged" | "en_route" | "on_scene" | "reply" | "signal" | "escalated" | "sla_warning" | "sla_breached" | "alert_repeated" | "paged" | "notified" | "escalation_skipped" | "escalation_exhausted" | "departed" | "on_scene_undone";
         };
         /**
          * User
@@ -6898,6 +6954,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description metres: the assignee is on scene when their live position comes this near (default 150; docs/dispatch.md, arrival) */
+                    arrival_radius_m?: number;
                     description?: string;
                     escalation_policy_id?: number | null;
                     lat?: number;
@@ -7020,6 +7078,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description metres: the assignee is on scene when their live position comes this near (default 150; docs/dispatch.md, arrival) */
+                    arrival_radius_m?: number;
                     assignee_id?: number | null;
                     description?: string | null;
                     escalation_policy_id?: number | null;
@@ -7075,6 +7135,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Incident"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    postIncidentsByIdArrivalUndo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description One entry of an incident timeline */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimelineEvent"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -10553,6 +10642,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description metres: the assignee is on scene when their live position comes this near (default 150; docs/dispatch.md, arrival) */
+                    arrival_radius_m?: number;
                     description?: string;
                     escalation_policy_id?: number | null;
                     lat?: number;
@@ -10675,6 +10766,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description metres: the assignee is on scene when their live position comes this near (default 150; docs/dispatch.md, arrival) */
+                    arrival_radius_m?: number;
                     assignee_id?: number | null;
                     description?: string | null;
                     escalation_policy_id?: number | null;
@@ -10730,6 +10823,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Incident"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    postTicketsByIdArrivalUndo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description One entry of an incident timeline */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimelineEvent"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { actorOf } from '../../lib/actor.js';
 import { findVisible, Incident, IncidentParams, Timeline, TimelineEvent, timelineOf } from '../incidents/index.js';
 import { OrgParams } from '../orgs/index.js';
-import { acknowledge, reportProgress } from './acknowledge.js';
+import { acknowledge, reportProgress, undoArrival } from './acknowledge.js';
 import { DispatchSettings, ProgressBody, UpdateDispatchSettings } from './dispatch.schemas.js';
 import { nearestResponders } from './responders.js';
 import { ResponderList, RespondersQuery } from './responders.schemas.js';
@@ -38,6 +38,13 @@ export const dispatchRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         schema: { tags, summary: 'En route or on scene, with the position (the assignee, or an org admin or owner)', params: IncidentParams, body: ProgressBody, response: { 201: TimelineEvent } },
       },
       async (request, reply) => reply.status(201).send(await reportProgress(ctx, actorOf(request), request.params.id, request.body, request.idempotency)),
+    );
+    app.post(
+      `${base}/:id/arrival/undo`,
+      {
+        schema: { tags, summary: 'Take back an automatic arrival (on_scene from position): records on_scene_undone (the assignee, or an org admin or owner)', params: IncidentParams, response: { 201: TimelineEvent } },
+      },
+      async (request, reply) => reply.status(201).send(await undoArrival(ctx, actorOf(request), request.params.id)),
     );
   }
   app.get(

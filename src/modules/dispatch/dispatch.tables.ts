@@ -14,6 +14,15 @@ export interface DispatchSettingsTable {
   updated_at: string;
 }
 
+/** 0044: where a person's position last put them for an incident (arrival.ts): each change claimed once. */
+export interface IncidentPresenceTable {
+  incident_id: number;
+  user_id: number;
+  state: 'inside' | 'outside';
+  updated_at: string;
+}
+
 export interface DispatchTables {
   dispatch_settings: DispatchSettingsTable;
+  incident_presence: IncidentPresenceTable;
 }

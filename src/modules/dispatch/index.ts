@@ -2,3 +2,7 @@
 export { dispatchRoutes } from './dispatch.routes.js';
 export { findHandoffMinutes } from './settings.repository.js';
 export type { DispatchTables, DispatchSettingsTable } from './dispatch.tables.js';
+export { rankDevices } from './responders.js';
+export { haversineM } from './geo.js';
+export { arrivalWatch, type ArrivalWatch } from './arrival.js';
+export type { IncidentPresenceTable } from './dispatch.tables.js';

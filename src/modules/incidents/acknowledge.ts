@@ -6,8 +6,8 @@ import { applyChange, toIncident } from './incidents.service.js';
 import { publishIncident } from './publish.js';
 import { recordTimeline } from './timeline.js';
 
-/** How an acknowledgement came (the timeline's `acknowledged {via}`): the web app, the API, or a notification's channel. */
-export type AckVia = 'web' | 'api' | 'push' | 'email' | 'sms' | 'voice';
+/** How an acknowledgement came (the timeline's `acknowledged {via}`): the web app, the API, a notification's channel, or the assignee's position on arrival. */
+export type AckVia = 'web' | 'api' | 'push' | 'email' | 'sms' | 'voice' | 'position';
 
 export interface Acknowledger {
   /** The user acknowledging; null for a tool (an integration). */

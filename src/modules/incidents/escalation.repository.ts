@@ -86,10 +86,14 @@ export async function claimEscalation(db: Kysely<DB>, e: DueEscalation, nextLeve
   return Number(r.numUpdatedRows) === 1;
 }
 
-export interface PolicyTarget {
-  type: 'user' | 'schedule' | 'team';
-  id: number;
-}
+/**
+ * Whom a level pages: a member, whoever is on call in a schedule, a team's active members, or
+ * (`nearest`, issue #38) the `count` nearest members with a live beacon to the incident, within
+ * `within_m` metres when given, counting only those on call in `schedule_id` or active in `team_id`.
+ */
+export type PolicyTarget =
+  | { type: 'user' | 'schedule' | 'team'; id: number }
+  | { type: 'nearest'; count: number; within_m?: number; schedule_id?: number; team_id?: number };
 export interface PolicyLevel {
   delay_minutes: number;
   targets: PolicyTarget[];

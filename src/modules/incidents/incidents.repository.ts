@@ -114,6 +114,7 @@ export const VIEW_COLUMNS = [
   'escalation_level',
   'escalation_loop',
   'escalate_at',
+  'arrival_radius_m',
 ] as const;
 export type IncidentViewRow = Pick<IncidentRow, (typeof VIEW_COLUMNS)[number]>;
 
@@ -149,6 +150,7 @@ function viewRow(r: unknown[]): IncidentViewRow {
     escalation_level: r[26] as number,
     escalation_loop: r[27] as number,
     escalate_at: r[28] as string | null,
+    arrival_radius_m: r[29] as number,
   };
 }
 
@@ -279,7 +281,7 @@ export async function listVersion(db: Kysely<DB>, scope: Scope): Promise<string>
 export type IncidentPatch = Partial<
   Pick<
     IncidentRow,
-    'status' | 'priority' | 'description' | 'assignee_id' | 'sla_due_at' | 'sla_warn_at' | 'resolved_at' | 'updated_at' | 'acknowledged_at' | 'acknowledged_by' | 'escalation_level' | 'escalation_loop' | 'escalate_at' | 'escalation_policy_id' | 'escalation_snapshot'
+    'status' | 'priority' | 'description' | 'assignee_id' | 'sla_due_at' | 'sla_warn_at' | 'resolved_at' | 'updated_at' | 'acknowledged_at' | 'acknowledged_by' | 'escalation_level' | 'escalation_loop' | 'escalate_at' | 'escalation_policy_id' | 'escalation_snapshot' | 'arrival_radius_m'
   >
 >;
 

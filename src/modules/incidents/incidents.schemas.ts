@@ -8,6 +8,8 @@ export const SourceSchema = StringEnum(['api', 'email', 'webhook', 'alert', 'das
 export const Lat = Type.Number({ minimum: -90, maximum: 90 });
 export const Lng = Type.Number({ minimum: -180, maximum: 180 });
 
+const ArrivalRadius = Type.Integer({ minimum: 10, maximum: 50_000, description: 'metres: the assignee is on scene when their live position comes this near (default 150; docs/dispatch.md, arrival)' });
+
 export const CreateIncidentBody = Type.Object({
   title: Type.String({ maxLength: 200, pattern: '\\S' }),
   description: Type.Optional(Type.String({ maxLength: 20_000 })),
@@ -17,6 +19,7 @@ export const CreateIncidentBody = Type.Object({
   lat: Type.Optional(Lat),
   lng: Type.Optional(Lng),
   location_name: Type.Optional(Type.String({ maxLength: 200 })),
+  arrival_radius_m: Type.Optional(ArrivalRadius),
   org_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "default: the caller's primary org" })),
   escalation_policy_id: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "an escalation policy of the incident's org; the incident keeps a copy of it as it is now (later edits of the policy do not change it)" }))),
 });
@@ -28,6 +31,7 @@ export const UpdateIncidentBody = Type.Object(
     priority: Type.Optional(PrioritySchema),
     description: Type.Optional(Nullable(Type.String({ maxLength: 20_000 }))),
     assignee_id: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'a member of the org; null unassigns' }))),
+    arrival_radius_m: Type.Optional(ArrivalRadius),
     escalation_policy_id: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "an escalation policy of the incident's org; the incident keeps a copy of it as it is now (later edits of the policy do not change it)" }))),
   },
   { minProperties: 1 },
@@ -52,6 +56,7 @@ export const Incident = Type.Object({
   lat: Nullable(Type.Number()),
   lng: Nullable(Type.Number()),
   location_name: Nullable(Type.String()),
+  arrival_radius_m: Type.Integer({ description: 'metres: within this of the incident its assignee is on scene (docs/dispatch.md, arrival)' }),
   assignee_id: Nullable(Type.Integer()),
   created_at: Type.String(),
   updated_at: Type.String(),

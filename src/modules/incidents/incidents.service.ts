@@ -46,6 +46,7 @@ export function toIncident(ctx: AppContext, i: IncidentViewRow, now: Date = ctx.
     lat: i.lat,
     lng: i.lng,
     location_name: i.location_name,
+    arrival_radius_m: i.arrival_radius_m,
     assignee_id: i.assignee_id,
     created_at: i.created_at,
     updated_at: i.updated_at,
@@ -70,6 +71,8 @@ export interface Opening {
   lat?: number | null;
   lng?: number | null;
   locationName?: string | null;
+  /** Default 150. */
+  arrivalRadiusM?: number;
   assigneeId?: number | null;
   /** The user who opened it; null for a tool. Also the actor of its `created` (or `alert_repeated`) event. */
   creatorId: number | null;
@@ -111,6 +114,7 @@ export async function placeIncident(ctx: AppContext, tx: Tx, o: Opening): Promis
       lat: o.lat ?? null,
       lng: o.lng ?? null,
       location_name: o.locationName ?? null,
+      arrival_radius_m: o.arrivalRadiusM ?? 150,
       assignee_id: o.assigneeId ?? null,
       creator_id: o.creatorId,
       customer_token: timeOrderedToken(now.getTime()),
@@ -159,6 +163,7 @@ function personOpening(actor: Actor, orgId: number, input: Omit<CreateIncidentBo
     lat: input.lat,
     lng: input.lng,
     locationName: input.location_name,
+    ...(input.arrival_radius_m !== undefined ? { arrivalRadiusM: input.arrival_radius_m } : {}),
     creatorId: actor.userId,
     ...(creatorName === undefined ? {} : { creatorName }),
     repeat: { source },
@@ -281,6 +286,7 @@ export async function applyChange(ctx: AppContext, tx: Tx, before: IncidentRow, 
   const patch: repo.IncidentPatch = { updated_at: iso(now) };
   if (input.description !== undefined) patch.description = input.description;
   if (input.assignee_id !== undefined) patch.assignee_id = input.assignee_id;
+  if (input.arrival_radius_m !== undefined) patch.arrival_radius_m = input.arrival_radius_m;
   if (input.escalation_policy_id !== undefined) Object.assign(patch, await ctx.escalation.policyCopy(tx.db, before.org_id, input.escalation_policy_id));
   if (input.priority !== undefined && input.priority !== before.priority) {
     const { dueAt, warnAt } = slaTimes(new Date(before.created_at), input.priority);
@@ -295,7 +301,7 @@ export async function applyChange(ctx: AppContext, tx: Tx, before: IncidentRow, 
   // A policy's walk started again: level 1 fires right after the commit.
   if (after.escalation_policy_id !== null && after.escalation_level === 0 && after.escalate_at !== null && patch.escalate_at !== undefined) tx.onCommit(() => ctx.escalation.wake(ctx));
   const view = toIncident(ctx, after);
-  const changed = (['status', 'priority', 'description', 'assignee_id'] as const).some((k) => after[k] !== before[k]);
+  const changed = (['status', 'priority', 'description', 'assignee_id', 'arrival_radius_m'] as const).some((k) => after[k] !== before[k]);
   if (changed) publishIncident(ctx, tx, after, 'incident.updated', view);
   await recordChanges(ctx, tx, actorId, before, after);
   // Resolving or closing stops every notification of a page not yet sent (paging).

@@ -50,6 +50,8 @@ export interface IncidentsTable {
   escalation_snapshot: string | null;
   /** 0041: with a policy, how many times it ran again after its last level (`escalation_level` is then the level last fired). */
   escalation_loop: Generated<number>;
+  /** 0044: within this many metres of the incident, its assignee is on scene (10..50000). */
+  arrival_radius_m: Generated<number>;
   /** 0047 (reports): the first acknowledgement, the first escalation past the first level, and how often it was reopened; kept by recordTimeline. */
   first_acknowledged_at: Generated<string | null>;
   escalated_at: Generated<string | null>;
@@ -79,7 +81,10 @@ export type TimelineType =
   /** Paging (0041): one notification's outcome, a level with nobody to page, the end of a policy. */
   | 'notified'
   | 'escalation_skipped'
-  | 'escalation_exhausted';
+  | 'escalation_exhausted'
+  /** Arrival (0044): the assignee's position left the arrival radius; a person took back an automatic arrival. */
+  | 'departed'
+  | 'on_scene_undone';
 
 export interface IncidentEventsTable {
   id: Generated<number>;

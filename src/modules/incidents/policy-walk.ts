@@ -27,6 +27,8 @@ export interface WalkIncident {
   priority: Priority;
   status: IncidentStatus;
   location_name: string | null;
+  lat: number | null;
+  lng: number | null;
   assignee_id: number | null;
   acknowledged_at: string | null;
   escalation_level: number;
@@ -51,7 +53,7 @@ export function nextPosition(p: PolicySnapshot, at: WalkPosition, wrap = false):
   return null;
 }
 
-const WALK_COLUMNS = ['id', 'org_id', 'livemode', 'title', 'priority', 'status', 'location_name', 'assignee_id', 'acknowledged_at', 'escalation_level', 'escalation_loop', 'escalate_at', 'escalation_snapshot'] as const;
+const WALK_COLUMNS = ['id', 'org_id', 'livemode', 'title', 'priority', 'status', 'location_name', 'lat', 'lng', 'assignee_id', 'acknowledged_at', 'escalation_level', 'escalation_loop', 'escalate_at', 'escalation_snapshot'] as const;
 type WalkRow = Pick<IncidentRow, (typeof WALK_COLUMNS)[number]>;
 
 function walkOf(r: WalkRow): WalkIncident | undefined {

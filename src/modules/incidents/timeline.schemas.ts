@@ -20,6 +20,8 @@ export const TIMELINE_TYPES = [
   'notified',
   'escalation_skipped',
   'escalation_exhausted',
+  'departed',
+  'on_scene_undone',
 ] as const;
 
 export const TimelineEvent = Type.Object({

@@ -89,7 +89,7 @@ describe('incident creation: partial indexes, a time-ordered token, the row with
       lat: null, lng: null, location_name: null, assignee_id: null, creator_id: owner.id, customer_token: 'tok-built-1',
       sla_due_at: '2026-11-24T10:00:00.000Z', sla_warn_at: '2026-11-24T09:00:00.000Z', sla_warned_at: null, sla_breached_at: null,
       resolved_at: null, created_at: '2026-11-24T08:00:00.000Z', updated_at: '2026-11-24T08:00:00.000Z',
-      integration_id: null, integration_name: null, integration_tool: null,
+      integration_id: null, integration_name: null, integration_tool: null, arrival_radius_m: 150,
     };
     const rows: NewIncident[] = [
       base,

@@ -14,6 +14,8 @@ const isDone = (status: string) => status === 'resolved' || status === 'closed';
 export interface Target {
   claims: ActionClaims;
   incident: IncidentRow;
+  /** Paged by a `nearest` target: how far they were (metres), which a call reads out. */
+  distanceM?: number | null;
 }
 
 /**
@@ -26,7 +28,7 @@ export async function targetOf(ctx: AppContext, token: string): Promise<Target |
   if (!claims) return undefined;
   const n = await ctx.db
     .selectFrom('paging_notifications')
-    .select(['id'])
+    .select(['id', 'distance_m'])
     .where('id', '=', claims.notificationId)
     .where('incident_id', '=', claims.incidentId)
     .where('user_id', '=', claims.userId)
@@ -35,7 +37,7 @@ export async function targetOf(ctx: AppContext, token: string): Promise<Target |
   if (!n) return undefined;
   const incident = await incidentById(ctx.db, claims.incidentId);
   if (!incident || !(await findMember(ctx.db, incident.org_id, claims.userId))) return undefined;
-  return { claims, incident };
+  return { claims, incident, distanceM: n.distance_m ?? null };
 }
 
 /**

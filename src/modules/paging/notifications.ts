@@ -27,7 +27,7 @@ export const urgencyOf = (priority: string): 'high' | 'low' => (priority === 'ur
  * incident's urgency, due at now + the rule's delay. Nothing is sent here: the notification sweep
  * sends each when due, unless the incident was acknowledged or resolved first. Returns the rows.
  */
-export async function pagePerson(ctx: AppContext, tx: Tx, incident: Pick<Incident, 'id' | 'org_id' | 'livemode' | 'priority'>, userId: number): Promise<NotificationRow[]> {
+export async function pagePerson(ctx: AppContext, tx: Tx, incident: Pick<Incident, 'id' | 'org_id' | 'livemode' | 'priority'>, userId: number, distanceM: number | null = null): Promise<NotificationRow[]> {
   const rules = (await rulesOf(tx.db, userId))[urgencyOf(incident.priority)];
   if (rules.length === 0) return [];
   const now = ctx.clock.nowMs();
@@ -44,6 +44,7 @@ export async function pagePerson(ctx: AppContext, tx: Tx, incident: Pick<Inciden
     sent_at: null,
     created_at: created,
     updated_at: created,
+    distance_m: distanceM,
   }));
   // A rule with no delay is sent right after the commit, not at the next sweep.
   if (rules.some((r) => r.delay_minutes === 0)) tx.onCommit(() => ctx.escalation.wake(ctx));
@@ -67,6 +68,11 @@ export function incidentWords(i: Pick<Incident, 'id' | 'priority' | 'title' | 'l
   return [`${PRIORITY_WORDS[i.priority] ?? i.priority} incident ${i.id}`, i.title, i.location_name].filter((x) => x !== null && x !== '').join(', ');
 }
 
+/** "350 m from you", "1.2 km from you": how far a person paged by a `nearest` target was. */
+export function distanceWords(m: number): string {
+  return m < 1000 ? `${Math.round(m)} m from you` : `${(m / 1000).toFixed(1)} km from you`;
+}
+
 /** The URLs of a call: its TwiML (which Twilio fetches when answered) and its status callback. */
 export function voiceUrls(ctx: AppContext, token: string) {
   const base = `${ctx.config.publicUrl}/v1/providers/twilio/voice?token=${encodeURIComponent(token)}`;
@@ -84,7 +90,8 @@ interface Person {
 async function deliveryOf(ctx: AppContext, tx: Tx, n: NotificationRow, incident: Incident, person: Person): Promise<{ delivery?: Delivery; email?: Parameters<typeof queueEmail>[2]; skip?: string }> {
   const mode: Mode = n.livemode === 1 ? 'live' : 'test';
   const token = actionToken(ctx, { notificationId: n.id, incidentId: incident.id, userId: person.id, channel: n.channel, expiresAt: ctx.clock.nowMs() + ACTION_TTL_MS });
-  const words = incidentWords(incident);
+  const far = n.distance_m === null || n.distance_m === undefined ? null : distanceWords(n.distance_m);
+  const words = far === null ? incidentWords(incident) : `${incidentWords(incident)} (${far})`;
   const topic = 'incident.paged';
   const base = { topic, mode, userId: person.id, orgId: incident.org_id };
   const channel: PagingChannel = n.channel;
@@ -93,7 +100,7 @@ async function deliveryOf(ctx: AppContext, tx: Tx, n: NotificationRow, incident:
     if (subs.length === 0) return { skip: 'no push subscription' };
     const payload = {
       title: `${PRIORITY_WORDS[incident.priority] ?? incident.priority} incident ${incident.id}`,
-      body: [incident.title, incident.location_name].filter(Boolean).join(', '),
+      body: [incident.title, incident.location_name, far].filter(Boolean).join(', '),
       url: `${ctx.config.publicUrl}/field#incident-${incident.id}`,
       incident_id: incident.id,
       // The service worker posts the action chosen to action_url ({action}): no session needed.

@@ -41,6 +41,8 @@ export interface PagingNotificationsTable {
   sent_at: string | null;
   created_at: string;
   updated_at: string;
+  /** 0044: paged by a `nearest` target, how far they were (metres); said in the text. */
+  distance_m?: number | null;
 }
 
 /** A status callback of a call (Twilio's `CallStatus`: completed, busy, no-answer, failed...). */
@@ -61,9 +63,11 @@ export interface PagingPagesTable {
   user_id: number;
   level: number | null;
   loop: number | null;
-  target_type: 'user' | 'schedule' | 'team';
+  target_type: 'user' | 'schedule' | 'team' | 'nearest';
   target_id: number | null;
   created_at: string;
+  /** 0044: paged by a `nearest` target, how far they were (metres). */
+  distance_m?: number | null;
 }
 
 export interface PagingTables {

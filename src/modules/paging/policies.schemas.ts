@@ -11,8 +11,15 @@ const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
  */
 export const Target = Type.Object(
   {
-    type: StringEnum(['user', 'schedule', 'team'], { description: '`user`: that member; `schedule`: whoever is on call in it when the level fires; `team`: its active members' }),
-    id: Id,
+    type: StringEnum(['user', 'schedule', 'team', 'nearest'], {
+      description:
+        '`user`: that member; `schedule`: whoever is on call in it when the level fires; `team`: its active members; `nearest`: the `count` members with a live beacon nearest to the incident when the level fires',
+    }),
+    id: Type.Optional({ ...Id, description: 'the member, schedule or team (`user`, `schedule`, `team`; required there, refused for `nearest`)' }),
+    count: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, description: '`nearest`: how many people (required)' })),
+    within_m: Type.Optional(Type.Integer({ minimum: 10, maximum: 50_000, description: '`nearest`: only people within this many metres of the incident' })),
+    schedule_id: Type.Optional({ ...Id, description: '`nearest`: only whoever is on call in this schedule of the org (not with `team_id`)' }),
+    team_id: Type.Optional({ ...Id, description: '`nearest`: only the active members of this team of the org (not with `schedule_id`)' }),
   },
   { title: 'EscalationTarget', additionalProperties: false },
 );
@@ -59,6 +66,7 @@ export const Policy = Type.Object(
         levels: [
           { delay_minutes: 5, targets: [{ type: 'schedule', id: 2 }] },
           { delay_minutes: 10, targets: [{ type: 'user', id: 11 }, { type: 'team', id: 4 }] },
+          { delay_minutes: 10, targets: [{ type: 'nearest', count: 2, within_m: 5000, team_id: 4 }] },
         ],
         created_at: '2026-03-02T09:15:00.000Z',
         updated_at: '2026-03-02T09:15:00.000Z',

@@ -4,7 +4,7 @@ import { findMember } from '../orgs/index.js';
 import { recordTimeline } from '../incidents/index.js';
 import { escapeHtml } from '../../lib/html.js';
 import { act, targetOf, type ActionOutcome, type PageAction, type Target } from './actions.js';
-import { incidentWords } from './notifications.js';
+import { distanceWords, incidentWords } from './notifications.js';
 
 // Twilio's webhooks (its requests are checked by the routes: X-Twilio-Signature). Every answer is
 // TwiML; a request Muster cannot place (an unknown call or number) answers the empty
@@ -43,7 +43,8 @@ export async function voiceTwiml(ctx: AppContext, token: string, digits: string 
   if (round > MAX_ROUNDS) return twiml(`${say('No key was pressed. Goodbye.')}<Hangup/>`);
   const again = `${voiceUrl(ctx, token)}&round=${round + 1}`;
   const sorry = digits === undefined ? '' : 'Sorry, that key does nothing. ';
-  const prompt = `${sorry}${incidentWords(incident)}. Press 4 to acknowledge, or 6 to resolve.`;
+  const far = target.distanceM === null || target.distanceM === undefined ? '' : ` (${distanceWords(target.distanceM)})`;
+  const prompt = `${sorry}${incidentWords(incident)}${far}. Press 4 to acknowledge, or 6 to resolve.`;
   return twiml(`<Gather numDigits="1" timeout="8" method="POST" action="${escapeHtml(again)}">${say(prompt)}</Gather><Redirect method="POST">${escapeHtml(again)}</Redirect>`);
 }
 

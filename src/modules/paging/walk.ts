@@ -52,7 +52,7 @@ async function planStep(ctx: AppContext, e: WalkIncident, firedAt: number, wrap:
     const next = nextPosition(e.policy, at, wrap && i === 0);
     if (!next) return { skipped, exhausted: 'every level fired and nobody acknowledged', to: { ...at, escalateAt: null } };
     const level = e.policy.levels[next.level - 1]!;
-    const { people, reason } = await resolveLevel(ctx, e.org_id, level.targets, firedAt);
+    const { people, reason } = await resolveLevel(ctx, e, level.targets, firedAt);
     if (people.length > 0) {
       const escalateAt = escalates(e.priority) ? iso(new Date(firedAt + level.delay_minutes * MINUTE)) : null;
       return { skipped, fired: { ...next, people }, to: { ...next, escalateAt } };
@@ -66,22 +66,24 @@ async function planStep(ctx: AppContext, e: WalkIncident, firedAt: number, wrap:
 /**
  * Pages one person for an incident in the caller's transaction: their notifications by their own
  * rules (notifications.ts), the page recorded (who may acknowledge, `GET /v1/auth/me/pages`) and the
- * `paged {user_id, level, loop, target}` timeline event (level and loop null: by hand).
+ * `paged {user_id, level, loop, target, distance_m?}` timeline event (level and loop null: by hand;
+ * `distance_m`: paged by a `nearest` target, how far they were).
  */
 export async function pageOne(
   ctx: AppContext,
   tx: Tx,
   incident: Pick<IncidentRow, 'id' | 'org_id' | 'livemode' | 'priority'>,
   userId: number,
-  at: { level: number | null; loop: number | null; target: PolicyTarget },
+  at: { level: number | null; loop: number | null; target: PolicyTarget; distanceM?: number },
   actorId: number | null,
 ) {
-  const rows = await pagePerson(ctx, tx, incident, userId);
+  const distance = at.distanceM ?? null;
+  const rows = await pagePerson(ctx, tx, incident, userId, distance);
   await tx.db
     .insertInto('paging_pages')
-    .values({ incident_id: incident.id, org_id: incident.org_id, livemode: incident.livemode, user_id: userId, level: at.level, loop: at.loop, target_type: at.target.type, target_id: at.target.id, created_at: iso(ctx.clock.now()) })
+    .values({ incident_id: incident.id, org_id: incident.org_id, livemode: incident.livemode, user_id: userId, level: at.level, loop: at.loop, target_type: at.target.type, target_id: at.target.type === 'nearest' ? null : at.target.id, distance_m: distance, created_at: iso(ctx.clock.now()) })
     .execute();
-  await recordTimeline(ctx, tx, incident, 'paged', actorId, { user_id: userId, level: at.level, loop: at.loop, target: at.target });
+  await recordTimeline(ctx, tx, incident, 'paged', actorId, { user_id: userId, level: at.level, loop: at.loop, target: at.target, ...(distance !== null ? { distance_m: distance } : {}) });
   return rows;
 }
 
@@ -100,7 +102,7 @@ async function step(ctx: AppContext, e: WalkIncident, firedAt: number, by: { act
     if (!plan.fired) return true;
     const { level, loop, people } = plan.fired;
     if (level > 1 || loop > 0 || by.actorId !== null) await recordTimeline(ctx, tx, row, 'escalated', by.actorId, { level, loop, ...(by.actorId !== null ? { by_hand: true } : {}) });
-    for (const p of people) await pageOne(ctx, tx, row, p.userId, { level, loop, target: p.target }, null);
+    for (const p of people) await pageOne(ctx, tx, row, p.userId, { level, loop, target: p.target, ...(p.distanceM !== undefined ? { distanceM: p.distanceM } : {}) }, null);
     // The first person paged at level 1 becomes the assignee of an incident nobody has.
     if (level === 1 && row.assignee_id === null) await assignPaged(ctx, tx, row.id, people[0]!.userId);
     return true;

@@ -54,6 +54,8 @@ export function eventOfTimeline(e: Pick<TimelineEvent, 'type' | 'data'>): Incide
     case 'notified':
     case 'escalation_skipped':
     case 'escalation_exhausted':
+    case 'departed':
+    case 'on_scene_undone':
       return undefined;
   }
 }

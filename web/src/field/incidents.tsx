@@ -3,7 +3,7 @@
 // after a reload), a linked note, and resolve (asked once).
 // Every action goes through the outbox like a signal, so it survives being offline.
 import { useEffect, useState } from 'preact/hooks';
-import { get } from '../lib/api';
+import { get, post } from '../lib/api';
 import { resizePhoto, type Resized } from './photo';
 import type { QueuedSignal } from './queue';
 import { onIncidentEvent } from './stream';
@@ -112,11 +112,16 @@ function useMarks(incident: MyIncident, queued: QueuedSignal[]): Record<string, 
   const [marks, setMarks] = useState<Record<string, boolean>>({});
   useEffect(() => {
     let stopped = false;
-    get<{ events: { type: string }[] }>(`/v1/tickets/${incident.Id}/timeline`)
+    get<{ events: { type: string; data: Record<string, unknown> }[] }>(`/v1/tickets/${incident.Id}/timeline`)
       .then(({ events }) => {
         if (stopped) return;
         const seen: Record<string, boolean> = {};
-        for (const e of events) if (e.type === 'en_route' || e.type === 'on_scene') seen[e.type] = true;
+        for (const e of events) {
+          if (e.type === 'en_route' || e.type === 'on_scene') seen[e.type] = true;
+          // The latest arrival decides: one from position ("Arrived automatically") until undone.
+          if (e.type === 'on_scene') seen.auto = e.data.source === 'position';
+          if (e.type === 'on_scene_undone') seen.auto = false;
+        }
         setMarks(seen);
       })
       .catch(() => undefined); // offline: the outbox's marks below still show
@@ -143,6 +148,16 @@ function IncidentCard({ incident, act, linkNote, linkPhoto, fix, queued }: { inc
   const acked = Boolean(incident.acknowledged_at) || done.ack;
   const enRoute = done.en_route || marks.en_route;
   const onScene = done.on_scene || marks.on_scene;
+  const autoArrived = marks.auto && !done.undo;
+  const undo = async () => {
+    try {
+      await post(`${base}/arrival/undo`);
+      setDone((d) => ({ ...d, undo: true }));
+      setError(null);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
   return (
     <li class={`my-incident priority-${incident.priority}`} data-testid="my-incident" data-id={incident.Id} id={`incident-${incident.Id}`}>
       <div class="row">
@@ -159,6 +174,14 @@ function IncidentCard({ incident, act, linkNote, linkPhoto, fix, queued }: { inc
         </p>
       )}
       {error && <p class="field-error">{error}</p>}
+      {autoArrived && (
+        <p class="small" data-testid="my-auto-arrived">
+          Arrived automatically (your position reached the incident).{' '}
+          <button type="button" class="secondary" data-testid="my-auto-arrived-undo" onClick={() => void undo()}>
+            Undo
+          </button>
+        </p>
+      )}
       <div class="actions">
         <button type="button" data-testid="my-ack" disabled={acked} onClick={() => void run('ack', { method: 'POST', path: `${base}/acknowledge`, label: 'Acknowledge' })}>
           {acked ? 'Acknowledged' : 'Acknowledge'}

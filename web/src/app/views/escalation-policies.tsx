@@ -17,7 +17,7 @@ export interface Directory {
   teams: Team[];
 }
 
-const TYPE_WORD: Record<TargetType, string> = { user: 'person', schedule: 'schedule', team: 'team' };
+const TYPE_WORD: Record<TargetType, string> = { user: 'person', schedule: 'schedule', team: 'team', nearest: 'nearest' };
 
 export function loadDirectory(orgSlug: string): Promise<Directory> {
   const base = `/v1/orgs/${encodeURIComponent(orgSlug)}`;
@@ -30,16 +30,28 @@ export function loadDirectory(orgSlug: string): Promise<Directory> {
 
 /** The name of a target alone ("Primary"); an unknown id says what it was. */
 function plainName(t: EscalationTarget, dir: Directory | undefined): string {
+  if (t.type === 'nearest') return nearestName(t, dir);
   const name = t.type === 'user' ? dir?.members.find((m) => m.user_id === t.id)?.name : t.type === 'schedule' ? dir?.schedules.find((x) => x.id === t.id)?.name : dir?.teams.find((x) => x.id === t.id)?.name;
   if (name) return name;
   if (!dir) return `${TYPE_WORD[t.type]} ${t.id}`;
   return t.type === 'user' ? `person ${t.id} (no longer a member)` : `${t.type} ${t.id} (deleted)`;
 }
 
+/** "the 2 nearest on duty of Water team, within 5000 m": the nearest responders by live position (docs/paging.md). */
+function nearestName(t: EscalationTarget, dir: Directory | undefined): string {
+  const among =
+    t.schedule_id !== undefined
+      ? ` on call in ${dir?.schedules.find((x) => x.id === t.schedule_id)?.name ?? `schedule ${t.schedule_id}`}`
+      : t.team_id !== undefined
+        ? ` of ${dir?.teams.find((x) => x.id === t.team_id)?.name ?? `team ${t.team_id}`}`
+        : '';
+  return `the ${t.count ?? 1} nearest with a live beacon${among}${t.within_m !== undefined ? `, within ${t.within_m} m` : ''}`;
+}
+
 /** "Primary (schedule)", "Ann Example", "Water team (team)". */
 export function targetName(t: EscalationTarget, dir: Directory | undefined): string {
   const name = plainName(t, dir);
-  return t.type === 'user' || !dir?.[t.type === 'schedule' ? 'schedules' : 'teams'].some((x) => x.id === t.id) ? name : `${name} (${t.type})`;
+  return t.type === 'user' || t.type === 'nearest' || !dir?.[t.type === 'schedule' ? 'schedules' : 'teams'].some((x) => x.id === t.id) ? name : `${name} (${t.type})`;
 }
 
 const minutes = (m: number) => (m % 60 === 0 && m >= 60 ? `${m / 60} h` : `${m} min`);

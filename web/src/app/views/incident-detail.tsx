@@ -121,6 +121,8 @@ export function IncidentDetailView({ id }: { id: number }) {
                     {t.location_name ?? ''}
                     {t.lat !== null && t.lng !== null ? ` ${t.lat.toFixed(5)}, ${t.lng.toFixed(5)}` : ''}
                   </dd>
+                  <dt>Arrival radius</dt>
+                  <dd data-testid="incident-arrival-radius">{t.arrival_radius_m} m (the assignee is on scene automatically within it)</dd>
                 </>
               ) : null}
               {orgs.length > 1 ? (

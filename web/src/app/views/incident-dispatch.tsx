@@ -37,7 +37,11 @@ function describe(e: TimelineEvent, names: Map<number, string>, incident?: Incid
       return 'Unassigned';
     case 'en_route':
     case 'on_scene':
-      return `${e.type === 'en_route' ? 'En route' : 'On scene'}${typeof d.lat === 'number' ? ` at ${d.lat.toFixed(5)}, ${(d.lng as number).toFixed(5)}` : ''}`;
+      return `${e.type === 'en_route' ? 'En route' : d.source === 'position' ? 'Arrived automatically (position)' : 'On scene'}${typeof d.lat === 'number' ? ` at ${d.lat.toFixed(5)}, ${(d.lng as number).toFixed(5)}` : ''}`;
+    case 'departed':
+      return `Left the scene (position)${typeof d.lat === 'number' ? ` at ${d.lat.toFixed(5)}, ${(d.lng as number).toFixed(5)}` : ''}`;
+    case 'on_scene_undone':
+      return 'Automatic arrival undone';
     case 'reply':
       return `${d.public ? 'Public reply' : 'Internal note'}: ${String(d.body)}`;
     case 'signal':

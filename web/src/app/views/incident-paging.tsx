@@ -19,6 +19,7 @@ function targetWords(target: unknown, dir: Directory | undefined): string | null
   const t = target as { type?: unknown; id?: unknown };
   if (t.type === 'schedule') return `schedule ${dir?.schedules.find((s) => s.id === t.id)?.name ?? String(t.id)}`;
   if (t.type === 'team') return `team ${dir?.teams.find((x) => x.id === t.id)?.name ?? String(t.id)}`;
+  if (t.type === 'nearest') return 'nearest by position';
   return null;
 }
 
@@ -41,7 +42,8 @@ export function describePaging(e: TimelineEvent, name: (id: unknown) => string, 
   const loop = typeof d.loop === 'number' && d.loop > 0 ? `, repeat ${d.loop}` : '';
   switch (type) {
     case 'paged': {
-      const how = [typeof d.level === 'number' ? `level ${d.level}${loop}` : 'by hand', targetWords(d.target, dir)].filter(Boolean).join(', ');
+      const far = typeof d.distance_m === 'number' ? (d.distance_m < 1000 ? `${d.distance_m} m away` : `${(d.distance_m / 1000).toFixed(1)} km away`) : null;
+      const how = [typeof d.level === 'number' ? `level ${d.level}${loop}` : 'by hand', targetWords(d.target, dir), far].filter(Boolean).join(', ');
       return `Paged ${name(d.user_id)} (${how})`;
     }
     case 'notified': {
