@@ -1006,7 +1006,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Take back an automatic arrival (on_scene from position): records on_scene_undone (the assignee, or an org admin or owner) */
-        post: operations["postIncidentsByIdArrivalUndo"];
+        post: operations["undoIncidentArrival"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2125,7 +2125,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Take back an automatic arrival (on_scene from position): records on_scene_undone (the assignee, or an org admin or owner) */
-        post: operations["postTicketsByIdArrivalUndo"];
+        post: operations["undoTicketArrival"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7144,7 +7144,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    postIncidentsByIdArrivalUndo: {
+    undoIncidentArrival: {
         parameters: {
             query?: never;
             header?: never;
@@ -10832,7 +10832,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    postTicketsByIdArrivalUndo: {
+    undoTicketArrival: {
         parameters: {
             query?: never;
             header?: never;

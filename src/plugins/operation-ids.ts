@@ -110,6 +110,8 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /v1/incidents/{id}/page': 'pageIncidentResponders',
   'POST /v1/tickets/{id}/escalate': 'escalateTicket',
   'POST /v1/incidents/{id}/escalate': 'escalateIncident',
+  'POST /v1/tickets/{id}/arrival/undo': 'undoTicketArrival',
+  'POST /v1/incidents/{id}/arrival/undo': 'undoIncidentArrival',
   'GET /v1/auth/me/pages': 'listMyPages',
   'POST /v1/orgs/{org_slug}/schedules/{schedule}/overrides': 'createScheduleOverride',
   'GET /v1/orgs/{org_slug}/schedules/{schedule}/overrides': 'listScheduleOverrides',

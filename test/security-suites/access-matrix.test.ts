@@ -190,6 +190,8 @@ const INCIDENT_ROWS = (base: '/v1/tickets' | '/v1/incidents'): Record<string, Ro
       return { url: `${base}/${inc.Id}/escalate` };
     },
   },
+  // Undoing an automatic arrival (issue #38): the assignee, admins and owners; the world's incident has none to undo (409).
+  [`POST ${base}/{id}/arrival/undo`]: { expect: orgRecord(409, 409, 403), req: (w) => ({ url: `${base}/${w.incident.Id}/arrival/undo` }) },
   [`GET ${base}/status/{token}`]: { expect: all(200), isPublic: true, req: (w) => ({ url: `${base}/status/${w.incident.customer_token}` }) },
 });
 

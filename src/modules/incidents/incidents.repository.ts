@@ -68,7 +68,7 @@ function insertedRow(id: number, row: NewIncident): IncidentRow {
   return r;
 }
 
-const DISPATCH_DEFAULTS = { acknowledged_at: null, acknowledged_by: null, escalation_level: 0, escalation_loop: 0, escalate_at: null, escalation_policy_id: null, escalation_snapshot: null };
+const DISPATCH_DEFAULTS = { acknowledged_at: null, acknowledged_by: null, escalation_level: 0, escalation_loop: 0, escalate_at: null, escalation_policy_id: null, escalation_snapshot: null, first_acknowledged_at: null, escalated_at: null, reopened_count: 0 };
 
 /** The insert is compiled once per column list (db/fixed.ts): a creation's rows always have the same columns. */
 export async function insertIncident(db: Kysely<DB>, row: NewIncident): Promise<IncidentRow> {
