@@ -24,6 +24,7 @@ import { DeviceCache } from './modules/devices/index.js';
 import { ListCache } from './modules/incidents/index.js';
 import { escalationPort, type EscalationPort } from './modules/paging/index.js';
 import { subscriptionsPort, type SubscriptionsPort } from './modules/subscriptions/index.js';
+import { watchSites } from './modules/sites/index.js';
 import { createFailureStore, type FailureStore } from './lib/account-throttle.js';
 
 /** Everything a service needs, built once: the one composition root. */
@@ -189,7 +190,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     accountThrottle: createFailureStore(redis, config.redisPrefix, log),
     escalation,
     subscriptions: subscriptionsPort(bus),
-    positions: positionPort(),
+    positions: positionPort([watchSites]),
     redis,
     transaction: (fn) => transactions.run(fn),
     onClose: (fn) => closers.push(fn),
