@@ -1703,10 +1703,10 @@ export interface paths {
             cookie?: never;
         };
         /** The org’s sites (members) */
-        get: operations["getOrgsByOrgSlugSites"];
+        get: operations["listSites"];
         put?: never;
         /** Create a site, a circle or a polygon (admins and owners) */
-        post: operations["postOrgsByOrgSlugSites"];
+        post: operations["createSite"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1721,15 +1721,15 @@ export interface paths {
             cookie?: never;
         };
         /** One site (members) */
-        get: operations["getOrgsByOrgSlugSitesById"];
+        get: operations["getSite"];
         put?: never;
         post?: never;
         /** Delete a site (admins and owners) */
-        delete: operations["deleteOrgsByOrgSlugSitesById"];
+        delete: operations["deleteSite"];
         options?: never;
         head?: never;
         /** Rename a site or change its shape (admins and owners) */
-        patch: operations["patchOrgsByOrgSlugSitesById"];
+        patch: operations["updateSite"];
         trace?: never;
     };
     "/v1/orgs/{org_slug}/teams": {
@@ -9495,7 +9495,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    getOrgsByOrgSlugSites: {
+    listSites: {
         parameters: {
             query?: never;
             header?: never;
@@ -9523,7 +9523,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    postOrgsByOrgSlugSites: {
+    createSite: {
         parameters: {
             query?: never;
             header?: never;
@@ -9569,7 +9569,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    getOrgsByOrgSlugSitesById: {
+    getSite: {
         parameters: {
             query?: never;
             header?: never;
@@ -9598,7 +9598,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    deleteOrgsByOrgSlugSitesById: {
+    deleteSite: {
         parameters: {
             query?: never;
             header?: never;
@@ -9628,7 +9628,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    patchOrgsByOrgSlugSitesById: {
+    updateSite: {
         parameters: {
             query?: never;
             header?: never;
