@@ -20,7 +20,7 @@ const LAYERS = [
   ['incidents'],
   ['signals'],
   ['devices', 'dispatch'],
-  ['trackers', 'streams', 'calendars'],
+  ['trackers', 'streams', 'calendars', 'sites'],
   ['scheduling'],
   ['oncall', 'integrations', 'retention'],
   ['paging', 'subscriptions'],

@@ -40,6 +40,7 @@ import { oncallRoutes } from './modules/oncall/index.js';
 import { pagingPublicRoutes, pagingRoutes } from './modules/paging/index.js';
 import { subscriptionsRoutes } from './modules/subscriptions/index.js';
 import { incidentReportRoutes } from './modules/reports/index.js';
+import { sitesRoutes } from './modules/sites/index.js';
 import { invalidField } from './lib/errors.js';
 import { fieldWithNul } from './lib/nul.js';
 import authPlugin from './plugins/auth.js';
@@ -157,6 +158,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(pagingPublicRoutes, { ctx });
   await app.register(signalsRoutes, { ctx });
   await app.register(streamsRoutes, { ctx });
+  // Sites (geofences, issue #38).
+  await app.register(sitesRoutes, { ctx });
   await app.register(eventTypesRoutes, { ctx });
   await app.register(deliveriesRoutes, { ctx });
   await app.register(bookingsRoutes, { ctx });

@@ -25,6 +25,7 @@ import { ListCache } from './modules/incidents/index.js';
 import { escalationPort, type EscalationPort } from './modules/paging/index.js';
 import { arrivalWatch, type ArrivalWatch } from './modules/dispatch/index.js';
 import { subscriptionsPort, type SubscriptionsPort } from './modules/subscriptions/index.js';
+import { watchSites } from './modules/sites/index.js';
 import { createFailureStore, type FailureStore } from './lib/account-throttle.js';
 
 /** Everything a service needs, built once: the one composition root. */
@@ -193,7 +194,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     accountThrottle: createFailureStore(redis, config.redisPrefix, log),
     escalation,
     subscriptions: subscriptionsPort(bus),
-    positions: positionPort([(c, fix) => arrival.observe(c, fix)]),
+    positions: positionPort([(c, fix) => arrival.observe(c, fix), watchSites]),
     arrival,
     redis,
     transaction: (fn) => transactions.run(fn),

@@ -1729,6 +1729,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orgs/{org_slug}/sites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The org’s sites (members) */
+        get: operations["listSites"];
+        put?: never;
+        /** Create a site, a circle or a polygon (admins and owners) */
+        post: operations["createSite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/sites/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One site (members) */
+        get: operations["getSite"];
+        put?: never;
+        post?: never;
+        /** Delete a site (admins and owners) */
+        delete: operations["deleteSite"];
+        options?: never;
+        head?: never;
+        /** Rename a site or change its shape (admins and owners) */
+        patch: operations["updateSite"];
+        trace?: never;
+    };
     "/v1/orgs/{org_slug}/teams": {
         parameters: {
             query?: never;
@@ -2827,6 +2864,12 @@ export interface components {
             start: string;
             updated_at: string;
         };
+        /** DeletedSite */
+        DeletedSite: {
+            /** @enum {boolean} */
+            deleted: true;
+            id: number;
+        };
         /**
          * Delivery
          * @description An email, webhook, push or phone alert with its attempts
@@ -3876,6 +3919,61 @@ export interface components {
             };
             /** @enum {string} */
             type: "beacon_off";
+        } | {
+            payload: components["schemas"]["SitePassage"];
+            /** @enum {string} */
+            type: "site.enter";
+        } | {
+            payload: components["schemas"]["SitePassage"];
+            /** @enum {string} */
+            type: "site.exit";
+        };
+        /**
+         * Site
+         * @description A place (geofence): devices entering and leaving it are reported (site.enter, site.exit)
+         */
+        Site: {
+            area: components["schemas"]["SitePolygon"] | null;
+            created_at: string;
+            id: number;
+            kind: "circle" | "polygon";
+            lat: number | null;
+            livemode: boolean;
+            lng: number | null;
+            name: string;
+            org_id: number;
+            radius_m: number | null;
+            updated_at: string;
+        };
+        /** SiteList */
+        SiteList: {
+            sites: components["schemas"]["Site"][];
+        };
+        /**
+         * SitePassage
+         * @description A device entering or leaving a site (geofence)
+         */
+        SitePassage: {
+            accuracy: number | null;
+            /** @description when the fix that decided it was taken */
+            at: string;
+            device_id: string | null;
+            lat: number;
+            lng: number;
+            org_id: number;
+            site_id: number;
+            site_name: string;
+            user_id: number;
+        };
+        /**
+         * SitePolygon
+         * @description A GeoJSON Polygon (RFC 7946)
+         */
+        SitePolygon: {
+            /** @description one closed ring (no holes) of [longitude, latitude] positions: at least 4, at most 1000, the last equal to the first, not crossing itself */
+            coordinates: number[][][];
+            /** @enum {string} */
+            type: "Polygon";
         };
         /**
          * Slot
@@ -4212,6 +4310,7 @@ export type DeletedEscalationPolicy = components['schemas']['DeletedEscalationPo
 export type DeletedIncident = components['schemas']['DeletedIncident'];
 export type DeletedIncidentSubscription = components['schemas']['DeletedIncidentSubscription'];
 export type DeletedMaintenanceWindow = components['schemas']['DeletedMaintenanceWindow'];
+export type DeletedSite = components['schemas']['DeletedSite'];
 export type Delivery = components['schemas']['Delivery'];
 export type Device = components['schemas']['Device'];
 export type DeviceList = components['schemas']['DeviceList'];
@@ -4280,6 +4379,10 @@ export type ShiftSource = components['schemas']['ShiftSource'];
 export type Signal = components['schemas']['Signal'];
 export type SignalList = components['schemas']['SignalList'];
 export type SignalStreamEvent = components['schemas']['SignalStreamEvent'];
+export type Site = components['schemas']['Site'];
+export type SiteList = components['schemas']['SiteList'];
+export type SitePassage = components['schemas']['SitePassage'];
+export type SitePolygon = components['schemas']['SitePolygon'];
 export type Slot = components['schemas']['Slot'];
 export type Span = components['schemas']['Span'];
 export type StatusPage = components['schemas']['StatusPage'];
@@ -9576,6 +9679,186 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    listSites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createSite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description A circle (lat, lng, radius_m) or a polygon (area), not both */
+        requestBody: {
+            content: {
+                "application/json": {
+                    area?: components["schemas"]["SitePolygon"];
+                    /** @description the centre’s latitude, -90..90 */
+                    lat?: number;
+                    /** @description the centre’s longitude, -180..180 */
+                    lng?: number;
+                    name: string;
+                    /** @description metres, 10..50000 */
+                    radius_m?: number;
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A place (geofence): devices entering and leaving it are reported (site.enter, site.exit) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Site"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getSite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A place (geofence): devices entering and leaving it are reported (site.enter, site.exit) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Site"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteSite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedSite"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateSite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description area makes it a polygon; lat, lng, radius_m a circle (all three when it was a polygon) */
+        requestBody: {
+            content: {
+                "application/json": {
+                    area?: components["schemas"]["SitePolygon"];
+                    /** @description the centre’s latitude, -90..90 */
+                    lat?: number;
+                    /** @description the centre’s longitude, -180..180 */
+                    lng?: number;
+                    name?: string;
+                    /** @description metres, 10..50000 */
+                    radius_m?: number;
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description A place (geofence): devices entering and leaving it are reported (site.enter, site.exit) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Site"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     listTeams: {
         parameters: {
             query?: never;
@@ -9973,7 +10256,7 @@ export interface operations {
                 "application/json": {
                     description?: string;
                     /** @description the events this receiver gets */
-                    events: ("incident.created" | "incident.acknowledged" | "incident.assigned" | "incident.escalated" | "incident.resolved" | "incident.reopened" | "incident.reply" | "signal.alert" | "oncall.shift_started")[];
+                    events: ("incident.created" | "incident.acknowledged" | "incident.assigned" | "incident.escalated" | "incident.resolved" | "incident.reopened" | "incident.reply" | "signal.alert" | "oncall.shift_started" | "site.enter" | "site.exit")[];
                     /**
                      * @description `standard`: the Standard Webhooks envelope {type, timestamp, data}, signed; `chat`: a Slack incoming-webhook message (Mattermost and Rocket.Chat take it too); `teams`: a Teams Workflows webhook message with an Adaptive Card
                      * @enum {string}
@@ -10084,7 +10367,7 @@ export interface operations {
                     /** @description true turns on a subscription that a 410 from its receiver turned off */
                     enabled?: boolean;
                     /** @description the events this receiver gets */
-                    events?: ("incident.created" | "incident.acknowledged" | "incident.assigned" | "incident.escalated" | "incident.resolved" | "incident.reopened" | "incident.reply" | "signal.alert" | "oncall.shift_started")[];
+                    events?: ("incident.created" | "incident.acknowledged" | "incident.assigned" | "incident.escalated" | "incident.resolved" | "incident.reopened" | "incident.reply" | "signal.alert" | "oncall.shift_started" | "site.enter" | "site.exit")[];
                     /**
                      * @description `standard`: the Standard Webhooks envelope {type, timestamp, data}, signed; `chat`: a Slack incoming-webhook message (Mattermost and Rocket.Chat take it too); `teams`: a Teams Workflows webhook message with an Adaptive Card
                      * @enum {string}

@@ -16,6 +16,7 @@ import type { RetentionTables } from '../modules/retention/index.js';
 import type { DevicesTables } from '../modules/devices/index.js';
 import type { PagingTables } from '../modules/paging/index.js';
 import type { SubscriptionTables } from '../modules/subscriptions/index.js';
+import type { SitesTables } from '../modules/sites/index.js';
 
 /**
  * Row shapes as stored. Both dialects store the same representations:
@@ -43,6 +44,7 @@ export type { OncallSchedulesTable, OncallLayerVersionsTable, OncallOverridesTab
 export type { CalendarObjectsTable, CalendarKind, CalendarStatus, CalendarConnectionsTable, CalendarBusyTable } from '../modules/calendars/index.js';
 export type { RetentionSettingsTable } from '../modules/retention/index.js';
 export type { DevicesTable } from '../modules/devices/index.js';
+export type { SitesTable, SitePresenceTable, SiteKind } from '../modules/sites/index.js';
 
 export interface SettingsTable {
   key: string;
@@ -80,7 +82,8 @@ export interface DB
     RetentionTables,
     DevicesTables,
     PagingTables,
-    SubscriptionTables {
+    SubscriptionTables,
+    SitesTables {
   settings: SettingsTable;
   idempotency_keys: IdempotencyKeysTable;
 }

@@ -19,6 +19,8 @@
  * - `{subscriptionsOf}`: the incident subscriptions of that org changed (created, changed, deleted,
  *   disabled): each instance's subscription cache reads them again (modules/subscriptions). It ends
  *   no access and covers no stream.
+ * - `{sitesOf}`: the sites (geofences) of that org changed (created, changed, deleted): each
+ *   instance's site cache reads them again (modules/sites). It ends no access and covers no stream.
  */
 export interface AccessNotice {
   keyId?: number;
@@ -28,6 +30,7 @@ export interface AccessNotice {
   deviceId?: number;
   userRow?: number;
   subscriptionsOf?: number;
+  sitesOf?: number;
 }
 
 /** Who holds a stream: the user and the credential that opened it. */
@@ -39,7 +42,7 @@ export interface StreamHolder {
 
 /** Whether a notice ends (part of) what a stream of `holder` over `orgIds` may receive. */
 export function noticeCovers(notice: AccessNotice, holder: StreamHolder, orgIds: ReadonlySet<number>): boolean {
-  if (notice.deviceId !== undefined || notice.userRow !== undefined || notice.subscriptionsOf !== undefined) return false;
+  if (notice.deviceId !== undefined || notice.userRow !== undefined || notice.subscriptionsOf !== undefined || notice.sitesOf !== undefined) return false;
   if (notice.keyId !== undefined) return notice.keyId === holder.keyId;
   if (notice.sessionId !== undefined) return notice.sessionId === holder.sessionId;
   if (notice.userId !== undefined && notice.userId !== holder.userId) return false;
@@ -65,5 +68,6 @@ export function parseNotice(text: string): AccessNotice | undefined {
   if (Number.isSafeInteger(r.deviceId)) notice.deviceId = r.deviceId as number;
   if (Number.isSafeInteger(r.userRow)) notice.userRow = r.userRow as number;
   if (Number.isSafeInteger(r.subscriptionsOf)) notice.subscriptionsOf = r.subscriptionsOf as number;
+  if (Number.isSafeInteger(r.sitesOf)) notice.sitesOf = r.sitesOf as number;
   return Object.keys(notice).length > 0 ? notice : undefined;
 }

@@ -202,6 +202,11 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'PATCH /v1/orgs/{org_slug}/maintenance-windows/{id}': 'updateMaintenanceWindow',
   'DELETE /v1/orgs/{org_slug}/maintenance-windows/{id}': 'deleteMaintenanceWindow',
   'GET /v1/orgs/{org_slug}/reports/incidents': 'getIncidentReport',
+  'POST /v1/orgs/{org_slug}/sites': 'createSite',
+  'GET /v1/orgs/{org_slug}/sites': 'listSites',
+  'GET /v1/orgs/{org_slug}/sites/{id}': 'getSite',
+  'PATCH /v1/orgs/{org_slug}/sites/{id}': 'updateSite',
+  'DELETE /v1/orgs/{org_slug}/sites/{id}': 'deleteSite',
 };
 
 const pascal = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);

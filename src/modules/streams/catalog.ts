@@ -26,6 +26,21 @@ export const BeaconPosition = Type.Object(
 
 const BeaconOff = Type.Object({ device_id: Nullable(Type.String()), user_id: Type.Integer(), org_id: Type.Integer() });
 
+export const SitePassage = Type.Object(
+  {
+    site_id: Type.Integer(),
+    site_name: Type.String(),
+    org_id: Type.Integer(),
+    user_id: Type.Integer(),
+    device_id: Nullable(Type.String({ description: 'the device’s meta.device_id; null for a user’s own beacon' })),
+    lat: Type.Number(),
+    lng: Type.Number(),
+    accuracy: Nullable(Type.Number()),
+    at: Type.String({ description: 'when the fix that decided it was taken' }),
+  },
+  { title: 'SitePassage', description: 'A device entering or leaving a site (geofence)' },
+);
+
 interface EventSpec {
   payload: TSchema;
   description: string;
@@ -48,6 +63,8 @@ export const CATALOG = {
     'signal.checkin': event(Signal, 'A check-in was posted'),
     'signal.alert': event(Signal, 'An alert was posted'),
     beacon_off: event(BeaconOff, 'A device stopped beaconing'),
+    'site.enter': event(SitePassage, 'A device entered a site'),
+    'site.exit': event(SitePassage, 'A device left a site'),
   },
 } as const satisfies Record<Channel, Record<string, EventSpec>>;
 

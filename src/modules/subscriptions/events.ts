@@ -11,11 +11,13 @@ export const SUBSCRIPTION_EVENTS = [
   'incident.reply',
   'signal.alert',
   'oncall.shift_started',
+  'site.enter',
+  'site.exit',
 ] as const;
 export type SubscriptionEvent = (typeof SUBSCRIPTION_EVENTS)[number];
 
-/** An incident event; `oncall.shift_started` is the one that is not about an incident. */
-export type IncidentEventName = Exclude<SubscriptionEvent, 'oncall.shift_started'>;
+/** An incident event; `oncall.shift_started` and the site events are not about an incident. */
+export type IncidentEventName = Exclude<SubscriptionEvent, 'oncall.shift_started' | 'site.enter' | 'site.exit'>;
 
 const done = (s: unknown) => s === 'resolved' || s === 'closed';
 

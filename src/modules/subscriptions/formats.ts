@@ -35,6 +35,17 @@ export interface ShiftMessage {
   links: { schedule: string };
 }
 
+/** A device entering or leaving a site (`site.enter`, `site.exit`: modules/sites). */
+export interface SiteMessage {
+  type: 'site.enter' | 'site.exit';
+  at: string;
+  site: { id: number; name: string };
+  user: { id: number; name: string };
+  device_id: string | null;
+  position: { lat: number; lng: number; accuracy: number | null };
+  links: { map: string };
+}
+
 /** "send test" (POST .../webhooks/:id/test). */
 export interface TestMessage {
   type: 'webhook.test';
@@ -44,7 +55,9 @@ export interface TestMessage {
   events: readonly string[];
 }
 
-export type Message = IncidentMessage | ShiftMessage | TestMessage;
+export type Message = IncidentMessage | ShiftMessage | SiteMessage | TestMessage;
+
+const isSiteMessage = (m: Message): m is SiteMessage => m.type === 'site.enter' || m.type === 'site.exit';
 
 /** The body for a format; `standard` is signed when sent (sender.ts), the others go as they are. */
 export function render(format: Format, m: Message): unknown {
@@ -56,6 +69,7 @@ export function render(format: Format, m: Message): unknown {
 export function standardBody(m: Message): { type: string; timestamp: string; data: Record<string, unknown> } {
   if (m.type === 'webhook.test') return { type: m.type, timestamp: m.at, data: { subscription_id: m.subscriptionId, events: [...m.events] } };
   if (m.type === 'oncall.shift_started') return { type: m.type, timestamp: m.at, data: { schedule: m.schedule, user: m.user, start: m.start, end: m.end } };
+  if (isSiteMessage(m)) return { type: m.type, timestamp: m.at, data: { site: m.site, user: m.user, device_id: m.device_id, position: m.position } };
   return { type: m.type, timestamp: m.at, data: { incident: m.incident, event: m.event, links: m.links } };
 }
 
@@ -106,6 +120,15 @@ function content(m: Message): Content {
   }
   if (m.type === 'oncall.shift_started') {
     return { headline: `${m.user.name} is now on call: ${m.schedule.name}`, facts: [['Until', m.end]], detail: null, links: [['Open the schedule', m.links.schedule]] };
+  }
+  if (isSiteMessage(m)) {
+    const device = m.device_id === null ? [] : ([['Device', m.device_id]] as [string, string][]);
+    return {
+      headline: `${m.user.name} ${m.type === 'site.enter' ? 'entered' : 'left'} ${m.site.name}`,
+      facts: [...device, ['Position', `${m.position.lat}, ${m.position.lng}${m.position.accuracy === null ? '' : ` (±${m.position.accuracy} m)`}`], ['At', m.at]],
+      detail: null,
+      links: [['Open the map', m.links.map]],
+    };
   }
   const i = m.incident;
   const text = (v: unknown) => (typeof v === 'string' ? v : '');

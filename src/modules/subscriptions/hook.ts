@@ -11,6 +11,7 @@ import { eventOfTimeline, type SubscriptionEvent } from './events.js';
 import { render, type Format, type Message } from './formats.js';
 import type { SubscriptionPayload } from './sender.js';
 import type { SubscriptionRow } from './subscriptions.repository.js';
+import type { SiteTransition } from '../sites/index.js';
 
 /** Whether a subscription is on and wants `type` (its events are a JSON array of names). */
 export const wants = (s: SubscriptionRow, type: SubscriptionEvent) => s.disabled_at === null && s.events.includes(type);
@@ -60,10 +61,31 @@ export async function onTimeline(ctx: AppContext, tx: Tx, incident: TimelineInci
 }
 
 /**
- * What modules below subscriptions (incidents) need of it, built once per instance by context.ts
+ * `site.enter` and `site.exit`, handed over by modules/sites (through `ctx.subscriptions.onSite`) in
+ * the transaction that claimed the transition, so a delivery exists exactly when the transition was
+ * recorded, once across instances. To the org's subscriptions of the transition's mode that want it;
+ * from the cache, so an org without any costs no query.
+ */
+export async function onSite(ctx: AppContext, tx: Tx, t: SiteTransition): Promise<void> {
+  const subs = await subscribersOf(ctx, tx.db, t.orgId, t.livemode, t.type);
+  if (subs.length === 0) return;
+  const user = await findUserById(tx.db, t.userId);
+  await queueMessage(ctx, tx, subs, {
+    type: t.type,
+    at: t.at,
+    site: t.site,
+    user: { id: t.userId, name: user?.name ?? `user ${t.userId}` },
+    device_id: t.deviceId,
+    position: { lat: t.lat, lng: t.lng, accuracy: t.accuracy },
+    links: { map: `${ctx.config.publicUrl}/app/sites` },
+  });
+}
+
+/**
+ * What modules below subscriptions (incidents, sites) need of it, built once per instance by context.ts
  * and handed down as `ctx.subscriptions` (docs/architecture.md, "Dependency rules").
  */
 export function subscriptionsPort(bus: EventBus) {
-  return { cache: new SubscriptionCache(bus), onTimeline };
+  return { cache: new SubscriptionCache(bus), onTimeline, onSite };
 }
 export type SubscriptionsPort = ReturnType<typeof subscriptionsPort>;
