@@ -20,6 +20,7 @@ const LAYERS = [
   ['incidents'],
   ['signals'],
   ['devices', 'dispatch'],
+  ['tracks', 'reports'],
   ['trackers', 'streams', 'calendars'],
   ['scheduling'],
   ['oncall', 'integrations', 'retention'],

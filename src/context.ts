@@ -21,6 +21,7 @@ import type { Redis } from 'ioredis';
 import { createMemoryBeaconStore, createRedisBeaconStore, positionPort, type BeaconStore, type PositionPort } from './modules/signals/index.js';
 import type { EventCatalog } from './modules/streams/index.js';
 import { DeviceCache } from './modules/devices/index.js';
+import { createTrackRecorder, type TrackRecorder } from './modules/tracks/index.js';
 import { ListCache } from './modules/incidents/index.js';
 import { escalationPort, type EscalationPort } from './modules/paging/index.js';
 import { subscriptionsPort, type SubscriptionsPort } from './modules/subscriptions/index.js';
@@ -54,6 +55,8 @@ export interface AppContext {
   subscriptions: SubscriptionsPort;
   /** The modules that watch accepted positions (arrival, sites, tracks), called by the beacon path (modules/signals positions.ts). */
   positions: PositionPort;
+  /** Tracks of the orgs that keep them (modules/tracks): the position observer's batch; `flush()` writes it. */
+  tracks: TrackRecorder;
   /** The instance's Redis connection when REDIS_URL is set (shared state between instances), else null. */
   redis: Redis | null;
   /** Runs `fn` in one transaction; `tx.onCommit` hooks run after it commits. */
@@ -171,6 +174,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   };
 
   const closers: (() => Promise<void>)[] = [];
+  // Tracks (issue #38): a position observer with its own batch, flushed before the beacons close.
+  const tracks = createTrackRecorder({ db: database.db, bus, log, flushMs: config.beaconFlushMs });
+  closers.push(() => tracks.close());
   const escalation = escalationPort();
   return {
     config,
@@ -189,7 +195,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     accountThrottle: createFailureStore(redis, config.redisPrefix, log),
     escalation,
     subscriptions: subscriptionsPort(bus),
-    positions: positionPort(),
+    positions: positionPort([(_ctx, fix) => tracks.observe(fix)]),
+    tracks,
     redis,
     transaction: (fn) => transactions.run(fn),
     onClose: (fn) => closers.push(fn),

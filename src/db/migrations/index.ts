@@ -28,6 +28,7 @@ import * as m0040 from './0040-paging.js';
 import * as m0041 from './0041-paging-walk.js';
 import * as m0042 from './0042-incident-subscriptions.js';
 import * as m0043 from './0043-heartbeats.js';
+import * as m0046 from './0046-tracks.js';
 
 /** Every migration, in order. Names never change once released. */
 export const migrations: Record<string, MigrationModule> = {
@@ -60,4 +61,5 @@ export const migrations: Record<string, MigrationModule> = {
   '0041-paging-walk': m0041,
   '0042-incident-subscriptions': m0042,
   '0043-heartbeats': m0043,
+  '0046-tracks': m0046,
 };
