@@ -66,7 +66,7 @@ export async function exportMe(ctx: AppContext, actor: Actor) {
     },
     audit: r.audit.map((a) => ({ ...a, ...live(a) })),
     // The positions kept as tracks by the orgs that keep them (docs/privacy.md).
-    tracks: await exportTracks(ctx, user.id),
+    tracks: await exportTracks(ctx, user.id, actor.mode),
     inbound_emails: r.inbound.map(({ rcpt_to, reply_to_incident_id, incident_id, created_at, raw, raw_removed_at, ...m }) => ({
       ...m,
       ...live(m),

@@ -70,11 +70,12 @@ export async function deleteTrackIds(db: Kysely<DB>, ids: readonly number[]): Pr
 }
 
 /** Every position of a person (their export), oldest first. */
-export async function positionsOf(db: Kysely<DB>, userId: number) {
+export async function positionsOf(db: Kysely<DB>, userId: number, mode: Mode) {
   return db
     .selectFrom('position_tracks')
     .select(['org_id', 'livemode', 'device_id', 'lat', 'lng', 'accuracy', 'recorded_at'])
     .where('user_id', '=', userId)
+    .where('livemode', '=', flag(mode === 'live'))
     .orderBy('recorded_at')
     .orderBy('id')
     .execute();

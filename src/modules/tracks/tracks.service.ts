@@ -147,9 +147,9 @@ export function trackGeoJson(t: Track) {
   };
 }
 
-/** A person's positions, for their export (GET /v1/auth/me/export). */
-export async function exportTracks(ctx: AppContext, userId: number) {
-  const rows = await repo.positionsOf(ctx.db, userId);
+/** A person's positions in the credential's mode, for their export (GET /v1/auth/me/export). */
+export async function exportTracks(ctx: AppContext, userId: number, mode: Mode) {
+  const rows = await repo.positionsOf(ctx.db, userId, mode);
   return rows.map((r) => ({ org_id: r.org_id, livemode: r.livemode === 1, device_id: r.device_id, lat: r.lat, lng: r.lng, accuracy: r.accuracy, at: r.recorded_at }));
 }
 
