@@ -135,17 +135,16 @@ describe('tracks (opt-in): stored, thinned, expired, exported, deleted, and read
     const rows: TrackRow[] = [];
     const at = (i: number) => iso(new Date(start + i * 5_000));
     let i = 0;
-    // 3,500 points on the move (a wavy road), a 5-minute stop (61 points within a few metres), 3,500 more.
-    const move = (n: number, lat0: number) => {
-      for (let k = 0; k < n; k += 1, i += 1) rows.push(row(lat0 + k * 0.0002, 4.5 + 0.001 * Math.sin(k / 7), at(i)));
-    };
+    // 3,500 points on the move (a wavy road, straight for its last 500), a 5-minute stop on the
+    // road's line (61 points: Ramer-Douglas-Peucker alone would drop them all), then 3,500 more.
     const row = (lat: number, lng: number, when: string): TrackRow => ({ org_id: org.id, livemode: 1, user_id: field.id, device_id: 'fiona-long', lat, lng, accuracy: null, recorded_at: when });
-    move(3_500, 50);
-    const stopLat = 50 + 3_500 * 0.0002;
+    const wave = (k: number) => (k < 3_000 ? 4.5 + 0.001 * Math.sin(k / 7) : 4.5);
+    for (let k = 0; k < 3_500; k += 1, i += 1) rows.push(row(50 + k * 0.0006, wave(k), at(i)));
+    const stopLat = 50 + 3_500 * 0.0006; // 67 m from the points either side
     const stopFirst = at(i);
-    for (let k = 0; k <= 60; k += 1, i += 1) rows.push(row(stopLat + (k % 2) * 0.00001, 4.6, at(i)));
+    for (let k = 0; k <= 60; k += 1, i += 1) rows.push(row(stopLat, 4.5, at(i)));
     const stopLast = at(i - 1);
-    move(3_500, stopLat + 0.001);
+    for (let k = 1; k <= 3_500; k += 1, i += 1) rows.push(row(stopLat + k * 0.0006, k > 500 ? 4.5 + 0.001 * Math.sin(k / 7) : 4.5, at(i)));
     await appendPositions(t.ctx.db, rows);
 
     const res = await track(field, 'fiona-long');
