@@ -20,6 +20,7 @@ const LAYERS = [
   ['incidents'],
   ['signals'],
   ['devices', 'dispatch'],
+  ['tracks'],
   ['trackers', 'streams', 'calendars', 'sites'],
   ['scheduling'],
   ['oncall', 'integrations', 'retention'],

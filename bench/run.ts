@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import * as authMe from './auth-me.bench.js';
 import * as beacons from './beacons.bench.js';
 import * as beaconsRedis from './beacons-redis.bench.js';
+import * as beaconsWatch from './beacons-watch.bench.js';
 import * as fanout from './fanout.bench.js';
 import * as incidents from './incidents.bench.js';
 import * as metricsCost from './metrics-cost.bench.js';
@@ -42,6 +43,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'incidents', run: incidents.run },
   { name: 'beacons', run: beacons.run },
   { name: 'beacons-redis', run: beaconsRedis.run },
+  { name: 'beacons-watch', run: beaconsWatch.run },
   { name: 'fanout', run: fanout.run },
   { name: 'scheduling', run: scheduling.run },
   { name: 'trackers', run: trackers.run },

@@ -31,6 +31,8 @@ import { healthRoutes } from './modules/system/index.js';
 import { usersRoutes } from './modules/users/index.js';
 import { webRoutes } from './modules/web/index.js';
 import { devicesRoutes } from './modules/devices/index.js';
+import { tracksRoutes } from './modules/tracks/index.js';
+import { reportsRoutes } from './modules/reports/index.js';
 import { trackersRoutes } from './modules/trackers/index.js';
 import { webConfigRoutes } from './modules/web/index.js';
 import { metricsRoutes } from './modules/metrics/index.js';
@@ -174,6 +176,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(webConfigRoutes, { ctx });
   await app.register(webRoutes, { pageExists: publicPageExists(ctx) });
   await app.register(devicesRoutes, { ctx });
+  await app.register(tracksRoutes, { ctx });
+  await app.register(reportsRoutes, { ctx });
   // Encapsulated: its form parser stays with the tracker routes. Owns `/` (OsmAnd fixes, else /app/).
   await app.register(trackersRoutes, { ctx });
   // Incident sources: the integrations API and the endpoints monitoring tools post to.

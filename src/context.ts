@@ -21,6 +21,7 @@ import type { Redis } from 'ioredis';
 import { createMemoryBeaconStore, createRedisBeaconStore, positionPort, type BeaconStore, type PositionPort } from './modules/signals/index.js';
 import type { EventCatalog } from './modules/streams/index.js';
 import { DeviceCache } from './modules/devices/index.js';
+import { createTrackRecorder, type TrackRecorder } from './modules/tracks/index.js';
 import { ListCache } from './modules/incidents/index.js';
 import { escalationPort, type EscalationPort } from './modules/paging/index.js';
 import { arrivalWatch, type ArrivalWatch } from './modules/dispatch/index.js';
@@ -58,6 +59,8 @@ export interface AppContext {
   positions: PositionPort;
   /** Arrival and departure from the assignee's position (modules/dispatch arrival.ts): its cache and queue. */
   arrival: ArrivalWatch;
+  /** Tracks of the orgs that keep them (modules/tracks): the position observer's batch; `flush()` writes it. */
+  tracks: TrackRecorder;
   /** The instance's Redis connection when REDIS_URL is set (shared state between instances), else null. */
   redis: Redis | null;
   /** Runs `fn` in one transaction; `tx.onCommit` hooks run after it commits. */
@@ -175,6 +178,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   };
 
   const closers: (() => Promise<void>)[] = [];
+  // Tracks (issue #38): a position observer with its own batch, flushed before the beacons close.
+  const tracks = createTrackRecorder({ db: database.db, bus, log, flushMs: config.beaconFlushMs });
+  closers.push(() => tracks.close());
   const escalation = escalationPort();
   const arrival = arrivalWatch(bus);
   return {
@@ -194,8 +200,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     accountThrottle: createFailureStore(redis, config.redisPrefix, log),
     escalation,
     subscriptions: subscriptionsPort(bus),
-    positions: positionPort([(c, fix) => arrival.observe(c, fix), watchSites]),
+    positions: positionPort([(c, fix) => arrival.observe(c, fix), watchSites, (_ctx, fix) => tracks.observe(fix)]),
     arrival,
+    tracks,
     redis,
     transaction: (fn) => transactions.run(fn),
     onClose: (fn) => closers.push(fn),

@@ -859,7 +859,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your devices (an org admin: all of the org), with last position */
+        /** Your tracker apps and field terminals (an org admin: all of the org), with last position */
         get: operations["listDevices"];
         put?: never;
         /** Register a tracker app (the token is shown once) */
@@ -886,6 +886,23 @@ export interface paths {
         head?: never;
         /** Rename, or move to another of your orgs */
         patch: operations["updateDevice"];
+        trace?: never;
+    };
+    "/v1/devices/{id}/track": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A device's stored track (orgs that keep tracks): JSON, or GeoJSON with Accept: application/geo+json */
+        get: operations["getDeviceTrack"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/event-types": {
@@ -1547,6 +1564,23 @@ export interface paths {
         };
         /** Incidents opened in a range: counts, MTTA, MTTR, SLA met, escalated, reopened; by period or attribute (admins and owners) */
         get: operations["getIncidentReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{org_slug}/reports/visits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visits per person and site and per incident (admins and owners): JSON, or CSV with Accept: text/csv */
+        get: operations["getVisitsReport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2928,7 +2962,9 @@ export interface components {
         };
         /** DeviceList */
         DeviceList: {
+            /** @description tracker apps */
             devices: components["schemas"]["Device"][];
+            field_terminals: components["schemas"]["FieldTerminal"][];
         };
         /**
          * DispatchSettings
@@ -3082,6 +3118,27 @@ export interface components {
         /** EventTypeList */
         EventTypeList: {
             event_types: components["schemas"]["EventType"][];
+        };
+        /**
+         * FieldTerminal
+         * @description A field terminal: a device known by its beacons (meta.device_id) or its stored track, not a registered tracker app
+         */
+        FieldTerminal: {
+            /** @description beaconing now */
+            active: boolean;
+            /** @description the beacons' meta.device_id */
+            device_id: string;
+            last_position: {
+                accuracy: number | null;
+                lat: number | null;
+                lng: number | null;
+                recorded_at: string;
+            } | null;
+            last_seen_at: string | null;
+            livemode: boolean;
+            org_id: number;
+            user_id: number;
+            user_name: string;
         };
         /** Heartbeat */
         Heartbeat: {
@@ -4105,6 +4162,23 @@ export interface components {
             /** @enum {string} */
             type: "created" | "status_changed" | "priority_changed" | "assigned" | "unassigned" | "acknowledged" | "en_route" | "on_scene" | "reply" | "signal" | "escalated" | "sla_warning" | "sla_breached" | "alert_repeated" | "paged" | "notified" | "escalation_skipped" | "escalation_exhausted" | "departed" | "on_scene_undone";
         };
+        /** Track */
+        Track: {
+            device_id: string;
+            from: string;
+            points: {
+                accuracy: number | null;
+                at: string;
+                lat: number;
+                lng: number;
+            }[];
+            /** @description stops found (>= 3 minutes within 50 m); their first and last points are always kept */
+            stops: number;
+            to: string;
+            /** @description positions stored in the range, before thinning */
+            total_points: number;
+            user_id: number;
+        };
         /**
          * User
          * @description A user as registration answers it
@@ -4155,6 +4229,36 @@ export interface components {
         VerifiedPhone: {
             phone: string;
             phone_verified: boolean;
+        };
+        /** VisitsReport */
+        VisitsReport: {
+            from: string;
+            incidents: {
+                incident_id: number;
+                title: string;
+                total_seconds: number;
+                user_id: number | null;
+                user_name: string | null;
+                visits: {
+                    arrived_at: string | null;
+                    departed_at: string | null;
+                    duration_seconds: number | null;
+                }[];
+            }[];
+            sites: {
+                device_id: string | null;
+                site_id: number | null;
+                site_name: string | null;
+                total_seconds: number;
+                user_id: number | null;
+                user_name: string | null;
+                visits: {
+                    arrived_at: string | null;
+                    departed_at: string | null;
+                    duration_seconds: number | null;
+                }[];
+            }[];
+            to: string;
         };
         /**
          * WeeklyAvailability
@@ -4322,6 +4426,7 @@ export type EscalationPolicyList = components['schemas']['EscalationPolicyList']
 export type EscalationTarget = components['schemas']['EscalationTarget'];
 export type EventType = components['schemas']['EventType'];
 export type EventTypeList = components['schemas']['EventTypeList'];
+export type FieldTerminal = components['schemas']['FieldTerminal'];
 export type Heartbeat = components['schemas']['Heartbeat'];
 export type HeartbeatPing = components['schemas']['HeartbeatPing'];
 export type InboundEmail = components['schemas']['InboundEmail'];
@@ -4395,10 +4500,12 @@ export type TeamMember = components['schemas']['TeamMember'];
 export type TeamMemberList = components['schemas']['TeamMemberList'];
 export type Timeline = components['schemas']['Timeline'];
 export type TimelineEvent = components['schemas']['TimelineEvent'];
+export type Track = components['schemas']['Track'];
 export type User = components['schemas']['User'];
 export type UserList = components['schemas']['UserList'];
 export type ValidationError = components['schemas']['ValidationError'];
 export type VerifiedPhone = components['schemas']['VerifiedPhone'];
+export type VisitsReport = components['schemas']['VisitsReport'];
 export type WeeklyAvailability = components['schemas']['WeeklyAvailability'];
 export type WeeklyWindow = components['schemas']['WeeklyWindow'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
@@ -5258,6 +5365,10 @@ export interface operations {
                             [key: string]: unknown;
                         }[];
                         teams: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description your positions kept as tracks by orgs that keep them: {org_id, livemode, device_id, lat, lng, accuracy, at} */
+                        tracks: {
                             [key: string]: unknown;
                         }[];
                         /** @description URLs of the photos attached to your signals */
@@ -6759,6 +6870,43 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getDeviceTrack: {
+        parameters: {
+            query?: {
+                /** @description ISO-8601; default `to` minus 24 hours */
+                from?: string;
+                /** @description ISO-8601; default now; at most 31 days after `from` */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description a tracker app's id, or any device's device_id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The track, thinned to at most 5,000 points with every stop kept */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/geo+json": {
+                        [key: string]: unknown;
+                    };
+                    "application/json": components["schemas"]["Track"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };
@@ -8482,6 +8630,8 @@ export interface operations {
                         closed_incidents_days?: number | null;
                         inbound_emails_days?: number | null;
                         signals_days?: number | null;
+                        /** @description days each position of a device is kept as its track; 0 (the default) keeps no track */
+                        tracks_days?: number;
                         uploads_days?: number | null;
                     };
                     /** @description lower-case letters, digits and dashes, 1-40 characters */
@@ -9158,6 +9308,40 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    getVisitsReport: {
+        parameters: {
+            query?: {
+                /** @description ISO-8601; default `to` minus 7 days */
+                from?: string;
+                /** @description ISO-8601; default now; at most 92 days after `from` */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description Each visit with its arrival, departure and duration */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitsReport"];
+                    "text/csv": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     getOrgRetention: {
         parameters: {
             query?: never;
@@ -9192,6 +9376,8 @@ export interface operations {
                             signals_days: number | null;
                             uploads_days: number | null;
                         };
+                        /** @description days positions are kept as tracks; 0: no track is kept */
+                        tracks_days: number;
                     };
                 };
             };

@@ -14,6 +14,7 @@ import type { OncallTables } from '../modules/oncall/index.js';
 import type { CalendarsTables } from '../modules/calendars/index.js';
 import type { RetentionTables } from '../modules/retention/index.js';
 import type { DevicesTables } from '../modules/devices/index.js';
+import type { TracksTables } from '../modules/tracks/index.js';
 import type { PagingTables } from '../modules/paging/index.js';
 import type { SubscriptionTables } from '../modules/subscriptions/index.js';
 import type { SitesTables } from '../modules/sites/index.js';
@@ -45,6 +46,7 @@ export type { CalendarObjectsTable, CalendarKind, CalendarStatus, CalendarConnec
 export type { RetentionSettingsTable } from '../modules/retention/index.js';
 export type { DevicesTable } from '../modules/devices/index.js';
 export type { SitesTable, SitePresenceTable, SiteKind } from '../modules/sites/index.js';
+export type { PositionTracksTable } from '../modules/tracks/index.js';
 
 export interface SettingsTable {
   key: string;
@@ -81,6 +83,7 @@ export interface DB
     CalendarsTables,
     RetentionTables,
     DevicesTables,
+    TracksTables,
     PagingTables,
     SubscriptionTables,
     SitesTables {

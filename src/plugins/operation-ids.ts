@@ -176,6 +176,8 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /v1/devices': 'listDevices',
   'PATCH /v1/devices/{id}': 'updateDevice',
   'DELETE /v1/devices/{id}': 'deleteDevice',
+  'GET /v1/devices/{id}/track': 'getDeviceTrack',
+  'GET /v1/orgs/{org_slug}/reports/visits': 'getVisitsReport',
   'GET /v1/trackers/osmand': 'trackOsmAndQuery',
   'POST /v1/trackers/osmand': 'trackOsmAnd',
   'GET /v1/trackers/traccar': 'trackTraccarQuery',

@@ -41,6 +41,7 @@ describe('retention settings', () => {
     assert.equal(first.statusCode, 200, first.body);
     assert.deepEqual(first.json(), {
       retention: { signals_days: null, audit_days: 400, uploads_days: null, closed_incidents_days: null, inbound_emails_days: null },
+      tracks_days: 0,
       instance_default: { signals_days: null, audit_days: 400, uploads_days: null, closed_incidents_days: null, inbound_emails_days: null },
     });
     assert.equal((await patch(owner, { signals_days: 30, uploads_days: 7 })).statusCode, 200);
@@ -159,7 +160,7 @@ describe('retention sweeper', () => {
     counts = await sweepRetention(t.ctx);
     assert.ok(counts.signals >= 1);
     assert.ok(!(await signalIds(t.app, oh)).includes(othersNote));
-    assert.deepEqual(await sweepRetention(t.ctx), { signals: 0, uploads: 0, audit: 0, closed_incidents: 0, inbound_emails: 0, integration_events: 0 });
+    assert.deepEqual(await sweepRetention(t.ctx), { signals: 0, uploads: 0, audit: 0, closed_incidents: 0, inbound_emails: 0, tracks: 0, integration_events: 0 });
   });
 
   test('null keeps forever, overriding the instance default', async () => {

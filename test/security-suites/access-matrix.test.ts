@@ -603,6 +603,9 @@ const ROWS: Record<string, Row> = {
   'GET /v1/devices': { expect: anyUser(200), req: () => ({ url: '/v1/devices' }) },
   'PATCH /v1/devices/{id}': { expect: orgRecord(200, 200, 404), req: async (w) => ({ url: `/v1/devices/${(await ownerDevice(w)).id}`, payload: { name: neutral } }) },
   'DELETE /v1/devices/{id}': { expect: orgRecord(200, 200, 404), req: async (w) => ({ url: `/v1/devices/${(await ownerDevice(w)).id}` }) },
+  // Tracks (#38): the person, and admins and owners of the org; another member 403, another org 404.
+  'GET /v1/devices/{id}/track': { expect: orgRecord(200, 200, 403), req: async (w) => ({ url: `/v1/devices/${(await ownerDevice(w)).id}/track` }) },
+  'GET /v1/orgs/{org_slug}/reports/visits': { expect: orgRoute(200, 200, 403), req: (w) => ({ url: `${orgPath(w)}/reports/visits` }) },
   ...Object.fromEntries(
     ['GET', 'POST'].flatMap((m) =>
       ['/v1/trackers/osmand', '/v1/trackers/traccar', '/v1/trackers/gpslogger'].map((path): [string, Row] => [

@@ -30,6 +30,7 @@ import * as m0042 from './0042-incident-subscriptions.js';
 import * as m0043 from './0043-heartbeats.js';
 import * as m0044 from './0044-arrival.js';
 import * as m0045 from './0045-sites.js';
+import * as m0046 from './0046-tracks.js';
 import * as m0047 from './0047-incident-report-facts.js';
 
 /** Every migration, in order. Names never change once released. */
@@ -65,5 +66,6 @@ export const migrations: Record<string, MigrationModule> = {
   '0043-heartbeats': m0043,
   '0044-arrival': m0044,
   '0045-sites': m0045,
+  '0046-tracks': m0046,
   '0047-incident-report-facts': m0047,
 };

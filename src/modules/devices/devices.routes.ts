@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { IdParams } from '../../lib/schemas.js';
 import { actorOf } from '../../lib/actor.js';
-import { CreateDeviceBody, CreatedDevice, Device, DeviceList, RevokedDevice, UpdateDeviceBody } from './devices.schemas.js';
+import { CreateDeviceBody, CreatedDevice, Device, RevokedDevice, UpdateDeviceBody } from './devices.schemas.js';
 import * as service from './devices.service.js';
 
 const tags = ['Devices'];
@@ -13,9 +13,7 @@ export const devicesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     { schema: { tags, summary: 'Register a tracker app (the token is shown once)', body: CreateDeviceBody, response: { 201: CreatedDevice } } },
     async (request, reply) => reply.status(201).send(await service.createDevice(ctx, actorOf(request), request.body)),
   );
-  app.get('/v1/devices', { schema: { tags, summary: 'Your devices (an org admin: all of the org), with last position', response: { 200: DeviceList } } }, (request) =>
-    service.listDevices(ctx, actorOf(request)),
-  );
+  // GET /v1/devices (tracker apps beside field terminals) is modules/tracks'.
   app.patch(
     '/v1/devices/:id',
     { schema: { tags, summary: 'Rename, or move to another of your orgs', params: IdParams, body: UpdateDeviceBody, response: { 200: Device } } },

@@ -38,5 +38,4 @@ export const CreatedDevice = Type.Object({
   token: Type.String({ description: 'The secret. Shown once: only its hash is stored. In every URL above.' }),
   owntracks_config: Type.Object({}, { additionalProperties: true, description: "OwnTracks' configuration (.otrc), for its QR code or file import" }),
 }, { title: 'CreatedDevice', description: 'A new device: its token is shown this once' });
-export const DeviceList = Type.Object({ devices: Type.Array(Device) }, { title: 'DeviceList' });
 export const RevokedDevice = Type.Object({ id: Type.Integer(), revoked: Type.Boolean() });

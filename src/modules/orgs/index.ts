@@ -15,6 +15,6 @@ export { teamAccess } from './teams.service.js';
 export { findInvite } from './invites.service.js';
 export { insertMembership, insertOrg } from './orgs.repository.js';
 export { type MemberRemoved } from './members.service.js';
-export { effectiveRetention, findRetention, type Retention, type RetentionKind } from './retention-settings.js';
+export { effectiveRetention, findRetention, findTracksDays, RETENTION_CHANGED, type Retention, type RetentionKind } from './retention-settings.js';
 export { RetentionResponse } from './retention-settings.schemas.js';
 export type { OrgsTables, OrgsTable, Routing, TeamsTable, TeamMembersTable, OrgInvitesTable, MembershipsTable, MembershipHistoryTable } from './orgs.tables.js';

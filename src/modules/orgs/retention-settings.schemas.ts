@@ -12,6 +12,9 @@ export const RetentionPatch = Type.Object(
     uploads_days: Days("captures' uploaded photos (the signal stays, without its image)"),
     closed_incidents_days: Days('resolved and closed incidents (with their replies and timeline)'),
     inbound_emails_days: Days('received emails (the message itself; a record of one that opened nothing goes whole)'),
+    tracks_days: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 3650, description: 'days each position of a device is kept as its track; 0 (the default) keeps no track' }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -22,5 +25,6 @@ export const RetentionValues = Type.Object({ signals_days: Kept, audit_days: Kep
 
 export const RetentionResponse = Type.Object({
   retention: RetentionValues,
+  tracks_days: Type.Integer({ description: 'days positions are kept as tracks; 0: no track is kept' }),
   instance_default: RetentionValues,
 });

@@ -15,7 +15,7 @@ export async function findRetention(db: Kysely<DB>, orgId: number): Promise<Stor
 }
 
 /** Sets the given kinds (null: instance default, 0: forever), leaving the others as they were. */
-export async function saveRetention(db: Kysely<DB>, orgId: number, values: Partial<StoredRetention>, now: string): Promise<void> {
+export async function saveRetention(db: Kysely<DB>, orgId: number, values: Partial<StoredRetention> & { tracks_days?: number }, now: string): Promise<void> {
   await db
     .insertInto('retention_settings')
     .values({ org_id: orgId, signals_days: null, audit_days: null, uploads_days: null, closed_incidents_days: null, inbound_emails_days: null, ...values, updated_at: now })
@@ -36,12 +36,25 @@ export function effectiveRetention(ctx: AppContext, stored: Partial<StoredRetent
   return out;
 }
 
+/** The org's tracks setting (0: no track kept, the default). */
+export async function findTracksDays(db: Kysely<DB>, orgId: number): Promise<number> {
+  const row = await db.selectFrom('retention_settings').select('tracks_days').where('org_id', '=', orgId).executeTakeFirst();
+  return row?.tracks_days ?? 0;
+}
+
+/** The bus event every instance's tracks cache listens for (modules/tracks): the org's retention changed. */
+export const RETENTION_CHANGED = { channel: 'org-settings', type: 'retention.changed' } as const;
+
 /** Stores the kinds given (null: keep forever). The caller has checked the owner's access (PATCH /v1/orgs/:slug). */
-export async function setRetention(ctx: AppContext, orgId: number, input: Partial<Retention>): Promise<void> {
-  const values: Partial<StoredRetention> = {};
+export async function setRetention(ctx: AppContext, orgId: number, input: Partial<Retention> & { tracks_days?: number }): Promise<void> {
+  const values: Partial<StoredRetention> & { tracks_days?: number } = {};
   for (const kind of RETENTION_KINDS) {
     const v = input[kind];
     if (v !== undefined) values[kind] = v === null ? 0 : v;
   }
-  if (Object.keys(values).length > 0) await saveRetention(ctx.db, orgId, values, iso(ctx.clock.now()));
+  if (input.tracks_days !== undefined) values.tracks_days = input.tracks_days;
+  if (Object.keys(values).length === 0) return;
+  await saveRetention(ctx.db, orgId, values, iso(ctx.clock.now()));
+  // Every instance's tracks cache reads the org's setting again (this one synchronously).
+  if (input.tracks_days !== undefined) ctx.events.bus.publish({ ...RETENTION_CHANGED, orgId, mode: 'live', payload: { tracks_days: input.tracks_days } });
 }

@@ -31,6 +31,7 @@ export const ExportResponse = Type.Object({
   event_types: Rows,
   bookings: Type.Object({ hosted: Rows, attended: Rows }),
   audit: Rows,
+  tracks: Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'your positions kept as tracks by orgs that keep them: {org_id, livemode, device_id, lat, lng, accuracy, at}' }),
   inbound_emails: Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'emails Muster received from your (proven) address, each as received (`raw_base64`, null once retention removed it)' }),
 });
 

@@ -14,6 +14,7 @@ import { writeAudit } from '../signals/index.js';
 import { findUserById } from '../users/index.js';
 import * as repo from './privacy.repository.js';
 import { rulesOf } from '../paging/index.js';
+import { deleteTracksOf, exportTracks } from '../tracks/index.js';
 
 const FAR_FUTURE = '9999-12-31T23:59:59.999Z';
 const bool = (v: number) => v === 1;
@@ -64,6 +65,8 @@ export async function exportMe(ctx: AppContext, actor: Actor) {
       attended: r.attending.map((b) => ({ ...b, ...live(b) })),
     },
     audit: r.audit.map((a) => ({ ...a, ...live(a) })),
+    // The positions kept as tracks by the orgs that keep them (docs/privacy.md).
+    tracks: await exportTracks(ctx, user.id, actor.mode),
     inbound_emails: r.inbound.map(({ rcpt_to, reply_to_incident_id, incident_id, created_at, raw, raw_removed_at, ...m }) => ({
       ...m,
       ...live(m),
@@ -117,6 +120,7 @@ export async function deleteMe(ctx: AppContext, guard: Guard, actor: Actor, inpu
     const soleOrgs = await repo.soleMemberOrgs(tx.db, user.id);
     const images = await repo.signalImagesOf(tx.db, user.id);
     await repo.deleteSignalsOf(tx.db, user.id);
+    await deleteTracksOf(tx.db, user.id);
     // Through the notices, so streams close and credential caches forget, once this commits.
     await endUserSessions(ctx, user.id, { tx });
     for (const keyId of await repo.keyIdsOf(tx.db, user.id)) ctx.events.endAccess({ keyId }, tx);

@@ -8,7 +8,7 @@ export async function orgsWithRetention(db: Kysely<DB>, afterId: number, limit: 
   return db
     .selectFrom('orgs')
     .leftJoin('retention_settings', 'retention_settings.org_id', 'orgs.id')
-    .select(['orgs.id', ...RETENTION_KINDS.map((k) => `retention_settings.${k}` as const)])
+    .select(['orgs.id', 'retention_settings.tracks_days', ...RETENTION_KINDS.map((k) => `retention_settings.${k}` as const)])
     .where('orgs.id', '>', afterId)
     .orderBy('orgs.id')
     .limit(limit)

@@ -5,13 +5,18 @@ import { DAY, iso } from '../../lib/clock.js';
 import { uploadKeyOf } from '../../lib/storage.js';
 import { deleteClosedIncident, oldClosedIncidents } from '../incidents/index.js';
 import { metricsOf } from '../metrics/index.js';
-import { effectiveRetention, findRetention, orgAccess } from '../orgs/index.js';
+import { effectiveRetention, findRetention, findTracksDays, orgAccess } from '../orgs/index.js';
+import { sweepTracks } from '../tracks/index.js';
 import * as repo from './retention.repository.js';
 
 /** An org's retention as any member may read it, with the instance default beside it. */
 export async function getRetention(ctx: AppContext, actor: Actor, slug: string) {
   const { org } = await orgAccess(ctx, actor, { slug });
-  return { retention: effectiveRetention(ctx, await findRetention(ctx.db, org.id)), instance_default: { ...ctx.config.ops.retention } };
+  return {
+    retention: effectiveRetention(ctx, await findRetention(ctx.db, org.id)),
+    tracks_days: await findTracksDays(ctx.db, org.id),
+    instance_default: { ...ctx.config.ops.retention },
+  };
 }
 
 export interface SweepCounts {
@@ -21,6 +26,8 @@ export interface SweepCounts {
   closed_incidents: number;
   /** Received emails deleted, or emptied of the message itself. */
   inbound_emails: number;
+  /** Positions of tracks past the org's tracks_days (all of them once it is 0 again). */
+  tracks: number;
   /** Entries of the integrations' event logs older than 7 days (issue #37), whatever the org's settings. */
   integration_events: number;
 }
@@ -38,7 +45,7 @@ const MODES: Mode[] = ['live', 'test'];
  * at once (the job also claims its tick): every delete is conditional, and a row counts once.
  */
 export async function sweepRetention(ctx: AppContext): Promise<SweepCounts> {
-  const counts: SweepCounts = { signals: 0, uploads: 0, audit: 0, closed_incidents: 0, inbound_emails: 0, integration_events: 0 };
+  const counts: SweepCounts = { signals: 0, uploads: 0, audit: 0, closed_incidents: 0, inbound_emails: 0, tracks: 0, integration_events: 0 };
   const now = ctx.clock.now().getTime();
   const batch = ctx.config.ops.retentionBatch;
   for (let after = 0; ; ) {
@@ -48,6 +55,7 @@ export async function sweepRetention(ctx: AppContext): Promise<SweepCounts> {
     for (const org of orgs) {
       const keep = effectiveRetention(ctx, org);
       const cutoff = (days: number) => iso(new Date(now - days * DAY));
+      counts.tracks += await sweepTracks(ctx, org.id, org.tracks_days ?? 0, batch);
       for (const mode of MODES) {
         const scope = { orgIds: [org.id], mode };
         if (keep.signals_days !== null) counts.signals += await sweepSignals(ctx, scope, cutoff(keep.signals_days), batch, counts);
