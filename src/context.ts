@@ -26,7 +26,7 @@ import { ListCache } from './modules/incidents/index.js';
 import { escalationPort, type EscalationPort } from './modules/paging/index.js';
 import { arrivalWatch, type ArrivalWatch } from './modules/dispatch/index.js';
 import { subscriptionsPort, type SubscriptionsPort } from './modules/subscriptions/index.js';
-import { watchSites } from './modules/sites/index.js';
+import { siteWatch, type SiteWatch } from './modules/sites/index.js';
 import { createFailureStore, type FailureStore } from './lib/account-throttle.js';
 
 /** Everything a service needs, built once: the one composition root. */
@@ -61,6 +61,8 @@ export interface AppContext {
   arrival: ArrivalWatch;
   /** Tracks of the orgs that keep them (modules/tracks): the position observer's batch; `flush()` writes it. */
   tracks: TrackRecorder;
+  /** Sites entered and left (modules/sites presence.ts): the per-device state and the writes of transitions. */
+  sites: SiteWatch;
   /** The instance's Redis connection when REDIS_URL is set (shared state between instances), else null. */
   redis: Redis | null;
   /** Runs `fn` in one transaction; `tx.onCommit` hooks run after it commits. */
@@ -183,6 +185,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   closers.push(() => tracks.close());
   const escalation = escalationPort();
   const arrival = arrivalWatch(bus);
+  const sites = siteWatch();
   return {
     config,
     database,
@@ -200,9 +203,10 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     accountThrottle: createFailureStore(redis, config.redisPrefix, log),
     escalation,
     subscriptions: subscriptionsPort(bus),
-    positions: positionPort([(c, fix) => arrival.observe(c, fix), watchSites, (_ctx, fix) => tracks.observe(fix)]),
+    positions: positionPort([(c, fix) => arrival.observe(c, fix), (c, fix) => sites.observe(c, fix), (_ctx, fix) => tracks.observe(fix)]),
     arrival,
     tracks,
+    sites,
     redis,
     transaction: (fn) => transactions.run(fn),
     onClose: (fn) => closers.push(fn),
@@ -213,6 +217,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       await escalation.idle();
       await arrival.idle();
       arrival.close();
+      await sites.idle();
+      sites.close();
       await beacons.close().catch((err: unknown) => log.error({ err }, 'closing the beacon store failed'));
       await transactions.drain();
       hub.close();

@@ -221,6 +221,11 @@ function heartbeatKey(w: Fixture): Promise<string> {
   }
   return key;
 }
+/** A live site of org A, made by its owner. */
+async function sitePath(w: Fixture): Promise<string> {
+  const made = await w.ok<{ id: number }>({ 'x-api-key': w.owner.liveKey }, 'POST', `${orgPath(w)}/sites`, { name: neutral, lat: 52.52, lng: 13.4, radius_m: 200 });
+  return `${orgPath(w)}/sites/${made.id}`;
+}
 /** A live maintenance window of org A, made by its owner. */
 async function windowPath(w: Fixture): Promise<string> {
   const start = w.t.clock.nowMs() + 86_400_000;
@@ -484,6 +489,12 @@ const ROWS: Record<string, Row> = {
     req: (w) => ({ url: `${orgPath(w)}/maintenance-windows`, payload: { start: new Date(w.t.clock.nowMs() + 86_400_000).toISOString(), end: new Date(w.t.clock.nowMs() + 90_000_000).toISOString(), description: neutral } }),
   },
   'GET /v1/orgs/{org_slug}/maintenance-windows': { expect: orgRoute(200, 200, 200), req: (w) => ({ url: `${orgPath(w)}/maintenance-windows` }) },
+  // Sites (#38): admins and owners write, members read; a site belongs to its mode.
+  'POST /v1/orgs/{org_slug}/sites': { expect: orgRoute(201, 201, 403), req: (w) => ({ url: `${orgPath(w)}/sites`, payload: { name: neutral, lat: 52.52, lng: 13.4, radius_m: 200 } }) },
+  'GET /v1/orgs/{org_slug}/sites': { expect: orgRoute(200, 200, 200), req: (w) => ({ url: `${orgPath(w)}/sites` }) },
+  'GET /v1/orgs/{org_slug}/sites/{id}': { expect: orgRecord(200, 200, 200), req: async (w) => ({ url: await sitePath(w) }) },
+  'PATCH /v1/orgs/{org_slug}/sites/{id}': { expect: orgRecord(200, 200, 403), req: async (w) => ({ url: await sitePath(w), payload: { name: neutral } }) },
+  'DELETE /v1/orgs/{org_slug}/sites/{id}': { expect: orgRecord(200, 200, 403), req: async (w) => ({ url: await sitePath(w) }) },
   // Reports (#39): admins and owners; the test key reads the test incidents of the same org.
   'GET /v1/orgs/{org_slug}/reports/incidents': { expect: orgRoute(200, 200, 403), req: (w) => ({ url: `${orgPath(w)}/reports/incidents?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z` }) },
   'PATCH /v1/orgs/{org_slug}/maintenance-windows/{id}': { expect: orgRecord(200, 200, 403), req: async (w) => ({ url: await windowPath(w), payload: { description: neutral } }) },

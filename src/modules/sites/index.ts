@@ -4,4 +4,4 @@
 // the subscriptions (above) receive site.enter and site.exit through `ctx.subscriptions.onSite`.
 export type { SitesTables, SitesTable, SitePresenceTable, SiteKind } from './sites.tables.js';
 export { sitesRoutes } from './sites.routes.js';
-export { watchSites, sitesIdle, type SiteTransition } from './presence.js';
+export { siteWatch, type SiteWatch, type SiteTransition } from './presence.js';

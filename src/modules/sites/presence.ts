@@ -184,29 +184,21 @@ async function record(ctx: AppContext, tx: Tx, mode: Mode, key: PresenceKey, c: 
   return true;
 }
 
-const watchers = new WeakMap<AppContext, SiteWatcher>();
-
-/** The watcher of an instance (made on its first fix; it finishes its writes when the context closes). */
-export function watcherOf(ctx: AppContext): SiteWatcher {
-  let w = watchers.get(ctx);
-  if (!w) {
-    const made = new SiteWatcher(ctx);
-    ctx.onClose(async () => {
-      await made.idle();
-      made.cache.stop();
-    });
-    watchers.set(ctx, made);
-    w = made;
-  }
-  return w;
+/**
+ * The sites watcher of an instance, built by context.ts as `ctx.sites` (its observer joins
+ * `ctx.positions`); the watcher itself is made at the first fix, with the context it came with.
+ * `idle` resolves when every fix handed over has been decided and written (tests, close).
+ */
+export function siteWatch() {
+  let watcher: SiteWatcher | undefined;
+  return {
+    observe(ctx: AppContext, fix: ObservedFix): void {
+      (watcher ??= new SiteWatcher(ctx)).observe(fix);
+    },
+    idle: (): Promise<void> => watcher?.idle() ?? Promise.resolve(),
+    close(): void {
+      watcher?.cache.stop();
+    },
+  };
 }
-
-/** The position observer of sites (composed in context.ts `positionPort([...])`). */
-export function watchSites(ctx: AppContext, fix: ObservedFix): void {
-  watcherOf(ctx).observe(fix);
-}
-
-/** Resolves when the instance's sites watcher has written what its fixes decided (tests). */
-export function sitesIdle(ctx: AppContext): Promise<void> {
-  return watchers.get(ctx)?.idle() ?? Promise.resolve();
-}
+export type SiteWatch = ReturnType<typeof siteWatch>;

@@ -6,7 +6,6 @@ import { secondInstance, testDialect, type Headers } from '../../../test/helpers
 import { connectSse, listen, type SseClient } from '../../../test/sse-client.js';
 import { createDevice, pathOf } from '../../../test/trackers-kit.js';
 import { dispatchWorld, signInAgain, type DispatchWorld } from '../../../test/world.js';
-import { sitesIdle } from './index.js';
 
 interface SiteView {
   id: number;
@@ -140,7 +139,7 @@ describe(`sites (${testDialect})`, () => {
       w.t.clock.set(new Date(t0 + ++step * 1000).toISOString());
       const res = await w.call(headers, 'POST', '/v1/signals', { type: 'beacon', org_id: w.orgId, lat, lng, ...(accuracy === null ? {} : { accuracy }), meta: { device_id: device } });
       assert.equal(res.statusCode, 201, res.body);
-      await sitesIdle(w.t.ctx);
+      await w.t.ctx.sites.idle();
     };
     const audit = async (siteId: number) => {
       const rows = await w.t.ctx.db.selectFrom('audit_log').selectAll().where('action', 'in', ['site.enter', 'site.exit']).orderBy('id').execute();
@@ -224,7 +223,7 @@ describe(`sites (${testDialect})`, () => {
         w.t.clock.set(new Date(t0 + ++step * 1000).toISOString());
         const res = await w.t.app.inject({ url: `${pathOf(d.osmand_url)}&lat=${lat}&lon=${lon}&accuracy=${accuracy}` });
         assert.equal(res.statusCode, 200, res.body);
-        await sitesIdle(w.t.ctx);
+        await w.t.ctx.sites.idle();
       };
       await osmand(48.8566, 2.3522, 8);
       await osmand(48.86, 2.3522, 8);
@@ -239,7 +238,7 @@ describe(`sites (${testDialect})`, () => {
       const site = await w.ok<SiteView>(admin, 'POST', base, { name: 'Clinic', lat: 40, lng: 20, radius_m: 100 });
       await fix(40, 20, 5, 'clinic-phone');
       assert.equal((await w.call(ann, 'DELETE', '/v1/signals/beacon?device_id=clinic-phone')).statusCode < 300, true);
-      await sitesIdle(w.t.ctx);
+      await w.t.ctx.sites.idle();
       assert.deepEqual((await audit(site.id)).map((r) => r[0]), ['site.enter']);
       // Moved away from the device: the next fix leaves it.
       await w.ok(admin, 'PATCH', `${base}/${site.id}`, { lat: 41 });
@@ -257,13 +256,13 @@ describe(`sites (${testDialect})`, () => {
         // Both instances see the device enter at once (a fix each: load balancing, a retry).
         w.t.ctx.positions.observe(w.t.ctx, observed);
         second.ctx.positions.observe(second.ctx, observed);
-        await Promise.all([sitesIdle(w.t.ctx), sitesIdle(second.ctx)]);
+        await Promise.all([w.t.ctx.sites.idle(), second.ctx.sites.idle()]);
         assert.deepEqual((await audit(site.id)).map((r) => r[0]), ['site.enter']);
         // Then both see it leave.
         const away = { ...observed, lat: 30.01 };
         w.t.ctx.positions.observe(w.t.ctx, away);
         second.ctx.positions.observe(second.ctx, away);
-        await Promise.all([sitesIdle(w.t.ctx), sitesIdle(second.ctx)]);
+        await Promise.all([w.t.ctx.sites.idle(), second.ctx.sites.idle()]);
         assert.deepEqual((await audit(site.id)).map((r) => r[0]), ['site.enter', 'site.exit']);
         const presence = await w.t.ctx.db.selectFrom('site_presence').selectAll().where('site_id', '=', site.id).execute();
         assert.deepEqual(presence.map((p) => [p.user_id, p.device_key, p.inside]), [[w.ann.id, 'harbour-phone', 0]]);
