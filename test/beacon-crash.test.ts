@@ -3,27 +3,20 @@
 // positions are at most one flush old; after a restart the map lists the devices again; a
 // graceful stop (SIGTERM) flushes the newest positions. SQLite, or PostgreSQL with TEST_DATABASE_URL.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { entryArgs } from './entry.js';
+import { killServer, startServer, type Server } from './crash-server.js';
 import { dropTestSchema, testSchemaName } from './helpers.js';
-import { freePort } from './ports.js';
 
 const PG_URL = process.env.TEST_DATABASE_URL;
 const FLUSH_MS = 200;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Server {
-  child: ChildProcess;
-  base: string;
-  exited: Promise<number | null>;
-}
 
 interface Row {
   device_key: string;
@@ -36,47 +29,10 @@ describe(`beacon state across kill -9 (${PG_URL ? 'PostgreSQL' : 'SQLite'})`, ()
   const schema = PG_URL ? testSchemaName('bcrash') : undefined;
   let server: Server | undefined;
 
-  async function start(): Promise<Server> {
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const env: Record<string, string> = {
-      ...(process.env as Record<string, string>),
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      PUBLIC_URL: base,
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_API: '1000000',
-      RATE_LIMIT_AUTH: '1000000',
-      BEACON_FLUSH_MS: String(FLUSH_MS),
-    };
-    delete env.DATABASE_URL;
-    delete env.DATABASE_SCHEMA;
-    delete env.REDIS_URL;
-    if (PG_URL) Object.assign(env, { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema! });
-    const child = spawn(process.execPath, entryArgs('src/server.ts'), { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
-    child.stderr.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    for (const deadline = Date.now() + 90_000; Date.now() < deadline; ) {
-      if (child.exitCode !== null) throw new Error(`server exited at start (${child.exitCode}):\n${out}`);
-      try {
-        if ((await fetch(`${base}/readyz`)).status === 200) return { child, base, exited };
-      } catch {
-        // not listening yet
-      }
-      await sleep(50);
-    }
-    child.kill('SIGKILL');
-    throw new Error(`server did not get ready:\n${out}`);
-  }
+  const start = () => startServer({ dataDir, flushMs: FLUSH_MS, ...(PG_URL ? { pg: { url: PG_URL, schema: schema! } } : {}) });
 
   after(async () => {
-    if (server && server.child.exitCode === null) {
-      server.child.kill('SIGKILL');
-      await server.exited;
-    }
+    await killServer(server);
     if (schema) await dropTestSchema(schema);
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
