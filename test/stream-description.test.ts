@@ -66,8 +66,13 @@ describe('every event a stream carries is in its API description', () => {
     await ok('POST', `/v1/incidents/${incident.Id}/progress`, headers, { state: 'en_route', lat: 52.36, lng: 4.88 });
     await ok('POST', `/v1/incidents/${incident.Id}/replies`, headers, { body: 'On my way', public: true });
     const meta = { device_id: 'phone-1' };
+    // A site around the hydrant: the first beacon enters it, the third (15 km away) leaves it.
+    const org = (await ok<{ orgs: { id: number; slug: string }[] }>('GET', '/v1/orgs', headers)).orgs.find((o) => o.id === incident.org_id)!;
+    await ok('POST', `/v1/orgs/${org.slug}/sites`, headers, { name: 'Hydrant block', lat: 52.37, lng: 4.89, radius_m: 2000 });
     await ok('POST', '/v1/signals', headers, { type: 'beacon', lat: 52.37, lng: 4.89, accuracy: 5, meta });
     await ok('POST', '/v1/signals', headers, { type: 'beacon', lat: 52.38, lng: 4.9, accuracy: 5, meta });
+    await ok('POST', '/v1/signals', headers, { type: 'beacon', lat: 52.5, lng: 5.0, accuracy: 5, meta });
+    await t.ctx.sites.idle();
     await ok('POST', '/v1/signals', headers, { type: 'capture', image_url: 'https://images.example.com/hydrant.jpg', lat: 52.37, lng: 4.89, ticket_id: incident.Id });
     await ok('POST', '/v1/signals', headers, { type: 'note', note: 'Water to the ankles' });
     await ok('POST', '/v1/signals', headers, { type: 'checkin', lat: 52.37, lng: 4.89 });

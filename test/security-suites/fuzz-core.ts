@@ -77,6 +77,9 @@ interface Disposable {
   /** Heartbeat integrations of org A (their ping URLs) and its maintenance windows (edits and deletes). */
   heartbeats: { id: number; key: string }[];
   windows: number[];
+  /** Sites of org A (reads, edits, deletes) and tracker devices of its owner (their tracks). */
+  sites: number[];
+  devices: number[];
 }
 
 async function disposables(w: Fixture): Promise<Disposable> {
@@ -97,7 +100,7 @@ async function disposables(w: Fixture): Promise<Disposable> {
   const schedulesUrl = `/v1/orgs/${w.orgA.slug}/schedules`;
   const schedule = (await w.ok<{ id: number }>(lk, 'POST', schedulesUrl, { name: 'Fuzz Rota', ...rota })).id;
   const scheduleFeed = new URL((await w.ok<{ url: string }>(lk, 'GET', `${schedulesUrl}/${schedule}/feed`)).url).pathname.split('/').pop()!;
-  const d: Disposable = { users, org, orgs: [], team, teams: [], keys: [], incidents: [], eventTypes: [], bookings: [], pending: [], integrations: [], schedule, schedules: [], overrides: [], scheduleFeed, policies: [], subscriptions: [], heartbeats: [], windows: [] };
+  const d: Disposable = { users, org, orgs: [], team, teams: [], keys: [], incidents: [], eventTypes: [], bookings: [], pending: [], integrations: [], schedule, schedules: [], overrides: [], scheduleFeed, policies: [], subscriptions: [], heartbeats: [], windows: [], sites: [], devices: [] };
   for (const i of range) {
     d.orgs.push((await w.ok<{ slug: string }>(oc, 'POST', '/v1/orgs', { name: `Fuzz Org ${i}` })).slug);
     d.teams.push((await w.ok<{ slug: string }>(oc, 'POST', `/v1/orgs/${org}/teams`, { name: `Fuzz Team ${i}` })).slug);
@@ -120,6 +123,8 @@ async function disposables(w: Fixture): Promise<Disposable> {
     d.heartbeats.push(await w.ok<{ id: number; key: string }>(lk, 'POST', '/v1/integrations', { name: `Spare beat ${i}`, org_id: w.orgA.id, type: 'heartbeat', interval_seconds: 300 }));
     const window = { start: new Date(start).toISOString(), end: new Date(start + 3_600_000).toISOString() };
     d.windows.push((await w.ok<{ id: number }>(lk, 'POST', `/v1/orgs/${w.orgA.slug}/maintenance-windows`, window)).id);
+    d.sites.push((await w.ok<{ id: number }>(lk, 'POST', `/v1/orgs/${w.orgA.slug}/sites`, { name: `Fuzz Site ${i}`, lat: 51.5 + i / 100, lng: -0.1, radius_m: 200 })).id);
+    d.devices.push((await w.ok<{ id: number }>(lk, 'POST', '/v1/devices', { name: `Fuzz Van ${i}` })).id);
   }
   return d;
 }
@@ -166,6 +171,9 @@ function realParams(op: Operation, w: Fixture, d: Disposable): ParamSet[] {
   if (p === '/v1/integrations/{key}/heartbeat') return each(d.heartbeats, ({ key }) => ({ key }));
   if (p === '/v1/orgs/{org_slug}/maintenance-windows') return [{ org_slug: w.orgA.slug }];
   if (p === '/v1/orgs/{org_slug}/maintenance-windows/{id}') return each(d.windows, (id) => ({ org_slug: w.orgA.slug, id }));
+  if (p === '/v1/orgs/{org_slug}/sites' || p.startsWith('/v1/orgs/{org_slug}/reports/')) return [{ org_slug: w.orgA.slug }];
+  if (p === '/v1/orgs/{org_slug}/sites/{id}') return each(d.sites, (id) => ({ org_slug: w.orgA.slug, id }));
+  if (p === '/v1/devices/{id}/track') return each(d.devices, (id) => ({ id }));
   if (p.startsWith('/v1/integrations/{key}/')) return each(d.integrations, ({ key }) => ({ key }));
   return [{}];
 }
@@ -203,6 +211,10 @@ function hintsOf(w: Fixture, d: Disposable): Hints {
     start: someDate.map((x) => x.toISOString()),
     end: someDate.map((x) => x.toISOString()),
     integration_ids: fc.oneof(fc.constant(null), fc.constant([d.integrations[0]!.id]), fc.array(fc.integer({ min: 1, max: 2 ** 31 - 1 }), { maxLength: 2 })),
+    // A place (sites, incidents): mostly valid coordinates and radii.
+    lat: fc.oneof(fc.double({ min: -90, max: 90, noNaN: true }), fc.double({ noNaN: true })),
+    lng: fc.oneof(fc.double({ min: -180, max: 180, noNaN: true }), fc.double({ noNaN: true })),
+    radius_m: fc.oneof(fc.integer({ min: 10, max: 50_000 }), fc.integer()),
     // The Events API's credential: mostly a live integration's key.
     routing_key: fc.oneof(fc.constantFrom(...d.integrations.map((i) => i.key)), fc.string({ maxLength: 40 })),
   };
