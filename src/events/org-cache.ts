@@ -49,6 +49,13 @@ export class OrgCache<T> {
     return value;
   }
 
+  /** The org's value when memory holds it fresh, without waiting (a hot path's fast answer); else undefined. */
+  peek(orgId: number): T | undefined {
+    if (!this.usable()) return undefined;
+    const hit = this.byOrg.get(orgId);
+    return hit && this.now() - hit.at < MAX_AGE_MS ? hit.value : undefined;
+  }
+
   /** Whether memory may serve now; drops everything when hearing resumed after a gap. */
   private usable(): boolean {
     const epoch = this.bus.accessEpoch ? this.bus.accessEpoch() : 0;

@@ -18,9 +18,9 @@ export async function ownerTimeZone(db: Kysely<DB>, orgId: number): Promise<stri
   return row?.timezone;
 }
 
-export async function userNames(db: Kysely<DB>, ids: number[]): Promise<Map<number, string>> {
+export async function userNames(db: Kysely<DB>, ids: readonly number[]): Promise<Map<number, string>> {
   if (ids.length === 0) return new Map();
-  return new Map((await db.selectFrom('users').select(['id', 'name']).where('id', 'in', ids).execute()).map((r) => [r.id, r.name]));
+  return new Map((await db.selectFrom('users').select(['id', 'name']).where('id', 'in', [...ids]).execute()).map((r) => [r.id, r.name]));
 }
 
 export async function teamNames(db: Kysely<DB>, orgId: number, ids: number[]): Promise<Map<number, string>> {

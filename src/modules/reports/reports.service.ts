@@ -3,6 +3,8 @@ import type { Actor } from '../../lib/actor.js';
 import { DAY, iso } from '../../lib/clock.js';
 import { invalidField } from '../../lib/errors.js';
 import { orgAccess } from '../orgs/index.js';
+import { toCsv } from './csv.js';
+import { userNames } from './labels.repository.js';
 import * as repo from './reports.repository.js';
 
 /** The longest range of one visits report, and the default (ending now). */
@@ -54,14 +56,6 @@ function pair<K>(events: { key: string; meta: K; arrive: boolean; at: string }[]
   });
 }
 
-const parse = (json: string): Record<string, unknown> => {
-  try {
-    const v = JSON.parse(json) as unknown;
-    return v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-};
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : null);
 
 /**
@@ -82,7 +76,7 @@ export async function visitsReport(ctx: AppContext, actor: Actor, slug: string, 
   const siteRows = await repo.siteEvents(ctx.db, org.id, actor.mode, from, to);
   const sites = pair(
     siteRows.map((r) => {
-      const meta = parse(r.meta);
+      const meta = r.meta;
       const siteId = num(meta.site_id);
       const deviceId = typeof meta.device_id === 'string' ? meta.device_id : r.device_id;
       return {
@@ -95,8 +89,8 @@ export async function visitsReport(ctx: AppContext, actor: Actor, slug: string, 
   );
 
   const incidentRows = await repo.incidentArrivals(ctx.db, org.id, actor.mode, from, to);
-  const who = incidentRows.map((r) => num(parse(r.data).user_id) ?? r.actor_id);
-  const names = await repo.userNames(ctx.db, [...new Set(who.filter((u): u is number => u !== null))]);
+  const who = incidentRows.map((r) => num(r.data.user_id) ?? r.actor_id);
+  const names = await userNames(ctx.db, [...new Set(who.filter((u): u is number => u !== null))]);
   const incidents = pair(
     incidentRows.map((r, i) => {
       const userId = who[i] ?? null;
@@ -113,24 +107,13 @@ export async function visitsReport(ctx: AppContext, actor: Actor, slug: string, 
 
 export type VisitsReport = Awaited<ReturnType<typeof visitsReport>>;
 
-/** A CSV cell: quoted when needed; a leading = + - @ is neutralised (spreadsheets run formulas). */
-function cell(v: string | number | null): string {
-  if (v === null) return '';
-  let s = String(v);
-  if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
 export const CSV_COLUMNS = ['kind', 'user_id', 'user_name', 'device_id', 'site_id', 'site_name', 'incident_id', 'incident_title', 'arrived_at', 'departed_at', 'duration_seconds'] as const;
 
 /** The report as CSV (RFC 4180, CRLF): one row per visit, sites first. */
 export function visitsCsv(r: VisitsReport): string {
-  const lines = [CSV_COLUMNS.join(',')];
-  for (const s of r.sites) {
-    for (const v of s.visits) lines.push([cell('site'), cell(s.user_id), cell(s.user_name), cell(s.device_id), cell(s.site_id), cell(s.site_name), '', '', cell(v.arrived_at), cell(v.departed_at), cell(v.duration_seconds)].join(','));
-  }
-  for (const s of r.incidents) {
-    for (const v of s.visits) lines.push([cell('incident'), cell(s.user_id), cell(s.user_name), '', '', '', cell(s.incident_id), cell(s.title), cell(v.arrived_at), cell(v.departed_at), cell(v.duration_seconds)].join(','));
-  }
-  return lines.join('\r\n') + '\r\n';
+  const rows = [
+    ...r.sites.flatMap((s) => s.visits.map((v) => ['site', s.user_id, s.user_name, s.device_id, s.site_id, s.site_name, null, null, v.arrived_at, v.departed_at, v.duration_seconds])),
+    ...r.incidents.flatMap((s) => s.visits.map((v) => ['incident', s.user_id, s.user_name, null, null, null, s.incident_id, s.title, v.arrived_at, v.departed_at, v.duration_seconds])),
+  ];
+  return toCsv(CSV_COLUMNS, rows);
 }

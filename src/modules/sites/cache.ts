@@ -40,6 +40,11 @@ export class SiteCache {
     this.stop = this.cache.stop;
   }
 
+  /** The org's sites of one mode when memory holds them fresh (no waiting); else undefined. */
+  peekOrg(orgId: number, livemode: Flag): readonly WatchedSite[] | undefined {
+    return this.cache.peek(orgId)?.filter((s) => s.livemode === livemode);
+  }
+
   /** The org's sites of one mode. */
   async ofOrg(db: Kysely<DB>, orgId: number, livemode: Flag): Promise<readonly WatchedSite[]> {
     return (await this.cache.of(db, orgId)).filter((s) => s.livemode === livemode);

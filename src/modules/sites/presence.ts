@@ -80,6 +80,13 @@ export class SiteWatcher {
   observe(fix: ObservedFix): void {
     const key = `${fix.orgId}|${fix.mode}|${fix.userId}|${fix.deviceId ?? ''}`;
     let state = this.devices.get(key);
+    // The common case decides at once, with nothing queued: the org's sites are in memory and the
+    // fix changes nothing (no sites, or a device whose presence is known and stays as it is).
+    const known = this.cache.peekOrg(fix.orgId, flag(fix.mode === 'live'));
+    if (known && (!state || state.pending === 0)) {
+      if (known.length === 0 && (!state || state.inside === undefined || state.inside.size === 0)) return;
+      if (state?.inside !== undefined && transitions(state.inside, known, fix).length === 0) return;
+    }
     if (!state) {
       if (this.devices.size >= MAX_DEVICES) {
         for (const [k, s] of this.devices) {
@@ -124,25 +131,7 @@ export class SiteWatcher {
     if (state.inside === undefined) state.inside = new Set((await sitesInside(ctx.db, key)).filter((id) => ids.has(id)));
     const inside = state.inside;
     for (const id of inside) if (!ids.has(id)) inside.delete(id); // a deleted site
-    const changes: SiteTransition[] = [];
-    for (const site of sites) {
-      const v = verdict(site, fix.lat, fix.lng, fix.accuracy);
-      const was = inside.has(site.id);
-      if ((v === 'in' && !was) || (v === 'out' && was)) {
-        changes.push({
-          type: v === 'in' ? 'site.enter' : 'site.exit',
-          site: { id: site.id, name: site.name },
-          orgId: fix.orgId,
-          livemode,
-          userId: fix.userId,
-          deviceId: fix.deviceId,
-          lat: fix.lat,
-          lng: fix.lng,
-          accuracy: fix.accuracy,
-          at: fix.at,
-        });
-      }
-    }
+    const changes = transitions(inside, sites, fix);
     if (changes.length === 0) return;
     await ctx.transaction(async (tx) => {
       for (const c of changes) await record(ctx, tx, fix.mode, key, c);
@@ -153,6 +142,31 @@ export class SiteWatcher {
       else inside.delete(c.site.id);
     }
   }
+}
+
+/** The transitions one fix makes for a device inside `inside`, decided in memory (hysteresis in `verdict`). */
+function transitions(inside: ReadonlySet<number>, sites: readonly WatchedSite[], fix: ObservedFix): SiteTransition[] {
+  const changes: SiteTransition[] = [];
+  const livemode = flag(fix.mode === 'live');
+  for (const site of sites) {
+    const v = verdict(site, fix.lat, fix.lng, fix.accuracy);
+    const was = inside.has(site.id);
+    if ((v === 'in' && !was) || (v === 'out' && was)) {
+      changes.push({
+        type: v === 'in' ? 'site.enter' : 'site.exit',
+        site: { id: site.id, name: site.name },
+        orgId: fix.orgId,
+        livemode,
+        userId: fix.userId,
+        deviceId: fix.deviceId,
+        lat: fix.lat,
+        lng: fix.lng,
+        accuracy: fix.accuracy,
+        at: fix.at,
+      });
+    }
+  }
+  return changes;
 }
 
 /**
