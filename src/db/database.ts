@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, sql, type KyselyConfig } from 'kysely';
+import { Kysely, sql, type KyselyConfig } from 'kysely';
+import { SchemaPostgresDialect } from './pg-introspector.js';
 import pg from 'pg';
 import type { DB } from './schema.js';
 import { ImmediateSqliteDialect } from './sqlite-dialect.js';
@@ -116,7 +117,7 @@ function openPostgres(connectionString: string, schema: string | undefined, max:
   });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
+  const db = new Kysely<DB>({ dialect: new SchemaPostgresDialect({ pool }, schema), ...(log ? { log } : {}) });
   return {
     db,
     dialect: 'postgres',
