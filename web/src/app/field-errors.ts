@@ -30,6 +30,11 @@ const FIELD_LABEL: Record<string, string> = {
   notes: 'Notes',
   start_time: 'Time',
   code: 'Code',
+  lat: 'Latitude',
+  lng: 'Longitude',
+  radius_m: 'Radius',
+  area: 'Corners',
+  'area.coordinates': 'Corners',
 };
 
 /** `availability.weekly.2.start` -> "Start time (row 3)"; unknown names read as words. */
@@ -74,6 +79,8 @@ export function plainMessage(field: string, message: string): string {
     if (/url$/.test(field)) return 'Enter a full web address starting with https://.';
     return 'This is not in the expected form.';
   }
+  // A message that is a sentence of its own ("the polygon intersects itself") stands alone.
+  if (/^(the|a|an|each) /.test(m)) return `${m[0]!.toUpperCase()}${m.slice(1)}.`.replace(/\.\.$/, '.');
   // The service's own messages ("must be at most 2147483647", "is already taken") read well after the field's name.
   return /^[a-z]/.test(m) ? `${fieldLabel(field)} ${m}.`.replace(/\.\.$/, '.') : m;
 }
