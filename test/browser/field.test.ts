@@ -505,6 +505,24 @@ test('arrival (issue #38): the beacon reaching an assigned incident shows "Arriv
   // An undone arrival was no arrival: "On scene" can be tapped again.
   assert.equal(await card.getByTestId('my-on-scene').isEnabled(), true);
   await screenshot(page, 'field-arrival-undone');
+
+  // The dashboard's incident page: the radius on a small map, who is inside, the radius edited.
+  const dashboard = await context.newPage();
+  await dashboard.setViewportSize(DESKTOP);
+  await dashboard.goto(`${server.url}/app/incidents/${id}`);
+  const place = dashboard.getByTestId('incident-place');
+  await place.getByTestId('incident-inside').getByText('Arno Arrival').waitFor();
+  assert.match((await place.getByTestId('incident-inside').textContent()) ?? '', /Arno Arrival inside since .*\(arrival undone by them\)/);
+  await dashboard.waitForSelector('[data-testid="incident-map"] path.arrival-radius');
+  await place.getByTestId('arrival-radius').fill('5');
+  await place.getByTestId('arrival-radius-save').click();
+  await place.locator('#err-arrival_radius_m').getByText('Enter 10 or more.').waitFor();
+  await place.getByTestId('arrival-radius').fill('250');
+  await place.getByTestId('arrival-radius-save').click();
+  await place.getByTestId('arrival-radius-saved').getByText('Saved: arrival radius 250 m.').waitFor();
+  assert.equal((await call<{ arrival_radius_m: number }>(server, 'GET', `/v1/tickets/${id}`, undefined, user.cookie)).body.arrival_radius_m, 250);
+  await screenshot(dashboard, 'incident-arrival');
+  await dashboard.close();
   await page.click('[data-testid="beacon-toggle"]');
   await page.waitForSelector('[data-testid="beacon-status"][data-state="off"]');
   assert.deepEqual(errors, []);

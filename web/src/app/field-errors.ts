@@ -40,6 +40,9 @@ const FIELD_LABEL: Record<string, string> = {
 /** `availability.weekly.2.start` -> "Start time (row 3)"; unknown names read as words. */
 export function fieldLabel(field: string): string {
   if (FIELD_LABEL[field]) return FIELD_LABEL[field];
+  // A nearest target's fields (the escalation policy editor, issue #38).
+  const nearest = /\.targets\.(\d+)\.(count|within_m)$/.exec(field);
+  if (nearest) return nearest[2] === 'count' ? 'How many' : 'Within (metres)';
   const weekly = /^availability\.weekly\.(\d+)\.(start|end|day)$/.exec(field);
   if (weekly) return `${weekly[2] === 'day' ? 'Day' : weekly[2] === 'start' ? 'Start time' : 'End time'} (row ${Number(weekly[1]) + 1})`;
   const last = field.split('.').filter((s) => !/^\d+$/.test(s)).pop() ?? field;
