@@ -44,6 +44,8 @@ export interface SitesMap {
   fit(): void;
   /** Shows one site. */
   focus(id: number): void;
+  /** Zooms in on a point placed from far out (a site is metres wide; a pixel of the world view is kilometres). */
+  closeIn(at: LatLng): void;
   center(): LatLng;
   destroy(): void;
 }
@@ -156,6 +158,9 @@ export function createSitesMap(el: HTMLElement, tiles: Tiles, h: SitesMapHandler
       // The site being edited is drawn as the draft.
       const b = shapes.get(id)?.getBounds() ?? boundsOf(false);
       if (b.isValid()) map.fitBounds(b, { padding: [40, 40], maxZoom: 17, animate: false });
+    },
+    closeIn(at) {
+      if (map.getZoom() < 14) map.setView([at.lat, at.lng], 16, { animate: false });
     },
     center() {
       const c = map.getCenter();

@@ -86,7 +86,10 @@ export function SitesView() {
   const handlers: SitesMapHandlers = {
     onClick: (at) => {
       const { mode: m, form: f } = state.current;
-      if (m.kind === 'circle') setForm({ ...f, lat: fix(at.lat), lng: fix(at.lng) });
+      if (m.kind === 'circle') {
+        setForm({ ...f, lat: fix(at.lat), lng: fix(at.lng) });
+        map?.closeIn(at);
+      }
       else if (m.kind === 'polygon' && !f.closed) setForm({ ...f, points: [...f.points, { lat: fix(at.lat), lng: fix(at.lng) }] });
     },
     onSelect: (id) => {
@@ -304,7 +307,10 @@ export function SitesView() {
                     class="secondary small"
                     onClick={() => {
                       const c = atCentre();
-                      if (c) setForm({ ...form, lat: fix(c.lat), lng: fix(c.lng) });
+                      if (c) {
+                        setForm({ ...form, lat: fix(c.lat), lng: fix(c.lng) });
+                        map?.closeIn(c);
+                      }
                     }}
                   >
                     Centre on the map's centre
