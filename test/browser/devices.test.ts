@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import qrcode from 'qrcode-generator';
-import { type ApiUser, browser, browserSuite, DESKTOP, noHorizontalOverflow, PHONE, screenshot, server, signedInContext, signUp, watchErrors } from './harness.js';
+import { type ApiUser, browser, browserSuite, DESKTOP, noHorizontalOverflow, ok, PHONE, screenshot, server, signedInContext, signUp, watchErrors } from './harness.js';
 
 let owner: ApiUser;
 
@@ -80,3 +80,73 @@ for (const [kind, viewport] of [
     await context.close();
   });
 }
+
+test("a device's track replays (issue #38): the empty state while the org keeps none, then the line, a slider moving the marker and a stop marked", async () => {
+  const org = (await ok<{ orgs: { id: number; slug: string; primary: boolean }[] }>('GET', '/v1/orgs', undefined, owner)).orgs.find((o) => o.primary)!;
+  const bike = await ok<{ id: number; token: string }>('POST', '/v1/devices', { name: 'Bike 7', org_id: org.id }, owner);
+  const context = await signedInContext(browser, server, owner, { viewport: DESKTOP });
+  const page = await context.newPage();
+  const errors = watchErrors(page);
+
+  // From the devices page; the org keeps no tracks yet, and the page says so.
+  await page.goto(`${server.url}/app/devices`);
+  await page.locator('[data-testid="device-row"]', { hasText: 'Bike 7' }).getByTestId('device-track').click();
+  await page.waitForURL((u) => u.pathname === '/app/track' && u.searchParams.get('device') === String(bike.id));
+  await page.getByTestId('track-empty').getByText('keeps no tracks').waitFor();
+  assert.equal(await page.getByTestId('track-replay').count(), 0);
+
+  // The org keeps tracks; the bike reports through the OsmAnd protocol: 6 fixes a minute apart going
+  // north, 6 fixes two minutes apart within 10 m (a 10-minute stop), 6 more going on.
+  await ok('PATCH', `/v1/orgs/${org.slug}`, { retention: { tracks_days: 7 } }, owner);
+  const t0 = Math.floor(Date.now() / 1000) - 3 * 3600;
+  const fixes: [number, number, number][] = [];
+  for (let i = 0; i < 6; i++) fixes.push([t0 + i * 60, 52.5 + i * 0.0015, 13.4]);
+  for (let i = 0; i < 6; i++) fixes.push([t0 + 360 + i * 120, 52.5 + 6 * 0.0015 + (i % 2) * 0.00005, 13.4 + (i % 3) * 0.00005]);
+  for (let i = 1; i <= 6; i++) fixes.push([t0 + 360 + 600 + i * 60, 52.5 + 6 * 0.0015, 13.4 + i * 0.002]);
+  for (const [ts, lat, lon] of fixes) {
+    const res = await fetch(`${server.url}/v1/trackers/osmand?id=${bike.token}&lat=${lat}&lon=${lon}&timestamp=${ts}&hdop=1`);
+    assert.equal(res.status, 200, await res.text());
+  }
+  // Positions are written once a second (BEACON_FLUSH_MS).
+  for (let i = 0; ; i++) {
+    const t = await ok<{ total_points: number }>('GET', `/v1/devices/${bike.id}/track?from=${new Date((t0 - 60) * 1000).toISOString()}`, undefined, owner);
+    if (t.total_points === fixes.length) break;
+    assert.ok(i < 100, `the track has ${t.total_points} of ${fixes.length} points`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  await page.getByTestId('track-show').click();
+  await page.getByTestId('track-replay').waitFor();
+  await page.waitForSelector('path.track-line');
+  assert.match((await page.getByTestId('track-summary').textContent()) ?? '', /^18 points from .*; 1 stop\.$/);
+  assert.equal(await page.locator('.track-stop[data-stop="1"]').count(), 1, 'the stop is marked on the map');
+  assert.match((await page.getByTestId('track-stop').textContent()) ?? '', /^1Stop 1: .* to .* \(10 min\)/);
+
+  // The slider moves the marker along the track, from the keyboard too; the time is shown.
+  const where = async () => (await page.getByTestId('track-marker').boundingBox())!;
+  const start = await where();
+  const firstTime = await page.getByTestId('track-time').textContent();
+  await page.getByTestId('track-slider').focus();
+  await page.keyboard.press('End');
+  await page.waitForFunction((was) => document.querySelector('[data-testid="track-time"]')?.textContent !== was, firstTime);
+  const end = await where();
+  assert.ok(Math.hypot(end.x - start.x, end.y - start.y) > 20, `the marker moved: ${JSON.stringify([start, end])}`);
+  assert.equal(await page.getByTestId('track-slider').inputValue(), '17');
+  await page.keyboard.press('Home');
+  assert.equal(await page.getByTestId('track-time').textContent(), firstTime);
+  // Choosing the stop puts the marker there.
+  await page.getByTestId('track-stop').click();
+  assert.equal(await page.getByTestId('track-slider').inputValue(), '6');
+  await page.getByTestId('track-time').getByText('· stop 1').waitFor();
+  assert.match((await page.getByTestId('track-slider').getAttribute('aria-valuetext')) ?? '', /point 7 of 18$/);
+  await screenshot(page, 'track');
+  // At phone width (the address keeps the device and the range).
+  await page.setViewportSize(PHONE);
+  await page.reload();
+  await page.getByTestId('track-replay').waitFor();
+  await page.waitForSelector('path.track-line');
+  await screenshot(page, 'track');
+  await noHorizontalOverflow(page);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

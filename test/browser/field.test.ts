@@ -474,3 +474,57 @@ test('notifications are offered on the first visit to /field and to the dashboar
   await desk.close();
   await context.close();
 });
+
+test('arrival (issue #38): the beacon reaching an assigned incident shows "Arrived automatically" on its card at once, and Undo records the correction', async () => {
+  const user = await signUp(server, { name: 'Arno Arrival' });
+  const org = (await call<{ orgs: { id: number; primary: boolean }[] }>(server, 'GET', '/v1/orgs', undefined, user.cookie)).body.orgs.find((o) => o.primary)!;
+  // 40 m north of where the phone stands, radius 150 m; assigned to Arno.
+  const created = await call<{ Id: number }>(server, 'POST', '/v1/tickets', { title: 'Water on the road', lat: HERE.latitude + 0.00036, lng: HERE.longitude, arrival_radius_m: 150, org_id: org.id }, user.cookie);
+  assert.equal(created.status, 201);
+  const id = created.body.Id;
+  assert.equal((await call(server, 'PATCH', `/v1/tickets/${id}`, { assignee_id: user.id }, user.cookie)).status, 200);
+  const context = await fieldContext(user);
+  const { page, errors } = await openField(context);
+  const card = page.locator(`[data-testid="my-incident"][data-id="${id}"]`);
+  await card.waitFor();
+  assert.equal(await card.getByTestId('my-auto-arrived').count(), 0);
+
+  // The field page's own beacon is the position: the card says so without a reload.
+  await page.click('[data-testid="beacon-toggle"]');
+  await card.getByTestId('my-auto-arrived').getByText('Arrived automatically').waitFor();
+  assert.equal(await card.getByTestId('my-on-scene').textContent(), 'On scene ✓');
+  await screenshot(page, 'field-arrived');
+  const timeline = async () => (await call<{ events: { id: number; type: string; data: Record<string, unknown> }[] }>(server, 'GET', `/v1/tickets/${id}/timeline`, undefined, user.cookie)).body.events;
+  const arrival = (await timeline()).find((e) => e.type === 'on_scene')!;
+  assert.equal(arrival.data.source, 'position');
+
+  await card.getByTestId('my-auto-arrived-undo').click();
+  await card.getByTestId('my-auto-arrived').waitFor({ state: 'detached' });
+  const undone = (await timeline()).filter((e) => e.type === 'on_scene_undone');
+  assert.deepEqual(undone.map((e) => e.data), [{ event_id: arrival.id }]);
+  // An undone arrival was no arrival: "On scene" can be tapped again.
+  assert.equal(await card.getByTestId('my-on-scene').isEnabled(), true);
+  await screenshot(page, 'field-arrival-undone');
+
+  // The dashboard's incident page: the radius on a small map, who is inside, the radius edited.
+  const dashboard = await context.newPage();
+  await dashboard.setViewportSize(DESKTOP);
+  await dashboard.goto(`${server.url}/app/incidents/${id}`);
+  const place = dashboard.getByTestId('incident-place');
+  await place.getByTestId('incident-inside').getByText('Arno Arrival').waitFor();
+  assert.match((await place.getByTestId('incident-inside').textContent()) ?? '', /Arno Arrival inside since .*\(arrival undone by them\)/);
+  await dashboard.waitForSelector('[data-testid="incident-map"] path.arrival-radius');
+  await place.getByTestId('arrival-radius').fill('5');
+  await place.getByTestId('arrival-radius-save').click();
+  await place.locator('#err-arrival_radius_m').getByText('Enter 10 or more.').waitFor();
+  await place.getByTestId('arrival-radius').fill('250');
+  await place.getByTestId('arrival-radius-save').click();
+  await place.getByTestId('arrival-radius-saved').getByText('Saved: arrival radius 250 m.').waitFor();
+  assert.equal((await call<{ arrival_radius_m: number }>(server, 'GET', `/v1/tickets/${id}`, undefined, user.cookie)).body.arrival_radius_m, 250);
+  await screenshot(dashboard, 'incident-arrival');
+  await dashboard.close();
+  await page.click('[data-testid="beacon-toggle"]');
+  await page.waitForSelector('[data-testid="beacon-status"][data-state="off"]');
+  assert.deepEqual(errors, []);
+  await context.close();
+});

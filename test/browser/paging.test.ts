@@ -329,3 +329,51 @@ for (const [kind, viewport] of [
     await context.close();
   });
 }
+
+test('a nearest target (issue #38) is saved from the editor with its count, distance and team; its 422s show beside their inputs', async () => {
+  const context = await signedInContext(browser, server, admin, { viewport: DESKTOP, timezoneId: 'UTC', locale: 'en-GB' });
+  const page = await context.newPage();
+  const errors = watchErrors(page);
+  await page.goto(`${server.url}/app/orgs/${org.slug}/escalation-policies/new`);
+  await page.getByTestId('policy-form').waitFor();
+  await page.getByTestId('policy-name').fill('Nearest crew');
+  const level = page.getByTestId('level-editor').nth(0);
+  await level.getByTestId('target-picker').selectOption('nearest');
+  await level.getByTestId('target-add').click();
+  const nearest = level.getByTestId('nearest-target');
+  // Out of range, as typed: the API's 422 names each field and the page says it beside its input.
+  await nearest.getByTestId('nearest-count').fill('9');
+  await nearest.getByTestId('nearest-within').fill('5');
+  await page.getByTestId('save-policy').click();
+  await page.locator('#err-levels\\.0\\.targets\\.0\\.count').getByText('Enter 5 or less.').waitFor();
+  await page.locator('#err-levels\\.0\\.targets\\.0\\.within_m').getByText('Enter 10 or more.').waitFor();
+  assert.equal(await nearest.getByTestId('nearest-count').getAttribute('aria-invalid'), 'true');
+  await nearest.getByTestId('nearest-count').fill('2');
+  await nearest.getByTestId('nearest-within').fill('5000');
+  await nearest.getByTestId('nearest-among').selectOption({ label: 'Pipe crew' });
+  await nearest.getByText('Paged: the 2 nearest with a live beacon of Pipe crew, within 5000 m').waitFor();
+  await screenshot(page, 'paging-nearest-editor');
+  await page.getByTestId('save-policy').click();
+  await page.waitForURL((u) => u.pathname === `/app/orgs/${org.slug}/escalation-policies`);
+  const row = page.getByTestId('policy-row').filter({ hasText: 'Nearest crew' });
+  await row.getByText('Level 1 (at once): the 2 nearest with a live beacon of Pipe crew, within 5000 m').waitFor();
+  const { escalation_policies: policies } = await ok<{ escalation_policies: { id: number; name: string; levels: { targets: unknown[] }[] }[] }>('GET', `/v1/orgs/${org.slug}/escalation-policies`, undefined, admin);
+  const saved = policies.find((p) => p.name === 'Nearest crew')!;
+  const teams = await ok<{ teams: { id: number; name: string }[] }>('GET', `/v1/orgs/${org.slug}/teams`, undefined, admin);
+  assert.deepEqual(saved.levels[0]!.targets, [{ type: 'nearest', count: 2, within_m: 5000, team_id: teams.teams.find((t) => t.name === 'Pipe crew')!.id }]);
+
+  // Opened again, the editor shows what was saved; limited to a schedule instead, it saves that.
+  await page.goto(`${server.url}/app/orgs/${org.slug}/escalation-policies/${saved.id}`);
+  const again = page.getByTestId('nearest-target');
+  await again.waitFor();
+  assert.deepEqual([await again.getByTestId('nearest-count').inputValue(), await again.getByTestId('nearest-within').inputValue()], ['2', '5000']);
+  await again.getByTestId('nearest-among').selectOption({ label: 'Primary' });
+  await again.getByTestId('nearest-within').fill('');
+  await page.getByTestId('save-policy').click();
+  await page.waitForURL((u) => u.pathname === `/app/orgs/${org.slug}/escalation-policies`);
+  const edited = await ok<{ levels: { targets: { type: string; count: number; schedule_id?: number; within_m?: number }[] }[] }>('GET', `/v1/orgs/${org.slug}/escalation-policies/${saved.id}`, undefined, admin);
+  const target = edited.levels[0]!.targets[0]!;
+  assert.deepEqual([target.type, target.count, typeof target.schedule_id, target.within_m], ['nearest', 2, 'number', undefined]);
+  assert.deepEqual(errors.filter((e) => !/status of 422/.test(e)), []);
+  await context.close();
+});

@@ -30,11 +30,19 @@ const FIELD_LABEL: Record<string, string> = {
   notes: 'Notes',
   start_time: 'Time',
   code: 'Code',
+  lat: 'Latitude',
+  lng: 'Longitude',
+  radius_m: 'Radius',
+  area: 'Corners',
+  'area.coordinates': 'Corners',
 };
 
 /** `availability.weekly.2.start` -> "Start time (row 3)"; unknown names read as words. */
 export function fieldLabel(field: string): string {
   if (FIELD_LABEL[field]) return FIELD_LABEL[field];
+  // A nearest target's fields (the escalation policy editor, issue #38).
+  const nearest = /\.targets\.(\d+)\.(count|within_m)$/.exec(field);
+  if (nearest) return nearest[2] === 'count' ? 'How many' : 'Within (metres)';
   const weekly = /^availability\.weekly\.(\d+)\.(start|end|day)$/.exec(field);
   if (weekly) return `${weekly[2] === 'day' ? 'Day' : weekly[2] === 'start' ? 'Start time' : 'End time'} (row ${Number(weekly[1]) + 1})`;
   const last = field.split('.').filter((s) => !/^\d+$/.test(s)).pop() ?? field;
@@ -74,6 +82,8 @@ export function plainMessage(field: string, message: string): string {
     if (/url$/.test(field)) return 'Enter a full web address starting with https://.';
     return 'This is not in the expected form.';
   }
+  // A message that is a sentence of its own ("the polygon intersects itself") stands alone.
+  if (/^(the|a|an|each) /.test(m)) return `${m[0]!.toUpperCase()}${m.slice(1)}.`.replace(/\.\.$/, '.');
   // The service's own messages ("must be at most 2147483647", "is already taken") read well after the field's name.
   return /^[a-z]/.test(m) ? `${fieldLabel(field)} ${m}.`.replace(/\.\.$/, '.') : m;
 }

@@ -11,6 +11,7 @@ const NAV = [
   { href: '/app/oncall', label: 'On call', icon: '☎' },
   { href: '/app/signals', label: 'Signals', icon: '◎' },
   { href: '/app/devices', label: 'Devices', icon: '◈' },
+  { href: '/app/sites', label: 'Sites', icon: '⬡' },
   { href: '/app/integrations', label: 'Integrations', icon: '⇄' },
   { href: '/app/bookings', label: 'Bookings', icon: '▦' },
   { href: '/app/event-types', label: 'Event types', icon: '◷' },

@@ -13,6 +13,8 @@ import { OrgDetailView } from './views/org-detail';
 import { OrgsView } from './views/orgs';
 import { SettingsView } from './views/settings';
 import { SignalsView } from './views/signals';
+import { SitesView } from './views/sites';
+import { TrackView } from './views/track';
 import { AdminView } from './views/admin';
 import { ScheduleEditor } from './views/oncall/editor';
 import { OnCallView } from './views/oncall/list';
@@ -31,6 +33,8 @@ export function Routes({ loc }: { loc: Loc }) {
   if ((m = match('/app/oncall/:org/:schedule', p))) return <ScheduleView key={`${m.org}-${m.schedule}`} orgSlug={m.org!} scheduleRef={m.schedule!} />;
   if (p === '/app/signals') return <SignalsView />;
   if (p === '/app/devices') return <DevicesView />;
+  if (p === '/app/sites') return <SitesView />;
+  if (p === '/app/track') return <TrackView loc={loc} />;
   if (p === '/app/integrations') return <IntegrationsView />;
   if (p === '/app/bookings') return <BookingsView loc={loc} />;
   if (p === '/app/event-types') return <EventTypesView />;

@@ -84,3 +84,9 @@ export type IncidentSubscription = api.IncidentSubscription;
 export type SubscriptionTestResult = api.SubscriptionTestResult;
 export type NotificationRule = api.NotificationRule;
 export type NotificationRules = api.NotificationRules;
+
+/** Issue #38: an org's sites (geofences), a device's stored track, the device list's field terminals. */
+export type Site = api.Site;
+export type Track = api.Track;
+export type Device = api.Device;
+export type FieldTerminal = api.FieldTerminal;

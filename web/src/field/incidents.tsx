@@ -110,6 +110,16 @@ function useMyIncidents(userId: number): { list: MyIncident[] | null; error: str
  */
 function useMarks(incident: MyIncident, queued: QueuedSignal[]): Record<string, boolean> {
   const [marks, setMarks] = useState<Record<string, boolean>>({});
+  // An arrival or departure recorded from position while the card is open is read again at once.
+  const [seenAt, setSeenAt] = useState(0);
+  useEffect(
+    () =>
+      onIncidentEvent((e) => {
+        const p = e.payload as { incident_id?: number; type?: string } | undefined;
+        if (e.type === 'incident.timeline' && p?.incident_id === incident.Id && /^(on_scene|departed)/.test(p.type ?? '')) setSeenAt(Date.now());
+      }),
+    [incident.Id],
+  );
   useEffect(() => {
     let stopped = false;
     get<{ events: { type: string; data: Record<string, unknown> }[] }>(`/v1/tickets/${incident.Id}/timeline`)
@@ -120,13 +130,14 @@ function useMarks(incident: MyIncident, queued: QueuedSignal[]): Record<string, 
           if (e.type === 'en_route' || e.type === 'on_scene') seen[e.type] = true;
           // The latest arrival decides: one from position ("Arrived automatically") until undone.
           if (e.type === 'on_scene') seen.auto = e.data.source === 'position';
-          if (e.type === 'on_scene_undone') seen.auto = false;
+          // An undone arrival was no arrival: "On scene" can be tapped again.
+          if (e.type === 'on_scene_undone') seen.auto = seen.on_scene = false;
         }
         setMarks(seen);
       })
       .catch(() => undefined); // offline: the outbox's marks below still show
     return () => void (stopped = true);
-  }, [incident.Id]);
+  }, [incident.Id, seenAt]);
   const path = `/v1/tickets/${incident.Id}/progress`;
   const waiting = { ...marks };
   for (const q of queued) if (q.target?.path === path && typeof q.target.payload?.state === 'string') waiting[q.target.payload.state] = true;
@@ -147,7 +158,7 @@ function IncidentCard({ incident, act, linkNote, linkPhoto, fix, queued }: { inc
   };
   const acked = Boolean(incident.acknowledged_at) || done.ack;
   const enRoute = done.en_route || marks.en_route;
-  const onScene = done.on_scene || marks.on_scene;
+  const onScene = done.on_scene || (marks.on_scene && !done.undo);
   const autoArrived = marks.auto && !done.undo;
   const undo = async () => {
     try {

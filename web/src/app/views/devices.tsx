@@ -22,6 +22,14 @@ interface Device {
   last_seen_at: string | null;
 }
 type Created = Device & { token: string; owntracks_config: Record<string, unknown> };
+/** A field terminal (/field) known by its beacons or its stored track (issue #38). */
+interface FieldTerminal {
+  device_id: string;
+  user_name: string;
+  org_id: number;
+  active: boolean;
+  last_seen_at: string | null;
+}
 
 const URLS: ['osmand_url' | 'owntracks_url' | 'gpslogger_url' | 'traccar_json_url', string][] = [
   ['osmand_url', 'OsmAnd / Traccar Client'],
@@ -72,7 +80,8 @@ function NewDevice({ created }: { created: Created }) {
 
 export function DevicesView() {
   const { orgs, orgId } = useSession();
-  const list = useAsync(() => get<{ devices: Device[] }>('/v1/devices').then((r) => r.devices), []);
+  const all = useAsync(() => get<{ devices: Device[]; field_terminals: FieldTerminal[] }>('/v1/devices'), []);
+  const list = { ...all, data: all.data?.devices, setData: (f: (d: Device[] | undefined) => Device[] | undefined) => all.setData((a) => a && { ...a, devices: f(a.devices) ?? [] }) };
   const [name, setName] = useState('');
   const [created, setCreated] = useState<Created | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -99,9 +108,14 @@ export function DevicesView() {
     }
   };
   const shown = list.data?.filter((d) => orgId === null || d.org_id === orgId);
+  const terminals = all.data?.field_terminals.filter((f) => orgId === null || f.org_id === orgId);
   return (
     <section class="view">
-      <PageHeader title="Devices" sub="Phones and trackers that report positions with Traccar Client, OwnTracks or GPSLogger." />
+      <PageHeader title="Devices" sub="Phones and trackers that report positions with Traccar Client, OwnTracks or GPSLogger.">
+        <a class="button secondary" href="/app/track" data-testid="tracks-link">
+          Tracks
+        </a>
+      </PageHeader>
       <ErrorAlert error={list.error ?? error} />
       <form class="card row" onSubmit={(e) => void create(e)} data-testid="new-device">
         <label for="device-name">Name</label>
@@ -126,6 +140,9 @@ export function DevicesView() {
             </p>
             <Urls d={d} />
             <div class="row">
+              <a class="button secondary small" href={`/app/track?device=${d.id}`} aria-label={`Track of ${d.name}`} data-testid="device-track">
+                Track
+              </a>
               <button type="button" class="secondary small danger-text" onClick={() => void revoke(d)}>
                 Revoke
               </button>
@@ -133,6 +150,25 @@ export function DevicesView() {
           </li>
         ))}
       </ul>
+      {terminals && terminals.length > 0 ? (
+        <div class="card stack" data-testid="field-terminals">
+          <h2>Field terminals</h2>
+          <p class="muted">Phones running the field page (/field), known by their beacons.</p>
+          <ul class="list">
+            {terminals.map((f) => (
+              <li key={`${f.org_id}-${f.device_id}`} class="row" data-testid="field-terminal">
+                <span class="grow">
+                  <strong>{f.user_name}</strong> <span class="mono">{f.device_id}</span>
+                  <small class="muted"> · {orgName(orgs, f.org_id)} · {f.active ? 'beaconing' : f.last_seen_at ? `seen ${relative(f.last_seen_at)}` : 'never seen'}</small>
+                </span>
+                <a class="button secondary small" href={`/app/track?device=${encodeURIComponent(f.device_id)}`} aria-label={`Track of ${f.user_name}'s ${f.device_id}`}>
+                  Track
+                </a>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
     </section>
   );
 }

@@ -163,9 +163,20 @@ export function PoliciesView({ slug }: { slug: string }) {
   );
 }
 
+/**
+ * A `nearest` target as the form holds it: numbers as typed (an empty or out-of-range one comes back
+ * as the API's 422 beside its input) and whom it is limited to as one select value (`schedule:3`).
+ */
+interface NearestForm {
+  type: 'nearest';
+  count: string;
+  within: string;
+  among: string;
+}
+type FormTarget = { type: Exclude<TargetType, 'nearest'>; id: number } | NearestForm;
 interface LevelForm {
   delay: string;
-  targets: EscalationTarget[];
+  targets: FormTarget[];
 }
 interface Form {
   name: string;
@@ -174,16 +185,35 @@ interface Form {
 }
 
 const newLevel = (): LevelForm => ({ delay: '5', targets: [] });
-const fromPolicy = (p: EscalationPolicy): Form => ({ name: p.name, repeat: String(p.repeat), levels: p.levels.map((l) => ({ delay: String(l.delay_minutes), targets: l.targets.map((t) => ({ ...t })) })) });
+const toForm = (t: EscalationTarget): FormTarget =>
+  t.type === 'nearest'
+    ? { type: 'nearest', count: String(t.count ?? 1), within: t.within_m === undefined ? '' : String(t.within_m), among: t.schedule_id !== undefined ? `schedule:${t.schedule_id}` : t.team_id !== undefined ? `team:${t.team_id}` : '' }
+    : { type: t.type, id: t.id ?? 0 };
+/** Numbers as typed: an empty or out-of-range one is the API's 422, shown beside its input. */
+const num = (v: string) => (v.trim() === '' ? (v as unknown as number) : Number(v));
+function toTarget(t: FormTarget): EscalationTarget {
+  if (t.type !== 'nearest') return t;
+  const [kind, id] = t.among.split(':');
+  return {
+    type: 'nearest',
+    count: num(t.count),
+    ...(t.within.trim() !== '' ? { within_m: num(t.within) } : {}),
+    ...(kind === 'schedule' ? { schedule_id: Number(id) } : kind === 'team' ? { team_id: Number(id) } : {}),
+  };
+}
+const fromPolicy = (p: EscalationPolicy): Form => ({ name: p.name, repeat: String(p.repeat), levels: p.levels.map((l) => ({ delay: String(l.delay_minutes), targets: l.targets.map(toForm) })) });
 
 /** The picker: one select of the org's people, schedules and teams (value `type:id`), then Add. */
-function TargetPicker({ i, dir, taken, onAdd }: { i: number; dir: Directory | undefined; taken: EscalationTarget[]; onAdd: (t: EscalationTarget) => void }) {
+function TargetPicker({ i, dir, taken, onAdd }: { i: number; dir: Directory | undefined; taken: FormTarget[]; onAdd: (t: FormTarget) => void }) {
   const [pick, setPick] = useState('');
-  const free = (type: TargetType, id: number) => !taken.some((t) => t.type === type && t.id === id);
+  const free = (type: TargetType, id: number) => !taken.some((t) => t.type === type && t.type !== 'nearest' && t.id === id);
   const add = () => {
-    const [type, id] = pick.split(':');
-    if (!type || !id) return;
-    onAdd({ type: type as TargetType, id: Number(id) });
+    if (pick === 'nearest') onAdd({ type: 'nearest', count: '1', within: '', among: '' });
+    else {
+      const [type, id] = pick.split(':');
+      if (!type || !id) return;
+      onAdd({ type: type as Exclude<TargetType, 'nearest'>, id: Number(id) });
+    }
     setPick('');
   };
   return (
@@ -192,7 +222,10 @@ function TargetPicker({ i, dir, taken, onAdd }: { i: number; dir: Directory | un
         Add whom level {i + 1} pages
       </label>
       <select id={`level-${i}-add`} class="compact grow" value={pick} disabled={!dir} onChange={(e) => setPick(e.currentTarget.value)} data-testid="target-picker">
-        <option value="">Add a schedule, person or team…</option>
+        <option value="">Add a schedule, person, team or the nearest…</option>
+        <optgroup label="By position: the nearest with a live beacon when the level fires">
+          <option value="nearest">Nearest responders</option>
+        </optgroup>
         <optgroup label="Schedules: whoever is on call when the level fires">
           {dir?.schedules
             .filter((s) => free('schedule', s.id))
@@ -228,6 +261,69 @@ function TargetPicker({ i, dir, taken, onAdd }: { i: number; dir: Directory | un
   );
 }
 
+/**
+ * A `nearest` target (issue #38): how many of the nearest people with a live beacon, within how many
+ * metres (optional), and among whom (anyone of the org, whoever is on call in a schedule, or a
+ * team's active members). Each input shows its own 422 (`levels.N.targets.J.count`, ...).
+ */
+function NearestFields({ t, at, label, dir, error, set, remove }: { t: NearestForm; at: string; label: string; dir: Directory | undefined; error: unknown; set: (t: NearestForm) => void; remove: () => void }) {
+  const id = at.replace(/\./g, '-');
+  return (
+    <fieldset class="nearest stack" data-testid="nearest-target">
+      <legend>
+        <span class="badge">{TYPE_WORD.nearest}</span> Nearest responders with a live beacon
+      </legend>
+      <div class="grid-3">
+        <div class="field">
+          <label for={`${id}-count`}>How many</label>
+          <input id={`${id}-count`} name={`${at}.count`} data-field={`${at}.count`} type="number" inputMode="numeric" min={1} max={5} class="narrow" value={t.count} onInput={(e) => set({ ...t, count: e.currentTarget.value })} data-testid="nearest-count" />
+          <small>1 to 5.</small>
+          <FieldError error={error} name={`${at}.count`} />
+        </div>
+        <div class="field">
+          <label for={`${id}-within_m`}>Within (metres, optional)</label>
+          <input id={`${id}-within_m`} name={`${at}.within_m`} data-field={`${at}.within_m`} type="number" inputMode="numeric" min={10} max={50000} class="narrow" value={t.within} placeholder="Any distance" onInput={(e) => set({ ...t, within: e.currentTarget.value })} data-testid="nearest-within" />
+          <small>10 to 50000.</small>
+          <FieldError error={error} name={`${at}.within_m`} />
+        </div>
+        <div class="field">
+          <label for={`${id}-among`}>Among</label>
+          <select id={`${id}-among`} name={`${at}.among`} data-field={`${at}.${t.among.startsWith('team') ? 'team_id' : 'schedule_id'}`} value={t.among} onChange={(e) => set({ ...t, among: e.currentTarget.value })} data-testid="nearest-among">
+            <option value="">Anyone in the organization</option>
+            {dir && dir.schedules.length > 0 ? (
+              <optgroup label="Whoever is on call in">
+                {dir.schedules.map((s) => (
+                  <option key={`s${s.id}`} value={`schedule:${s.id}`}>
+                    {s.name}
+                  </option>
+                ))}
+              </optgroup>
+            ) : null}
+            {dir && dir.teams.length > 0 ? (
+              <optgroup label="The active members of">
+                {dir.teams.map((x) => (
+                  <option key={`t${x.id}`} value={`team:${x.id}`}>
+                    {x.name}
+                  </option>
+                ))}
+              </optgroup>
+            ) : null}
+          </select>
+          <FieldError error={error} name={`${at}.schedule_id`} />
+          <FieldError error={error} name={`${at}.team_id`} />
+        </div>
+      </div>
+      <small class="muted">Paged: {nearestName({ ...toTarget(t), count: Number(t.count) || 1 }, dir)}, by their distance to the incident when the level fires (an incident without a position pages nobody here).</small>
+      <FieldError error={error} name={`${at}.id`} />
+      <div>
+        <button type="button" class="ghost small danger-text" aria-label={`Remove the nearest responders from ${label}`} onClick={remove}>
+          Remove
+        </button>
+      </div>
+    </fieldset>
+  );
+}
+
 function LevelEditor({ l, i, count, repeat, dir, error, set, move, remove }: { l: LevelForm; i: number; count: number; repeat: number; dir: Directory | undefined; error: unknown; set: (l: LevelForm) => void; move: (d: -1 | 1) => void; remove: () => void }) {
   const f = `levels.${i}`;
   const last = i === count - 1;
@@ -239,17 +335,28 @@ function LevelEditor({ l, i, count, repeat, dir, error, set, move, remove }: { l
       </legend>
       <div class="field">
         <span class="label">Pages</span>
-        {l.targets.length === 0 ? <p class="muted small">Nobody yet: add at least one schedule, person or team.</p> : null}
+        {l.targets.length === 0 ? <p class="muted small">Nobody yet: add at least one schedule, person, team or the nearest responders.</p> : null}
         <ul class="targets" data-testid="level-targets">
-          {l.targets.map((t, j) => (
-            <li key={`${t.type}-${t.id}`} data-testid="level-target">
-              <span class="badge">{TYPE_WORD[t.type]}</span> {plainName(t, dir)}
-              <button type="button" class="ghost small" aria-label={`Remove ${plainName(t, dir)} from level ${i + 1}`} onClick={() => set({ ...l, targets: l.targets.filter((_, k) => k !== j) })}>
-                ✕
-              </button>
-              <FieldError error={error} name={`${f}.targets.${j}.id`} />
-            </li>
-          ))}
+          {l.targets.map((t, j) => {
+            const remove = () => set({ ...l, targets: l.targets.filter((_, k) => k !== j) });
+            if (t.type === 'nearest') {
+              return (
+                <li key={`nearest-${j}`} data-testid="level-target">
+                  <NearestFields t={t} at={`${f}.targets.${j}`} label={`level ${i + 1}`} dir={dir} error={error} set={(x) => set({ ...l, targets: l.targets.map((y, k) => (k === j ? x : y)) })} remove={remove} />
+                </li>
+              );
+            }
+            const name = plainName(toTarget(t), dir);
+            return (
+              <li key={`${t.type}-${t.id}`} data-testid="level-target">
+                <span class="badge">{TYPE_WORD[t.type]}</span> {name}
+                <button type="button" class="ghost small" aria-label={`Remove ${name} from level ${i + 1}`} onClick={remove}>
+                  ✕
+                </button>
+                <FieldError error={error} name={`${f}.targets.${j}.id`} />
+              </li>
+            );
+          })}
         </ul>
         <TargetPicker i={i} dir={dir} taken={l.targets} onAdd={(t) => set({ ...l, targets: [...l.targets, t] })} />
         <FieldError error={error} name={`${f}.targets`} />
@@ -300,9 +407,7 @@ export function PolicyEditor({ slug, id }: { slug: string; id: number | null }) 
     e.preventDefault();
     setBusy(true);
     setError(null);
-    // Numbers as typed: an empty or out-of-range delay is the API's 422, shown beside its input.
-    const num = (v: string) => (v.trim() === '' ? (v as unknown as number) : Number(v));
-    const body = { name: form.name, repeat: Number(form.repeat), levels: form.levels.map((l) => ({ delay_minutes: num(l.delay), targets: l.targets })) };
+    const body = { name: form.name, repeat: Number(form.repeat), levels: form.levels.map((l) => ({ delay_minutes: num(l.delay), targets: l.targets.map(toTarget) })) };
     try {
       if (id === null) await post<EscalationPolicy>(base, body);
       else await patch<EscalationPolicy>(`${base}/${id}`, body);

@@ -10,6 +10,7 @@ import { DispatchCard, Timeline } from './incident-dispatch';
 import { PhotoStrip, type Photo } from '../photo-viewer';
 import { loadDirectory } from './escalation-policies';
 import { EscalationCard } from './incident-paging';
+import { IncidentPlace } from './incident-place';
 
 /** The photos sent to the incident from the field (capture signals on its timeline), oldest first. */
 const photosOf = (events: TimelineEvent[]): Photo[] =>
@@ -141,6 +142,7 @@ export function IncidentDetailView({ id }: { id: number }) {
         <aside class="stack">
           <EscalationCard incident={t} events={timeline.data} onChange={(i) => incident.setData(() => i)} />
           <DispatchCard incident={t} onChange={(i) => incident.setData(() => i)} />
+          {t.lat !== null && t.lng !== null ? <IncidentPlace incident={t} events={timeline.data} canEdit={t.status === 'open' || t.status === 'in_progress'} onChange={(i) => incident.setData(() => i)} /> : null}
           <div class="card stack">
             <h2>Triage</h2>
             <ErrorAlert error={saveError} />
