@@ -2,7 +2,7 @@
 // in the database, on SQLite and on PostgreSQL alike. A page is a row of paging_pages (one person
 // paged for one incident, by a level of its policy or by hand), whatever number of notifications
 // it sent. Definitions, with a worked example, in docs/reports.md.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DialectName as Dialect } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import { seconds, type OffsetSpan } from './incident-report.repository.js';
@@ -81,10 +81,27 @@ function localParts(dialect: Dialect) {
  */
 export async function pageFigures(db: Kysely<DB>, dialect: Dialect, q: PagesQuery, zones: readonly ZoneOffsets[]): Promise<PageFigures[]> {
   if (zones.length === 0) return [];
+  const result = await pageFiguresSql(dialect, q, zones).execute(db);
+  // PostgreSQL answers counts (bigint) as text: every figure as a number.
+  return result.rows.map((r) => ({
+    user_id: Number(r.user_id),
+    pages: Number(r.pages),
+    night_pages: Number(r.night_pages),
+    weekend_pages: Number(r.weekend_pages),
+    acknowledged: Number(r.acknowledged),
+    mtta_sum: Number(r.mtta_sum),
+    escalated_past: Number(r.escalated_past),
+  }));
+}
+
+/** The statement of pageFigures (`zones` not empty); its plan is checked by the report's test. */
+export function pageFiguresSql(dialect: Dialect, q: PagesQuery, zones: readonly ZoneOffsets[]): RawBuilder<PageFigures> {
   const { hour, dow } = localParts(dialect);
-  const result = await sql<PageFigures>`
+  // `materialized` (both engines): each page's look-ups run once, not once for every use of their
+  // result (SQLite inlines a CTE used once, copying its correlated subqueries into each use).
+  return sql<PageFigures>`
     with zones (zone_name, start_at, end_at, offset_minutes) as (values ${sql.join(zoneRows(zones, q.to))}),
-    paged as (
+    paged as materialized (
       select p.incident_id, p.user_id, p.level, p.created_at, z.offset_minutes,
         (select min(n.created_at) from paging_pages n
           where n.incident_id = p.incident_id and n.user_id = p.user_id and (n.created_at > p.created_at or (n.created_at = p.created_at and n.id > p.id))) as next_at
@@ -93,7 +110,7 @@ export async function pageFigures(db: Kysely<DB>, dialect: Dialect, q: PagesQuer
       inner join zones z on z.zone_name = u.timezone and p.created_at >= z.start_at and p.created_at < z.end_at
       where p.org_id = ${q.orgId} and p.livemode = ${q.livemode} and p.created_at >= ${q.from} and p.created_at < ${q.to}
     ),
-    answered as (
+    answered as materialized (
       select user_id, created_at, offset_minutes,
         (select min(e.created_at) from incident_events e
           where e.incident_id = paged.incident_id and e.type = 'acknowledged' and e.actor_id = paged.user_id
@@ -117,15 +134,5 @@ export async function pageFigures(db: Kysely<DB>, dialect: Dialect, q: PagesQuer
       sum(case when moved_at is not null and (acked_at is null or acked_at > moved_at) then 1 else 0 end) as escalated_past
     from timed
     group by user_id
-  `.execute(db);
-  // PostgreSQL answers counts (bigint) as text: every figure as a number.
-  return result.rows.map((r) => ({
-    user_id: Number(r.user_id),
-    pages: Number(r.pages),
-    night_pages: Number(r.night_pages),
-    weekend_pages: Number(r.weekend_pages),
-    acknowledged: Number(r.acknowledged),
-    mtta_sum: Number(r.mtta_sum),
-    escalated_past: Number(r.escalated_past),
-  }));
+  `;
 }

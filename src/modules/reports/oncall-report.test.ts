@@ -4,8 +4,11 @@
 // definitions and this same example).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { queryPlan, testDialect } from '../../../test/helpers.js';
 import { signInAgain, dispatchWorld, type DispatchWorld } from '../../../test/world.js';
 import { runPaging } from '../paging/index.js';
+import { pageFiguresSql } from './oncall-report.repository.js';
+import { offsetsOver } from './periods.js';
 
 interface Row {
   user_id: number | null;
@@ -174,6 +177,14 @@ describe('GET /v1/orgs/:org_slug/reports/oncall', () => {
     assert.equal(lines[6], '', 'each record ends with CRLF');
     const accepted = await w.call({ ...owner(), accept: 'text/csv' }, 'GET', `/v1/orgs/${w.orgSlug}/reports/oncall?${range}`);
     assert.equal(accepted.body.split('\r\n')[2], `${w.ben.id},Ben Responder,America/New_York,41,6,3,3,2,210,2`);
+  });
+
+  test("the range's pages are read through the index by org, mode and time (migration 0048), not the whole table", async () => {
+    const [from, to] = [Date.parse('2026-03-01T00:00:00Z'), Date.parse('2026-04-01T00:00:00Z')];
+    const q = { orgId: w.orgId, livemode: 1, from: new Date(from).toISOString(), to: new Date(to).toISOString() } as const;
+    const zones = ['UTC', 'Europe/Berlin'].map((zone) => ({ zone, offsets: offsetsOver(zone, from, to) }));
+    const plan = await queryPlan(ctx().db, pageFiguresSql(testDialect, q, zones).compile(ctx().db), 'enable_seqscan');
+    assert.match(plan, /paging_pages_org_time_idx/, plan);
   });
 
   test('admins and owners only: a member 403, another org 404; 422 with the field for a bad range or zone', async () => {
