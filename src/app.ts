@@ -41,7 +41,7 @@ import { privacyRoutes } from './modules/privacy/index.js';
 import { oncallRoutes } from './modules/oncall/index.js';
 import { pagingPublicRoutes, pagingRoutes } from './modules/paging/index.js';
 import { subscriptionsRoutes } from './modules/subscriptions/index.js';
-import { incidentReportRoutes } from './modules/reports/index.js';
+import { incidentReportRoutes, oncallReportRoutes } from './modules/reports/index.js';
 import { sitesRoutes } from './modules/sites/index.js';
 import { invalidField } from './lib/errors.js';
 import { fieldWithNul } from './lib/nul.js';
@@ -154,8 +154,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(oncallRoutes, { ctx });
   await app.register(pagingRoutes, { ctx });
   await app.register(subscriptionsRoutes, { ctx });
-  // Reports (issue #39): figures over incidents, computed in the database.
+  // Reports (issue #39): figures over incidents and pages, computed in the database.
   await app.register(incidentReportRoutes, { ctx });
+  await app.register(oncallReportRoutes, { ctx });
   // Encapsulated: its form parser stays with Twilio's webhooks and the action page.
   await app.register(pagingPublicRoutes, { ctx });
   await app.register(signalsRoutes, { ctx });

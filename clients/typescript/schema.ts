@@ -1572,6 +1572,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orgs/{org_slug}/reports/oncall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per person over a range: hours on call, pages, at night and on weekends in their zone, acknowledged, MTTA, escalated past (admins and owners) */
+        get: operations["getOncallReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orgs/{org_slug}/reports/visits": {
         parameters: {
             query?: never;
@@ -3665,6 +3682,38 @@ export interface components {
             /** @description empty in a gap; start and end bound the current shift (looked for up to 93 days either side) */
             on_call: components["schemas"]["Shift"][];
         };
+        /** OncallReport */
+        OncallReport: {
+            from: string;
+            livemode: boolean;
+            rows: components["schemas"]["OncallReportRow"][];
+            to: string;
+            totals: components["schemas"]["OncallReportRow"];
+            tz: string;
+        };
+        /** OncallReportRow */
+        OncallReportRow: {
+            /** @description pages the person answered by acknowledging the incident */
+            acknowledged: number;
+            /** @description pages of a level the escalation moved past (next level or round, or the end) without their acknowledgement */
+            escalated_past: number;
+            /** @description hours on call in any schedule of the org up to now (two schedules at once count once), two decimals */
+            hours_on_call: number;
+            /** @description mean seconds from a page to its acknowledgement; null when none acknowledged */
+            mtta_seconds: number | null;
+            /** @description "Deleted user" for an account deleted since; null in the totals */
+            name: string | null;
+            /** @description pages from 22:00 to 07:00 in the person's zone */
+            night_pages: number;
+            /** @description times paged (once per person and level or page by hand, whatever the notifications) */
+            pages: number;
+            /** @description the person's zone, which night and weekend are judged in; null for a deleted account and in the totals */
+            timezone: string | null;
+            /** @description null in the totals */
+            user_id: number | null;
+            /** @description pages on a Saturday or Sunday in the person's zone */
+            weekend_pages: number;
+        };
         /**
          * Org
          * @description An organization (unit), as the caller sees it
@@ -4460,6 +4509,8 @@ export type MyShiftList = components['schemas']['MyShiftList'];
 export type NotificationRule = components['schemas']['NotificationRule'];
 export type NotificationRules = components['schemas']['NotificationRules'];
 export type OnCall = components['schemas']['OnCall'];
+export type OncallReport = components['schemas']['OncallReport'];
+export type OncallReportRow = components['schemas']['OncallReportRow'];
 export type Org = components['schemas']['Org'];
 export type OrgList = components['schemas']['OrgList'];
 export type OrgOnCall = components['schemas']['OrgOnCall'];
@@ -9299,6 +9350,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IncidentReport"];
+                    "text/csv": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getOncallReport: {
+        parameters: {
+            query: {
+                /** @description CSV instead of JSON (as `Accept: text/csv`) */
+                format?: "csv";
+                /** @description ISO 8601 with an offset */
+                from: string;
+                /** @description ISO 8601 with an offset */
+                to: string;
+                /** @description an IANA time zone (default the org owner's) */
+                tz?: string;
+            };
+            header?: never;
+            path: {
+                org_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["ClientError"];
+            "5XX": components["responses"]["ServerError"];
+            /** @description The report, as JSON or CSV (RFC 4180) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OncallReport"];
                     "text/csv": string;
                 };
             };

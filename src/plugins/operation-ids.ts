@@ -204,6 +204,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'PATCH /v1/orgs/{org_slug}/maintenance-windows/{id}': 'updateMaintenanceWindow',
   'DELETE /v1/orgs/{org_slug}/maintenance-windows/{id}': 'deleteMaintenanceWindow',
   'GET /v1/orgs/{org_slug}/reports/incidents': 'getIncidentReport',
+  'GET /v1/orgs/{org_slug}/reports/oncall': 'getOncallReport',
   'POST /v1/orgs/{org_slug}/sites': 'createSite',
   'GET /v1/orgs/{org_slug}/sites': 'listSites',
   'GET /v1/orgs/{org_slug}/sites/{id}': 'getSite',

@@ -497,6 +497,7 @@ const ROWS: Record<string, Row> = {
   'DELETE /v1/orgs/{org_slug}/sites/{id}': { expect: orgRecord(200, 200, 403), req: async (w) => ({ url: await sitePath(w) }) },
   // Reports (#39): admins and owners; the test key reads the test incidents of the same org.
   'GET /v1/orgs/{org_slug}/reports/incidents': { expect: orgRoute(200, 200, 403), req: (w) => ({ url: `${orgPath(w)}/reports/incidents?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z` }) },
+  'GET /v1/orgs/{org_slug}/reports/oncall': { expect: orgRoute(200, 200, 403), req: (w) => ({ url: `${orgPath(w)}/reports/oncall?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z` }) },
   'PATCH /v1/orgs/{org_slug}/maintenance-windows/{id}': { expect: orgRecord(200, 200, 403), req: async (w) => ({ url: await windowPath(w), payload: { description: neutral } }) },
   'DELETE /v1/orgs/{org_slug}/maintenance-windows/{id}': { expect: orgRecord(200, 200, 403), req: async (w) => ({ url: await windowPath(w) }) },
 

@@ -32,6 +32,7 @@ import * as m0044 from './0044-arrival.js';
 import * as m0045 from './0045-sites.js';
 import * as m0046 from './0046-tracks.js';
 import * as m0047 from './0047-incident-report-facts.js';
+import * as m0048 from './0048-oncall-report.js';
 
 /** Every migration, in order. Names never change once released. */
 export const migrations: Record<string, MigrationModule> = {
@@ -68,4 +69,5 @@ export const migrations: Record<string, MigrationModule> = {
   '0045-sites': m0045,
   '0046-tracks': m0046,
   '0047-incident-report-facts': m0047,
+  '0048-oncall-report': m0048,
 };

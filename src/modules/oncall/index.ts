@@ -4,6 +4,7 @@
 import type { AppContext } from '../../context.js';
 import { DAY } from '../../lib/clock.js';
 import { loadHistories } from './history.js';
+import { mergeIntervals, type Interval } from './intervals.js';
 import { around } from './queries.js';
 import { resolve, type Shift } from './resolver.js';
 import * as repo from './schedules.repository.js';
@@ -43,14 +44,24 @@ export async function finalShifts(ctx: AppContext, orgId: number, scheduleId: nu
   return resolve((await loadHistories(ctx.db, [s], from, to)).get(s.id)!, from, to);
 }
 
-/** Hours on call per user over [from, to) across every schedule of the org, deleted ones included, for reports. */
+/**
+ * Hours on call per user over [from, to) across every schedule of the org, deleted ones included, for
+ * reports. A person on call in two schedules at once is on call once: their shifts of every schedule
+ * are joined before they are counted.
+ */
 export async function hoursOnCall(ctx: AppContext, orgId: number, from: number, to: number): Promise<Map<number, number>> {
   const schedules = await repo.allSchedulesOf(ctx.db, orgId);
   const histories = await loadHistories(ctx.db, schedules, from, to);
-  const hours = new Map<number, number>();
+  const shifts = new Map<number, Interval[]>();
   for (const s of schedules) {
-    for (const shift of resolve(histories.get(s.id)!, from, to).shifts) hours.set(shift.userId, (hours.get(shift.userId) ?? 0) + (shift.end - shift.start) / 3_600_000);
+    for (const shift of resolve(histories.get(s.id)!, from, to).shifts) {
+      const theirs = shifts.get(shift.userId) ?? [];
+      theirs.push(shift);
+      shifts.set(shift.userId, theirs);
+    }
   }
+  const hours = new Map<number, number>();
+  for (const [userId, list] of shifts) hours.set(userId, mergeIntervals(list).reduce((sum, iv) => sum + (iv.end - iv.start) / 3_600_000, 0));
   return hours;
 }
 export type { OncallTables, OncallSchedulesTable, OncallLayerVersionsTable, OncallOverridesTable, OncallHandoffNoticesTable } from './oncall.tables.js';

@@ -43,8 +43,8 @@ export interface ReportRow {
   mttr_p90: number | null;
 }
 
-/** Seconds from `a` to `b`, two ISO text columns. */
-function seconds(dialect: Dialect, a: string, b: string): RawBuilder<number> {
+/** Seconds from `a` to `b`, two ISO text columns (the on-call report's MTTA too). */
+export function seconds(dialect: Dialect, a: string, b: string): RawBuilder<number> {
   return dialect === 'postgres'
     ? sql<number>`extract(epoch from (${sql.ref(b)}::timestamptz - ${sql.ref(a)}::timestamptz))::float8`
     : sql<number>`(julianday(${sql.ref(b)}) - julianday(${sql.ref(a)})) * 86400.0`;

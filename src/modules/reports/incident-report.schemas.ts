@@ -4,12 +4,20 @@ const Instant = Type.String({ format: 'date-time', maxLength: 40, description: '
 
 export const GROUPINGS = ['day', 'week', 'month', 'priority', 'source', 'integration', 'assignee', 'team'] as const;
 
-export const IncidentReportQuery = Type.Object({
+/** The query every report takes: the range, the zone, the format (reportFrame in incident-report.ts checks them). */
+export const ReportRange = {
   from: Instant,
   to: Instant,
-  group_by: Type.Optional(Type.String({ maxLength: 20, description: `one of ${GROUPINGS.join(', ')} (default day)` })),
   tz: Type.Optional(Type.String({ maxLength: 64, description: "an IANA time zone (default the org owner's)" })),
   format: Type.Optional(Type.Literal('csv', { description: 'CSV instead of JSON (as `Accept: text/csv`)' })),
+};
+
+export const IncidentReportQuery = Type.Object({
+  from: ReportRange.from,
+  to: ReportRange.to,
+  group_by: Type.Optional(Type.String({ maxLength: 20, description: `one of ${GROUPINGS.join(', ')} (default day)` })),
+  tz: ReportRange.tz,
+  format: ReportRange.format,
 });
 export type IncidentReportQuery = Static<typeof IncidentReportQuery>;
 

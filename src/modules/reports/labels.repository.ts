@@ -32,3 +32,10 @@ export async function integrationNames(db: Kysely<DB>, orgId: number, ids: numbe
   if (ids.length === 0) return new Map();
   return new Map((await db.selectFrom('integrations').select(['id', 'name']).where('org_id', '=', orgId).where('id', 'in', ids).execute()).map((r) => [r.id, r.name]));
 }
+
+/** The names and time zones of people (the on-call report's rows); a deleted account is absent. */
+export async function userProfiles(db: Kysely<DB>, ids: readonly number[]): Promise<Map<number, { name: string; timezone: string }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('users').select(['id', 'name', 'timezone']).where('id', 'in', [...ids]).execute();
+  return new Map(rows.map((r) => [r.id, { name: r.name, timezone: r.timezone }]));
+}
