@@ -1,4 +1,4 @@
-import { simpleParser, type ParsedMail } from 'mailparser';
+import type { ParsedMail } from 'mailparser';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/transaction.js';
 import { iso } from '../../lib/clock.js';
@@ -12,6 +12,7 @@ import { failInbound, finishInbound, findInbound, pendingIds, type InboundRow } 
 import { stripReply } from './mail-text.js';
 import { clean, readHead } from './message.js';
 import { replierOf } from './recipients.js';
+import { mailparser } from './parsers.js';
 
 const MAX_ATTEMPTS = 3;
 
@@ -113,6 +114,7 @@ export async function processInbound(ctx: AppContext, id: number): Promise<void>
   const row = await findInbound(ctx.db, id);
   if (!row || row.status !== 'pending') return;
   try {
+    const { simpleParser } = await mailparser();
     const mail = await simpleParser(Buffer.from(row.raw, 'base64'));
     if (row.reply_to_incident_id !== null) await applyReply(ctx, row, mail);
     else {

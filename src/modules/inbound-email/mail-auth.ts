@@ -1,5 +1,6 @@
 import { BlockList, isIP } from 'node:net';
-import { authenticate, type AuthenticateResult, type DNSResolver } from 'mailauth';
+import type { AuthenticateResult, DNSResolver } from 'mailauth';
+import { mailauth } from './parsers.js';
 import type { Config } from '../../config.js';
 import { domainOf } from './message.js';
 
@@ -117,6 +118,7 @@ export async function authenticateFrom(config: Config, relays: BlockList, raw: B
   if (!sender) return { authenticated: false, summary: 'no single From: address', temporary: false };
   const fromDomain = domainOf(sender);
   const ip = plainIp(at.ip);
+  const { authenticate } = await mailauth();
   const r = await authenticate(raw, {
     ip,
     helo: at.helo,

@@ -1,4 +1,5 @@
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import type { AddressObject, ParsedMail } from 'mailparser';
+import { mailparser } from './parsers.js';
 
 /**
  * Text taken from a received message, made safe to store: U+0000 removed (PostgreSQL text refuses
@@ -64,6 +65,7 @@ export function automaticReason(mail: ParsedMail, envelopeFrom: string): string 
 
 /** Reads the headers of a received message (not its body). */
 export async function readHead(raw: Buffer, envelopeFrom: string): Promise<MessageHead> {
+  const { simpleParser } = await mailparser();
   const mail = await simpleParser(headerBlock(raw), { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true });
   const from = single(mail.from);
   const replyTo = single(mail.replyTo);
