@@ -209,7 +209,9 @@ export function BarLineChart(props: ChartProps) {
           </svg>
         ) : null}
       </div>
-      <table class="sr-only">
+      {/* A table box ignores overflow: the hiding wrapper is a div. */}
+      <div class="sr-only">
+      <table>
         <caption>{title}: the numbers of the chart</caption>
         <thead>
           <tr>
@@ -234,6 +236,7 @@ export function BarLineChart(props: ChartProps) {
           ))}
         </tbody>
       </table>
+      </div>
     </figure>
   );
 }

@@ -197,9 +197,9 @@ export function ReportsView({ slug, loc }: { slug: string; loc: Loc }) {
           <span class="label" id="report-presets">
             Period
           </span>
-          <div class="segmented wrap" role="group" aria-labelledby="report-presets">
+          <div class="preset-row" role="group" aria-labelledby="report-presets">
             {PRESETS.map((p) => (
-              <button key={p.id} type="button" class={preset?.id === p.id ? 'active' : ''} aria-pressed={preset?.id === p.id} data-preset={p.id} onClick={() => setQuery(presetRange(p.id, todayIs))}>
+              <button key={p.id} type="button" class={`status-tab${preset?.id === p.id ? ' current' : ''}`} aria-pressed={preset?.id === p.id} data-preset={p.id} onClick={() => setQuery(presetRange(p.id, todayIs))}>
                 {p.label}
               </button>
             ))}
@@ -288,7 +288,8 @@ function IncidentPart({ report, group, heading, csv, busy }: { report: IncidentR
   const percents: Axis = { max: 100, kind: 'percent', format: (v) => `${v} %` };
   const times: Axis = { max: slowest, kind: 'duration', format: duration };
   const per = isPeriod(group) ? `per ${group}` : `by ${group}`;
-  const zoneNote = isPeriod(group) ? `${group === 'week' ? 'Weeks start on Monday, ' : ''}${group}s cut at midnight in ${report.tz}.` : `Incidents opened in the period, ${per}.`;
+  const zoneNote =
+    group === 'day' ? `Days cut at midnight in ${report.tz}.` : group === 'week' ? `Weeks from Monday, cut at midnight in ${report.tz}.` : group === 'month' ? `Months cut at midnight in ${report.tz}.` : `The incidents opened in the period, ${per}.`;
   return (
     <div class="stack report-incidents" aria-busy={busy} data-testid="incident-report" data-group={report.group_by}>
       <Totals t={report.totals} />
