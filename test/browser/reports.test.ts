@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
+import type { Page } from 'playwright-core';
 import { type ApiUser, browser, browserSuite, call, DESKTOP, noHorizontalOverflow, ok, PHONE, screenshot, server, signedInContext, signUp, watchErrors } from './harness.js';
 
 let owner: ApiUser;
@@ -37,7 +38,7 @@ browserSuite({
   },
 });
 
-const cells = (page: import('playwright-core').Page, table: string, col: string) =>
+const cells = (page: Page, table: string, col: string) =>
   page.$$eval(`[data-testid="${table}"] tbody td[data-col="${col}"]`, (tds) => tds.map((td) => td.textContent ?? ''));
 
 for (const [kind, viewport] of [
@@ -75,7 +76,9 @@ for (const [kind, viewport] of [
     // The chart's own table (for screen readers) carries the same counts.
     const hidden = await page.$$eval('#chart-incidents .sr-only table tbody tr td:nth-of-type(1)', (tds) => tds.map((td) => Number(td.textContent)));
     assert.deepEqual(hidden, perDay);
-    const totals = await page.$$eval('[data-testid="report-totals"] .stat', (ds) => Object.fromEntries(ds.map((d) => [d.getAttribute('data-stat'), d.querySelector('dd')!.textContent])));
+    const totals: Record<string, string | null> = await page.$$eval('[data-testid="report-totals"] .stat', (ds) =>
+      Object.fromEntries(ds.map((d) => [d.getAttribute('data-stat') ?? '', d.querySelector('dd')?.textContent ?? null])),
+    );
     assert.equal(totals.incidents, '4');
     assert.equal(totals.acknowledged, '2');
     assert.equal(totals.resolved, '1');
@@ -136,7 +139,7 @@ for (const [kind, viewport] of [
       const download = page.waitForEvent('download');
       await page.click('[data-testid="incident-csv"]');
       const file = await (await download).path();
-      const lines = fs.readFileSync(file!, 'utf8').split('\r\n');
+      const lines = fs.readFileSync(file, 'utf8').split('\r\n');
       assert.match(lines[0]!, /^key,label,incidents,acknowledged,resolved,mtta_p50_seconds/);
       assert.match(lines[1]!, /^urgent,urgent,2,/);
       assert.match(lines.find((l) => l.startsWith('total,'))!, /^total,,4,2,1,/);
