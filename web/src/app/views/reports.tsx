@@ -18,10 +18,9 @@ type IncidentReport = api.IncidentReport;
 type IncidentRow = api.IncidentReportRow;
 
 /**
- * The on-call report (GET /v1/orgs/:org/reports/oncall, docs/api.md "Reports"). Its MTTA is read
- * as seconds or as the incident report's {p50, p90, mean}, whichever the answer carries.
+ * The on-call report (GET /v1/orgs/:org/reports/oncall, docs/api.md "Reports"), written out here
+ * until the generated client has it (then api.OncallReport). Its MTTA is a mean, not a median.
  */
-type Seconds = number | null | { p50: number | null; p90?: number | null; mean?: number | null };
 export interface OncallRow {
   user_id: number | null;
   name: string | null;
@@ -31,7 +30,7 @@ export interface OncallRow {
   night_pages: number;
   weekend_pages: number;
   acknowledged: number;
-  mtta_seconds: Seconds;
+  mtta_seconds: number | null;
   escalated_past: number;
 }
 export interface OncallReport {
@@ -61,7 +60,6 @@ const NONE_LABEL: Partial<Record<Group, string>> = { integration: 'No integratio
 // ---- numbers in words -------------------------------------------------------------------------
 
 const percent = (v: number | null | undefined) => (v === null || v === undefined ? '–' : `${v} %`);
-const p50Of = (s: Seconds): number | null => (s === null || typeof s === 'number' ? s : s.p50);
 const hours = (h: number) => `${Math.round(h * 10) / 10} h`;
 
 const utcDate = (key: string) => new Date(`${key.length === 7 ? `${key}-01` : key}T00:00:00Z`);
@@ -416,7 +414,7 @@ function OncallPart({ state, csv }: { state: { data: OncallReport | undefined; e
                 <th scope="col">On weekends</th>
                 <th scope="col">Acknowledged</th>
                 <th scope="col">
-                  MTTA <small>p50</small>
+                  MTTA <small>mean</small>
                 </th>
                 <th scope="col">Escalated past</th>
               </tr>
@@ -431,6 +429,9 @@ function OncallPart({ state, csv }: { state: { data: OncallReport | undefined; e
             </tfoot>
           </table>
         </div>
+      ) : null}
+      {report && report.rows.length > 0 ? (
+        <p class="muted small-print">At night: 22:00 to 07:00; on weekends: Saturday and Sunday; each on the person’s own clock. MTTA: the mean time from a page to its acknowledgement.</p>
       ) : null}
     </section>
   );
@@ -448,7 +449,7 @@ function OncallTableRow({ row, total }: { row: OncallRow; total?: boolean }) {
       <td data-col="night">{row.night_pages}</td>
       <td data-col="weekend">{row.weekend_pages}</td>
       <td data-col="acknowledged">{row.acknowledged}</td>
-      <td data-col="mtta">{duration(p50Of(row.mtta_seconds))}</td>
+      <td data-col="mtta">{duration(row.mtta_seconds)}</td>
       <td data-col="escalated">{row.escalated_past}</td>
     </tr>
   );
