@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { PushOffer } from '../lib/push-offer';
 import { AlertBanner } from './alert-banner';
 import { useLocation } from './router';
-import { setViewingTestData, useSession, viewingTestData } from './session';
+import { administeredOrgs, setViewingTestData, useSession, viewingTestData } from './session';
 
 const NAV = [
   { href: '/app/incidents', label: 'Incidents', icon: '!' },
@@ -18,6 +18,9 @@ const NAV = [
   { href: '/app/orgs', label: 'Organizations', icon: '⌂' },
   { href: '/app/settings', label: 'Settings', icon: '⚙' },
 ];
+
+/** Admins and owners of an org in view (the switcher's, or any): its reports. */
+const REPORTS_NAV = { href: '/app/reports', label: 'Reports', icon: '▥' };
 
 /** Instance admins only: users, plans, verification. */
 const ADMIN_NAV = { href: '/app/admin', label: 'Administration', icon: '★' };
@@ -60,7 +63,9 @@ function OrgSwitcher() {
 }
 
 export function Layout({ children }: { children: ComponentChildren }) {
-  const { me, signOut } = useSession();
+  const { me, orgs, orgId, signOut } = useSession();
+  // Before Organizations: Reports reads like the views above it, not like a setting.
+  const nav = administeredOrgs(orgs, orgId).length > 0 ? [...NAV.slice(0, -2), REPORTS_NAV, ...NAV.slice(-2)] : NAV;
   const { path } = useLocation();
   const [open, setOpen] = useState(false);
   useEffect(() => setOpen(false), [path]);
@@ -87,7 +92,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
           <img src="/icon.svg" alt="" width="28" height="28" /> Muster
         </a>
         <nav aria-label="Main">
-          {(me.admin ? [...NAV, ADMIN_NAV] : NAV).map((n) => (
+          {(me.admin ? [...nav, ADMIN_NAV] : nav).map((n) => (
             <a key={n.href} href={n.href} class={`nav-link${path.startsWith(n.href) ? ' active' : ''}`} aria-current={path.startsWith(n.href) ? 'page' : undefined}>
               <span class="nav-icon" aria-hidden="true">
                 {n.icon}

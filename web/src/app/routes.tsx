@@ -1,6 +1,8 @@
 // Which view answers which /app/ address.
+import { useEffect, useState } from 'preact/hooks';
 import { match, type Loc } from './router';
-import { Empty } from './ui';
+import { Empty, ErrorAlert, Loading } from './ui';
+import type * as ReportsViews from './views/reports';
 import { BookingsView } from './views/bookings';
 import { DevicesView } from './views/devices';
 import { PoliciesView, PolicyEditor } from './views/escalation-policies';
@@ -45,6 +47,7 @@ export function Routes({ loc }: { loc: Loc }) {
   if ((m = match('/app/orgs/:slug/escalation-policies/new', p))) return <PolicyEditor key={`${m.slug}-new`} slug={m.slug!} id={null} />;
   if ((m = match('/app/orgs/:slug/escalation-policies/:id', p))) return <PolicyEditor key={`${m.slug}-${m.id}`} slug={m.slug!} id={Number(m.id)} />;
   if ((m = match('/app/orgs/:slug', p))) return <OrgDetailView key={m.slug} slug={m.slug!} />;
+  if (p === '/app/reports' || match('/app/reports/:org', p)) return <Reports loc={loc} />;
   if (p === '/app/settings') return <SettingsView />;
   if (p === '/app/admin') return <AdminView page={Number(loc.query.get('page')) || 1} />;
   return (
@@ -52,4 +55,24 @@ export function Routes({ loc }: { loc: Loc }) {
       There is nothing at this address. <a href="/app/incidents">Go to incidents</a>
     </Empty>
   );
+}
+
+type ReportsModule = typeof ReportsViews;
+let reportsModule: Promise<ReportsModule> | null = null;
+
+/** The Reports page loads with its first visit, through import(): its charts and tables are not in the code every view loads. */
+function Reports({ loc }: { loc: Loc }) {
+  const [mod, setMod] = useState<ReportsModule | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    reportsModule ??= import('./views/reports');
+    reportsModule.then(setMod, (err: unknown) => {
+      reportsModule = null;
+      setError(err);
+    });
+  }, []);
+  if (error) return <ErrorAlert error={error} title="The Reports page could not load." />;
+  if (!mod) return <Loading label="Loading reports" />;
+  const m = match('/app/reports/:org', loc.path);
+  return m ? <mod.ReportsView key={m.org} slug={m.org!} loc={loc} /> : <mod.ReportsIndex loc={loc} />;
 }

@@ -34,6 +34,9 @@ export function storeOrgId(id: number | null): void {
   else localStorage.setItem(ORG_KEY, String(id));
 }
 
+/** The orgs in view (the switcher's one, or all) that this person administers: admins and owners read their reports. */
+export const administeredOrgs = (orgs: Org[], orgId: number | null): Org[] => orgs.filter((o) => (o.role === 'owner' || o.role === 'admin') && (orgId === null || o.id === orgId));
+
 export const orgName = (orgs: Org[], id: number): string => orgs.find((o) => o.id === id)?.name ?? `Org ${id}`;
 
 const TEST_KEY = 'muster-dashboard-test-data';
