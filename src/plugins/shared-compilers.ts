@@ -23,7 +23,10 @@ export const buildSerializer: SerializerFactory = (externalSchemas, options) => 
     if (typeof schema !== 'object' || schema === null) return compile(route);
     let serialize = cache.get(schema);
     if (!serialize) {
-      serialize = compile(route);
+      // Compiled on the first answer of this route and status, not at start (as the validators,
+      // src/plugins/validation.ts): a start compiled a serialiser for every route and status.
+      let compiled: Serializer | undefined;
+      serialize = (data) => (compiled ??= compile(route))(data);
       cache.set(schema, serialize);
     }
     return serialize;

@@ -56,11 +56,17 @@ type Validate = ((data: unknown, cxt?: Parameters<ValidateFunction>[1]) => boole
  * A route's validator: ajv stopping at the first problem, which is all a valid request costs.
  * Only when that fails, and the input is small, a second validator (compiled on first use) lists
  * every problem; a large invalid input answers its first problem, marked as partial.
+ * The first validator too is compiled on the route's first request, not at start: compiling every
+ * route's schemas was most of an app's start (about 0.75 s of CPU of 1.2 s for ~250 routes), paid
+ * by every server start and every test file, most of which use a few routes. Every schema is still
+ * compiled and checked by the tests that call each documented operation (test/operations.test.ts,
+ * the fuzz suite).
  */
 function bounded(schema: object, first: Ajv, all: Ajv): Validate {
-  const quick = first.compile(schema);
+  let quick: ValidateFunction | undefined;
   let thorough: ValidateFunction | undefined;
   const validate: Validate = (data, cxt) => {
+    quick ??= first.compile(schema);
     if (quick(data, cxt)) {
       validate.errors = null;
       return true;
@@ -77,8 +83,9 @@ function bounded(schema: object, first: Ajv, all: Ajv): Validate {
     validate.errors = errors;
     return false;
   };
-  // Fastify passes the parent of the root to validators that have one, so ajv may replace the root.
-  validate.schemaEnv = (quick as unknown as { schemaEnv?: unknown }).schemaEnv;
+  // Fastify passes the parent of the root (so ajv may replace the root: a coerced value) to validators
+  // with a `schemaEnv`, as every function ajv compiles has; this one has one before it is compiled.
+  validate.schemaEnv = true;
   return validate;
 }
 
