@@ -58,13 +58,21 @@ describe('concurrent syncs of one connection', () => {
     assert.equal(await syncConnection(t.ctx, id, { resume: true }), true);
     const halted = await t.ctx.db.selectFrom('calendar_connections').select(['halted_at', 'status']).where('id', '=', id).executeTakeFirstOrThrow();
     assert.ok(halted.halted_at !== null && halted.status === 'error');
-    feed.respond = () => ({ status: 200, body: ics });
+    // The feed's answer is held until the seven others have returned, so they all meet the one that
+    // reads (on a loaded machine a fast read could end before a late starter claims, which is then a
+    // new sync, not a concurrent one).
+    const held: http.ServerResponse[] = [];
+    feed.respond = () => (res) => void held.push(res);
     feed.requests.length = 0;
     t.clock.set('2026-03-10T14:00:00.000Z');
-    const results = await Promise.all([
+    let settled = 0;
+    const runs = [
       ...Array.from({ length: 4 }, () => syncConnection(t.ctx, id)),
       ...Array.from({ length: 4 }, () => syncConnection(t.ctx, id, { resume: true })),
-    ]);
+    ].map((p) => p.finally(() => (settled += 1)));
+    while (settled < 7 || held.length < 1) await new Promise((r) => setImmediate(r));
+    held[0]!.writeHead(200, { 'content-type': 'text/calendar' }).end(ics);
+    const results = await Promise.all(runs);
     // The job's syncs find it halted (or, after a resync claimed it, leased): none of them reads it.
     assert.deepEqual(results.slice(0, 4), [false, false, false, false]);
     assert.equal(results.slice(4).filter(Boolean).length, 1, 'one resync read it');
