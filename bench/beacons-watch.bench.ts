@@ -15,7 +15,7 @@ import { interleave, liveKey, load, machine, median, ROUNDS, ROUNDS_TEXT, RUN_SE
 
 const NAME = 'beacons-watch';
 /** Devices posting, all active in the beacon store before the load. */
-const DEVICES = sized(10_000, 10_000);
+export const DEVICES = sized(10_000, 10_000);
 /** Sites of the org on "on" (the most an org keeps per mode). */
 const SITES = 1_000;
 /** Of the sites, polygons (the rest are circles). */
@@ -30,8 +30,8 @@ const JITTER_M = 3;
 const ACCURACY = 12;
 /** The issue's goal: arrival, sites and tracks together cost at most this share of the throughput. */
 const GOAL_COST = 0.15;
-const FIX = '[fix]';
-const BODY = `{"type":"beacon","accuracy":${ACCURACY},${FIX}}`;
+export const FIX = '[fix]';
+export const BODY = `{"type":"beacon","accuracy":${ACCURACY},${FIX}}`;
 
 const EARTH_RADIUS_M = 6_371_008.8;
 const RAD = Math.PI / 180;
@@ -68,7 +68,7 @@ type Shape = { kind: 'circle'; c: Point; r: number } | { kind: 'polygon'; ring: 
  * 1,000 sites over the area: circles of 50..2,000 m (log-uniform: mostly small), and polygons, star-shaped
  * around a centre (6 to 24 vertices at increasing angles, so never crossing themselves) of 100..2,000 m.
  */
-function makeSites(): Shape[] {
+export function makeSites(): Shape[] {
   const rnd = random(38);
   return Array.from({ length: SITES }, (_, i): Shape => {
     const c = inDisc(rnd, AREA_M);
@@ -85,7 +85,7 @@ function makeSites(): Shape[] {
 }
 
 /** Each device's place, uniform over the area. */
-function makeHomes(): Point[] {
+export function makeHomes(): Point[] {
   const rnd = random(3838);
   return Array.from({ length: DEVICES }, () => inDisc(rnd, AREA_M));
 }
@@ -96,7 +96,7 @@ const deviceId = (k: number) => `w-${k}`;
  * The load's list: JITTERS fixes of every device, device k at entries k, k + DEVICES, ...; so any DEVICES
  * requests in a row post each device once. Each value is the body's fragment for one fix.
  */
-function makeFixes(homes: Point[]): string[] {
+export function makeFixes(homes: Point[]): string[] {
   const rnd = random(77);
   const out: string[] = [];
   for (let v = 0; v < JITTERS; v++) {
@@ -162,7 +162,7 @@ function expectedPresence(homes: Point[], sites: Shape[]) {
   return { surely, possibly, devicesInside };
 }
 
-interface Subject {
+export interface Subject {
   muster: MusterServer;
   key: string;
   orgId: number;
@@ -174,7 +174,7 @@ interface Subject {
 const count = async (m: MusterServer, query: RawBuilder<{ n: number }>) => Number((await query.execute(m.ctx.db)).rows[0]?.n ?? 0);
 
 /** A Muster with the posting user, its org, and the DEVICES devices active in its beacon store (seeded as the store writes them, then loaded by a restart). */
-async function startSubject(homes: Point[]): Promise<Subject> {
+export async function startSubject(homes: Point[]): Promise<Subject> {
   let muster = await startMuster();
   try {
     const key = await liveKey(muster.app);
@@ -219,7 +219,7 @@ const INCIDENTS = [
 ];
 
 /** Turns everything on, through the API as an org owner would: tracks kept, the sites, the assigned incidents. */
-async function switchOn(s: Subject, sites: Shape[]): Promise<number[]> {
+export async function switchOn(s: Subject, sites: Shape[]): Promise<number[]> {
   const headers = { 'x-api-key': s.key };
   const call = async (method: 'POST' | 'PATCH', url: string, payload: object, status: number) => {
     const res = await s.muster.app.inject({ method, url, headers, payload });
@@ -246,7 +246,7 @@ async function switchOn(s: Subject, sites: Shape[]): Promise<number[]> {
 }
 
 /** What the observers hold to: written, flushed, decided. */
-async function settled(m: MusterServer): Promise<void> {
+export async function settled(m: MusterServer): Promise<void> {
   await m.ctx.arrival.idle();
   await m.ctx.sites.idle();
   await m.ctx.tracks.flush();
