@@ -202,6 +202,8 @@ export interface LoadOptions {
    */
   sequencePlaceholder?: string;
   sequenceValues?: string[];
+  /** The index of sequenceValues the load starts at; random when absent. */
+  sequenceStart?: number;
 }
 
 export type LoadFigures = Pick<LoadSummary, 'requestsPerSec' | 'p50' | 'p95' | 'p99' | 'errors' | 'non2xx'>;
@@ -254,6 +256,7 @@ export async function load(opts: LoadOptions): Promise<LoadRun> {
   if (opts.connectionValues !== undefined) job.connectionValues = opts.connectionValues;
   if (opts.sequencePlaceholder !== undefined) job.sequencePlaceholder = opts.sequencePlaceholder;
   if (opts.sequenceValues !== undefined) job.sequenceValues = opts.sequenceValues;
+  if (opts.sequenceStart !== undefined) job.sequenceStart = opts.sequenceStart;
   if (opts.body !== undefined) {
     job.body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
     if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';

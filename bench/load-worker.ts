@@ -23,13 +23,15 @@ export interface LoadJob {
   /**
    * When set, every request replaces this string in the body and in the URL's path and query with the next of
    * sequenceValues, taken in turn over all connections (request n of the load sends value (start + n) modulo
-   * their count; the warm-up and the measured run continue one sequence, from a random start so that short
-   * loads do not repeat the first values only). The request is built anew for each request, so that, say,
+   * their count; the warm-up and the measured run continue one sequence, from sequenceStart, else from a random
+   * start so that short loads do not repeat the first values only). The request is built anew for each request, so that, say,
    * the load rotates through thousands of devices. Replaced before connectionPlaceholder, so a value may
    * hold that placeholder too.
    */
   sequencePlaceholder?: string;
   sequenceValues?: string[];
+  /** The sequence's first index (a later load continuing where one stopped); random when absent. */
+  sequenceStart?: number;
   warmupSeconds: number;
   seconds: number;
 }
@@ -150,7 +152,7 @@ function runOnce(job: LoadJob, seconds: number, sequence?: Sequence): Promise<Lo
 /** The warm-up and the measured run, in one thread so the warm-up also warms the generator's JIT. */
 async function warmThenRun(job: LoadJob): Promise<{ warmup: LoadSummary; run: LoadSummary }> {
   const count = job.sequenceValues?.length ?? 0;
-  const sequence = count > 0 ? sequenceFrom(Math.floor(Math.random() * count), count) : undefined;
+  const sequence = count > 0 ? sequenceFrom((job.sequenceStart ?? Math.floor(Math.random() * count)) % count, count) : undefined;
   const warmup = await runOnce(job, job.warmupSeconds, sequence);
   return { warmup, run: await runOnce(job, job.seconds, sequence) };
 }

@@ -1,6 +1,7 @@
 // Where the position observers' cost goes on the beacon path: sets up Muster as bench/beacons-watch.bench.ts's
 // "on" (or "off" with --off), primes every device, then
-// 1. times each observer alone, called directly with the load's fixes (CPU microseconds per fix; no HTTP);
+// 1. times each observer alone, called directly with the load's fixes (CPU microseconds per fix; no HTTP), and
+//    the track's flush per position (the benchmark's observerCosts);
 // 2. loads POST /v1/signals for --seconds (the load in a worker thread, as the benchmark does) while a CPU
 //    profile of the server's thread runs, and prints the server's CPU per beacon, SQL statements per beacon,
 //    and the top self-time frames (--prof DIR also writes the .cpuprofile).
@@ -13,7 +14,7 @@ import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { BODY, DEVICES, FIX, makeFixes, makeHomes, makeSites, settled, startSubject, switchOn } from './beacons-watch.bench.js';
+import { BODY, DEVICES, FIX, makeFixes, makeHomes, makeSites, observerCosts, settled, startSubject, switchOn } from './beacons-watch.bench.js';
 import { load, numberOption } from './lib.js';
 
 const OFF = process.argv.includes('--off');
@@ -70,28 +71,10 @@ try {
   await load({ ...opts, seconds: Math.ceil(DEVICES / 1_000) });
   await settled(s.muster);
 
-  // 1. Each observer alone, with fixes parsed as the beacon path hands them over.
-  const ctx = s.muster.ctx;
-  const parsed = fixes.map((f) => JSON.parse(`{${f}}`) as { lat: number; lng: number; meta: { device_id: string } });
-  const at = new Date().toISOString();
-  const fixOf = (i: number) => {
-    const p = parsed[i % parsed.length]!;
-    return { orgId: s.orgId, mode: 'live' as const, userId: s.userId, deviceId: p.meta.device_id, lat: p.lat, lng: p.lng, accuracy: 12, at };
-  };
-  const N = 50_000;
-  const observers: [string, (i: number) => void][] = [
-    ['arrival', (i) => ctx.arrival.observe(ctx, fixOf(i))],
-    ['sites', (i) => ctx.sites.observe(ctx, fixOf(i))],
-    ['tracks', (i) => ctx.tracks.observe(fixOf(i))],
-    ['(building the fix only)', (i) => void fixOf(i)],
-  ];
-  for (const [name, observe] of observers) {
-    for (let i = 0; i < 5_000; i++) observe(i); // JIT
-    const c0 = process.cpuUsage();
-    for (let i = 0; i < N; i++) observe(i);
-    const c = process.cpuUsage(c0);
-    console.log(`${name.padEnd(24)} ${((c.user + c.system) / N).toFixed(2)} us CPU per fix`);
-    await settled(s.muster);
+  // 1. Each observer alone, with fixes as the beacon path hands them over.
+  if (!OFF) {
+    const c = await observerCosts(s, fixes);
+    console.log(`us per fix: arrival ${c.arrival.toFixed(2)}, sites ${c.sites.toFixed(2)}, tracks ${c.tracks.toFixed(2)} (CPU); the track's flush ${c.flush.toFixed(2)} (wall, batches of 3,000)`);
   }
 
   // 2. The beacon path under load, profiled.
@@ -108,7 +91,7 @@ try {
   const { profile } = await session.post('Profiler.stop');
   session.disconnect();
   console.log(`\n${OFF ? 'off' : 'on'}: ${r.completed} beacons (warm-up included), ${r.requestsPerSec.toFixed(0)} req/s measured, ${((cpu.user + cpu.system) / r.completed).toFixed(0)} us server CPU per beacon (load ${os.loadavg()[0]!.toFixed(1)})`);
-  for (const [k, n] of [...statements.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`   ${(n / r.completed).toFixed(3)} per beacon  ${k}`);
+  for (const [k, n] of [...statements.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`   ${String(n).padStart(7)} (${(n / r.completed).toFixed(3)} per beacon)  ${k}`);
   if (PROF) {
     fs.mkdirSync(PROF, { recursive: true });
     fs.writeFileSync(path.join(PROF, `watch-${OFF ? 'off' : 'on'}.cpuprofile`), JSON.stringify(profile));
