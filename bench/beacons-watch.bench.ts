@@ -11,6 +11,7 @@
 // apart against one shared baseline.
 import os from 'node:os';
 import { sql, type RawBuilder } from 'kysely';
+import { WATCH_PROFILE } from './profile-notes.js';
 import { interleave, liveKey, load, machine, median, ROUNDS, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type LoadFigures, type LoadOptions, type MusterServer, type Server } from './lib.js';
 
 const NAME = 'beacons-watch';
@@ -437,6 +438,8 @@ export async function run(): Promise<BenchResult> {
       'at the median rate of "off": what the observers cost a server whose core is the limit.',
       '',
       `Machine: ${machine()} (${os.platform()} ${os.arch()}). Date: ${new Date().toISOString().slice(0, 10)}. Command: \`npm run bench -- beacons-watch\`.`,
+      '',
+      WATCH_PROFILE,
     ].join('\n');
     return { name: NAME, markdown };
   } finally {
