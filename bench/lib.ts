@@ -184,8 +184,11 @@ export interface LoadOptions {
   url: string;
   /** GET unless told. */
   method?: 'GET' | 'POST';
-  /** Sent as JSON with every request (content-type application/json unless the headers name one). */
-  body?: object;
+  /**
+   * Sent as JSON with every request (content-type application/json unless the headers name one). A string is
+   * sent as it is: a JSON template whose sequencePlaceholder stands for a fragment (`{"type":"beacon",[fix]}`).
+   */
+  body?: object | string;
   headers?: Record<string, string>;
   /** Measured seconds, after a 1 s warm-up that is discarded; RUN_SECONDS unless told. */
   seconds?: number;
@@ -193,6 +196,14 @@ export interface LoadOptions {
   connectionPlaceholder?: string;
   /** Connection i's value for connectionPlaceholder (a device token, say). */
   connectionValues?: string[];
+  /**
+   * Each request replaces this string in the body and the URL with the next of sequenceValues, in turn over all
+   * connections (load-worker.ts): a load that rotates through many devices, each value one device's fix, say.
+   */
+  sequencePlaceholder?: string;
+  sequenceValues?: string[];
+  /** The index of sequenceValues the load starts at; random when absent. */
+  sequenceStart?: number;
 }
 
 export type LoadFigures = Pick<LoadSummary, 'requestsPerSec' | 'p50' | 'p95' | 'p99' | 'errors' | 'non2xx'>;
@@ -243,14 +254,21 @@ export async function load(opts: LoadOptions): Promise<LoadRun> {
   if (opts.method) job.method = opts.method;
   if (opts.connectionPlaceholder !== undefined) job.connectionPlaceholder = opts.connectionPlaceholder;
   if (opts.connectionValues !== undefined) job.connectionValues = opts.connectionValues;
+  if (opts.sequencePlaceholder !== undefined) job.sequencePlaceholder = opts.sequencePlaceholder;
+  if (opts.sequenceValues !== undefined) job.sequenceValues = opts.sequenceValues;
+  if (opts.sequenceStart !== undefined) job.sequenceStart = opts.sequenceStart;
   if (opts.body !== undefined) {
-    job.body = JSON.stringify(opts.body);
+    job.body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
     if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
   }
-  // A placeholder found nowhere, or too few values, would silently load one device instead of ten.
+  // A placeholder found nowhere (neither in the URL, the body, nor a sequence value), or too few values, would silently load one device instead of ten.
   const p = opts.connectionPlaceholder;
-  if (p !== undefined && !opts.url.includes(p) && !(job.body ?? '').includes(p)) throw new Error(`connectionPlaceholder ${p} is in neither the URL nor the body`);
+  if (p !== undefined && !opts.url.includes(p) && !(job.body ?? '').includes(p) && !(opts.sequenceValues ?? []).some((v) => v.includes(p))) throw new Error(`connectionPlaceholder ${p} is in neither the URL nor the body`);
   if (opts.connectionValues !== undefined && opts.connectionValues.length < job.connections) throw new Error(`${opts.connectionValues.length} connectionValues for ${job.connections} connections`);
+  // Likewise a sequence placeholder found nowhere, or without values, would send one request over and over.
+  const q = opts.sequencePlaceholder;
+  if (q !== undefined && !opts.url.includes(q) && !(job.body ?? '').includes(q)) throw new Error(`sequencePlaceholder ${q} is in neither the URL nor the body`);
+  if ((q === undefined) !== (opts.sequenceValues === undefined) || opts.sequenceValues?.length === 0) throw new Error('sequencePlaceholder and sequenceValues come together, with at least one value');
   const { warmup, run: s } = await runInWorker(job);
   assertClean(opts.url, 'warm-up', warmup);
   assertClean(opts.url, 'run', s);
@@ -273,7 +291,7 @@ export interface Comparison {
   completed: { baseline: number; subject: number };
 }
 
-const median = (xs: number[]) => {
+export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
@@ -284,25 +302,68 @@ function medianFigures(runs: LoadFigures[]): LoadFigures {
   return { requestsPerSec: m('requestsPerSec'), p50: m('p50'), p95: m('p95'), p99: m('p99'), errors: 0, non2xx: 0 };
 }
 
+/** One subject of interleave(): its figures over the rounds. */
+export interface InterleavedSubject {
+  /** Medians of its runs. */
+  figures: LoadFigures;
+  /** Median over rounds of its req/s divided by the mean of the baseline runs on either side of its round. */
+  ratio: number;
+  /** Per round: its req/s, and that ratio. */
+  rounds: { rps: number; baseline: number; ratio: number }[];
+  /** Requests completed over all its runs, warm-ups included. */
+  completed: number;
+}
+
+export interface Interleaved {
+  /** Medians of the baseline runs (one more than the rounds). */
+  baseline: LoadFigures;
+  /** In the order given. */
+  subjects: InterleavedSubject[];
+  /** Requests the baseline completed over all its runs, warm-ups included. */
+  baselineCompleted: number;
+}
+
+/**
+ * One shared baseline and N subjects in rounds, B S1 .. SN B S1 .. SN ... B, so that drift of a shared
+ * 2-core machine hits every side: each subject's per-round ratio is against the mean of the two baseline
+ * runs around its round, and runs of two subjects in one round are minutes closer than two separate
+ * compare() calls (the ratio of two subjects is best taken from one round's adjacent runs).
+ */
+export async function interleave(baseline: LoadOptions, subjects: LoadOptions[], rounds = ROUNDS): Promise<Interleaved> {
+  const base: LoadRun[] = [await load(baseline)];
+  const runs: LoadRun[][] = subjects.map(() => []);
+  for (let i = 0; i < rounds; i++) {
+    for (const [k, subject] of subjects.entries()) runs[k]!.push(await load(subject));
+    base.push(await load(baseline));
+  }
+  const completed = (xs: LoadRun[]) => xs.reduce((n, r) => n + r.completed, 0);
+  return {
+    baseline: medianFigures(base),
+    baselineCompleted: completed(base),
+    subjects: runs.map((subj) => {
+      const perRound = subj.map((s, i) => {
+        const b = (base[i]!.requestsPerSec + base[i + 1]!.requestsPerSec) / 2;
+        return { rps: s.requestsPerSec, baseline: b, ratio: s.requestsPerSec / b };
+      });
+      return { figures: medianFigures(subj), ratio: median(perRound.map((r) => r.ratio)), rounds: perRound, completed: completed(subj) };
+    }),
+  };
+}
+
 /**
  * Baseline and subject alternate for `rounds` rounds (B S B S ... B), so drift of a shared
  * 2-core machine hits both; each figure is the median of its runs, the ratio the median of the
  * per-round ratios against the baseline runs on either side.
  */
 export async function compare(baseline: LoadOptions, subject: LoadOptions, rounds = ROUNDS): Promise<Comparison> {
-  const base: LoadRun[] = [await load(baseline)];
-  const subj: LoadRun[] = [];
-  for (let i = 0; i < rounds; i++) {
-    subj.push(await load(subject));
-    base.push(await load(baseline));
-  }
-  const perRound = subj.map((s, i) => ({ baseline: (base[i]!.requestsPerSec + base[i + 1]!.requestsPerSec) / 2, subject: s.requestsPerSec }));
+  const r = await interleave(baseline, [subject], rounds);
+  const s = r.subjects[0]!;
   return {
-    baseline: medianFigures(base),
-    subject: medianFigures(subj),
-    ratio: median(perRound.map((r) => r.subject / r.baseline)),
-    rounds: perRound,
-    completed: { baseline: base.reduce((n, r) => n + r.completed, 0), subject: subj.reduce((n, r) => n + r.completed, 0) },
+    baseline: r.baseline,
+    subject: s.figures,
+    ratio: s.ratio,
+    rounds: s.rounds.map((x) => ({ baseline: x.baseline, subject: x.rps })),
+    completed: { baseline: r.baselineCompleted, subject: s.completed },
   };
 }
 

@@ -20,6 +20,18 @@ export interface LoadJob {
   connectionPlaceholder?: string;
   /** The value of connection i (a device token, say); the index when absent. */
   connectionValues?: string[];
+  /**
+   * When set, every request replaces this string in the body and in the URL's path and query with the next of
+   * sequenceValues, taken in turn over all connections (request n of the load sends value (start + n) modulo
+   * their count; the warm-up and the measured run continue one sequence, from sequenceStart, else from a random
+   * start so that short loads do not repeat the first values only). The request is built anew for each request, so that, say,
+   * the load rotates through thousands of devices. Replaced before connectionPlaceholder, so a value may
+   * hold that placeholder too.
+   */
+  sequencePlaceholder?: string;
+  sequenceValues?: string[];
+  /** The sequence's first index (a later load continuing where one stopped); random when absent. */
+  sequenceStart?: number;
   warmupSeconds: number;
   seconds: number;
 }
@@ -55,7 +67,20 @@ interface RawResult {
   non2xx: number;
 }
 
-function runOnce(job: LoadJob, seconds: number): Promise<LoadSummary> {
+/** The next index of a load's sequence (sequencePlaceholder), shared by its connections and its two runs. */
+export type Sequence = () => number;
+
+/** Request n's sequence index from n = 0: start, start + 1, ... modulo count. */
+export function sequenceFrom(start: number, count: number): Sequence {
+  let n = start;
+  return () => {
+    const i = n % count;
+    n = i + 1;
+    return i;
+  };
+}
+
+function runOnce(job: LoadJob, seconds: number, sequence?: Sequence): Promise<LoadSummary> {
   // autocannon's own latency histogram has 1 ms resolution and no p95, too coarse for sub-millisecond
   // answers, so every response time (a float in ms, from process.hrtime) is kept and sorted here.
   const latencies: number[] = [];
@@ -68,19 +93,29 @@ function runOnce(job: LoadJob, seconds: number): Promise<LoadSummary> {
     connections: job.connections,
     duration: seconds,
   };
-  const { connectionPlaceholder: placeholder, connectionValues: values, body } = job;
-  if (placeholder !== undefined) {
+  const { connectionPlaceholder: placeholder, connectionValues: values, body, sequencePlaceholder: seq, sequenceValues: seqValues } = job;
+  if (placeholder !== undefined || seq !== undefined) {
     const url = new URL(job.url);
     const path = `${url.pathname}${url.search}`;
-    const perPath = path.includes(placeholder);
+    const perPath = (placeholder !== undefined && path.includes(placeholder)) || (seq !== undefined && path.includes(seq));
     let next = 0; // autocannon builds its clients in order, so connection i gets value i in every run
     options.setupClient = (client) => {
       const value = values?.[next] ?? String(next);
       next++;
+      const own = (text: string) => (placeholder === undefined ? text : text.replaceAll(placeholder, value));
+      if (seq === undefined || seqValues === undefined || sequence === undefined) {
+        client.setRequests([{ ...(body !== undefined ? { body: own(body) } : {}), ...(perPath ? { path: own(path) } : {}) }]);
+        return;
+      }
+      // Built for every request (autocannon calls setupRequest before each one): the next value of the sequence.
       client.setRequests([
         {
-          ...(body !== undefined ? { body: body.replaceAll(placeholder, value) } : {}),
-          ...(perPath ? { path: path.replaceAll(placeholder, value) } : {}),
+          setupRequest: (req) => {
+            const v = seqValues[sequence()]!;
+            if (body !== undefined) req.body = own(body.replaceAll(seq, v));
+            if (perPath) req.path = own(path.replaceAll(seq, v));
+            return req;
+          },
         },
       ]);
     };
@@ -116,8 +151,10 @@ function runOnce(job: LoadJob, seconds: number): Promise<LoadSummary> {
 
 /** The warm-up and the measured run, in one thread so the warm-up also warms the generator's JIT. */
 async function warmThenRun(job: LoadJob): Promise<{ warmup: LoadSummary; run: LoadSummary }> {
-  const warmup = await runOnce(job, job.warmupSeconds);
-  return { warmup, run: await runOnce(job, job.seconds) };
+  const count = job.sequenceValues?.length ?? 0;
+  const sequence = count > 0 ? sequenceFrom((job.sequenceStart ?? Math.floor(Math.random() * count)) % count, count) : undefined;
+  const warmup = await runOnce(job, job.warmupSeconds, sequence);
+  return { warmup, run: await runOnce(job, job.seconds, sequence) };
 }
 
 if (parentPort) {

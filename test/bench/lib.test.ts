@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { liveKey, load, startMuster, type MusterServer } from '../../bench/lib.js';
+import { sequenceFrom } from '../../bench/load-worker.js';
 import { dropTestSchema, testSchemaName } from '../helpers.js';
 
 // Every benchmark starts Muster through lib's startMuster. Its configuration must load (rate limits of
@@ -67,6 +68,49 @@ describe('a benchmark load with a per-connection placeholder', () => {
       // A placeholder that is nowhere, or fewer values than connections, is refused before any load.
       await assert.rejects(load({ url: `http://127.0.0.1:${port}/fix?id=x`, connectionPlaceholder: '[v]', seconds: 1 }), /neither the URL nor the body/);
       await assert.rejects(load({ url: `http://127.0.0.1:${port}/fix?id=[v]`, connectionPlaceholder: '[v]', connectionValues: values.slice(0, 3), seconds: 1 }), /3 connectionValues for 10 connections/);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
+// The beacons-watch benchmark's load: thousands of devices, each request the next device's fix.
+describe('a benchmark load with a per-request sequence', () => {
+  test('takes the values in turn from where it starts, wrapping around', () => {
+    const next = sequenceFrom(3, 5);
+    assert.deepEqual(Array.from({ length: 7 }, next), [3, 4, 0, 1, 2, 3, 4]);
+  });
+
+  test('sends every value about equally often, each request the next one, with the connection placeholder inside it replaced too; refuses a sequence it cannot place', async () => {
+    const counts = new Map<number, number>();
+    const strays: string[] = [];
+    const server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        const m = /^dev-(\d+)-c([0-9])$/.exec((JSON.parse(body) as { device: string }).device);
+        if (m) counts.set(Number(m[1]), (counts.get(Number(m[1])) ?? 0) + 1);
+        else strays.push(body);
+        res.writeHead(200, { 'content-length': 0 });
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const url = `http://127.0.0.1:${port}/fix`;
+      const values = Array.from({ length: 25 }, (_, i) => `dev-${i}-c[c]`);
+      const run = await load({ url, method: 'POST', body: '{"device":"[seq]"}', sequencePlaceholder: '[seq]', sequenceValues: values, connectionPlaceholder: '[c]', seconds: 1 });
+      assert.deepEqual(strays, []);
+      assert.deepEqual([...counts.keys()].sort((a, b) => a - b), values.map((_, i) => i));
+      // In turn, not at random: only the requests each run built last and never sent (one per connection and
+      // run) leave a value short of a whole pass; random picks would spread hundreds of requests far wider.
+      const n = [...counts.values()];
+      assert.ok(run.completed > 25 * 20, `${run.completed} requests`);
+      assert.ok(Math.max(...n) - Math.min(...n) <= 1 + 2 * 10, `counts ${n.join(' ')}`);
+      await assert.rejects(load({ url, body: '{}', sequencePlaceholder: '[seq]', sequenceValues: values, seconds: 1 }), /neither the URL nor the body/);
+      await assert.rejects(load({ url, body: '{"d":"[seq]"}', sequencePlaceholder: '[seq]', sequenceValues: [], seconds: 1 }), /come together/);
     } finally {
       server.closeAllConnections();
       server.close();

@@ -4,6 +4,7 @@ import type { EventBus } from '../../events/bus.js';
 import type { AccessNotice } from '../../events/access.js';
 import { OrgCache } from '../../events/org-cache.js';
 import { normalisedRing, type Position } from './geometry.js';
+import { SiteGrid } from './grid.js';
 import { allSitesOfOrg, type SiteRow } from './sites.repository.js';
 
 /** A site as the watcher tests positions against it: a circle, or a polygon's ring normalised once. */
@@ -25,28 +26,41 @@ const watched = (s: SiteRow): WatchedSite => ({
   ring: s.kind === 'polygon' && s.area ? normalisedRing(s.area.coordinates[0]!) : null,
 });
 
+/** An org's sites as the watcher holds them: one grid per mode. */
+interface OrgSites {
+  live: SiteGrid;
+  test: SiteGrid;
+}
+
 /**
- * Each org's sites (both modes) in memory, so that a fix costs no query. Every change of an org's
+ * Each org's sites (both modes) in memory, so that a fix costs no query, each mode's in a grid built once
+ * per read (grid.ts), so that a fix is tested against the sites near it. Every change of an org's
  * sites publishes a `{sitesOf}` notice (events/access.ts); the org's entry is dropped on every
  * instance (events/org-cache.ts has the rules, shared with the subscription cache).
  */
 export class SiteCache {
-  private readonly cache: OrgCache<readonly WatchedSite[]>;
+  private readonly cache: OrgCache<OrgSites>;
   readonly stop: () => void;
 
   constructor(bus: EventBus, now: () => number = Date.now) {
     const orgOf = (n: AccessNotice) => n.sitesOf ?? (n.userId === undefined && n.deviceId === undefined && n.subscriptionsOf === undefined ? n.orgId : undefined);
-    this.cache = new OrgCache(bus, orgOf, async (db, orgId) => (await allSitesOfOrg(db, orgId)).map(watched), now);
+    const load = async (db: Kysely<DB>, orgId: number): Promise<OrgSites> => {
+      const sites = (await allSitesOfOrg(db, orgId)).map(watched);
+      return { live: new SiteGrid(sites.filter((s) => s.livemode === 1)), test: new SiteGrid(sites.filter((s) => s.livemode === 0)) };
+    };
+    this.cache = new OrgCache(bus, orgOf, load, now);
     this.stop = this.cache.stop;
   }
 
   /** The org's sites of one mode when memory holds them fresh (no waiting); else undefined. */
-  peekOrg(orgId: number, livemode: Flag): readonly WatchedSite[] | undefined {
-    return this.cache.peek(orgId)?.filter((s) => s.livemode === livemode);
+  peekOrg(orgId: number, livemode: Flag): SiteGrid | undefined {
+    const org = this.cache.peek(orgId);
+    return org && (livemode === 1 ? org.live : org.test);
   }
 
   /** The org's sites of one mode. */
-  async ofOrg(db: Kysely<DB>, orgId: number, livemode: Flag): Promise<readonly WatchedSite[]> {
-    return (await this.cache.of(db, orgId)).filter((s) => s.livemode === livemode);
+  async ofOrg(db: Kysely<DB>, orgId: number, livemode: Flag): Promise<SiteGrid> {
+    const org = await this.cache.of(db, orgId);
+    return livemode === 1 ? org.live : org.test;
   }
 }

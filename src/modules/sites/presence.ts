@@ -6,6 +6,7 @@ import { iso } from '../../lib/clock.js';
 import type { ObservedFix } from '../signals/index.js';
 import { writeAudit } from '../signals/index.js';
 import { SiteCache, type WatchedSite } from './cache.js';
+import type { SiteGrid } from './grid.js';
 import { distanceToRingM, haversineM, insideRing } from './geometry.js';
 import { claimEnter, claimExit, sitesInside, type PresenceKey } from './sites.repository.js';
 
@@ -84,7 +85,7 @@ export class SiteWatcher {
     // fix changes nothing (no sites, or a device whose presence is known and stays as it is).
     const known = this.cache.peekOrg(fix.orgId, flag(fix.mode === 'live'));
     if (known && (!state || state.pending === 0)) {
-      if (known.length === 0 && (!state || state.inside === undefined || state.inside.size === 0)) return;
+      if (known.size === 0 && (!state || state.inside === undefined || state.inside.size === 0)) return;
       if (state?.inside !== undefined && transitions(state.inside, known, fix).length === 0) return;
     }
     if (!state) {
@@ -125,12 +126,11 @@ export class SiteWatcher {
     const ctx = this.ctx;
     const livemode = flag(fix.mode === 'live');
     const sites = await this.cache.ofOrg(ctx.db, fix.orgId, livemode);
-    if (sites.length === 0 && (state.inside === undefined || state.inside.size === 0)) return;
+    if (sites.size === 0 && (state.inside === undefined || state.inside.size === 0)) return;
     const key: PresenceKey = { userId: fix.userId, deviceKey: fix.deviceId ?? 'user', livemode };
-    const ids = new Set(sites.map((s) => s.id));
-    if (state.inside === undefined) state.inside = new Set((await sitesInside(ctx.db, key)).filter((id) => ids.has(id)));
+    if (state.inside === undefined) state.inside = new Set((await sitesInside(ctx.db, key)).filter((id) => sites.has(id)));
     const inside = state.inside;
-    for (const id of inside) if (!ids.has(id)) inside.delete(id); // a deleted site
+    for (const id of inside) if (!sites.has(id)) inside.delete(id); // a deleted site
     const changes = transitions(inside, sites, fix);
     if (changes.length === 0) return;
     await ctx.transaction(async (tx) => {
@@ -144,29 +144,44 @@ export class SiteWatcher {
   }
 }
 
-/** The transitions one fix makes for a device inside `inside`, decided in memory (hysteresis in `verdict`). */
-function transitions(inside: ReadonlySet<number>, sites: readonly WatchedSite[], fix: ObservedFix): SiteTransition[] {
-  const changes: SiteTransition[] = [];
-  const livemode = flag(fix.mode === 'live');
-  for (const site of sites) {
-    const v = verdict(site, fix.lat, fix.lng, fix.accuracy);
-    const was = inside.has(site.id);
-    if ((v === 'in' && !was) || (v === 'out' && was)) {
-      changes.push({
-        type: v === 'in' ? 'site.enter' : 'site.exit',
-        site: { id: site.id, name: site.name },
-        orgId: fix.orgId,
-        livemode,
-        userId: fix.userId,
-        deviceId: fix.deviceId,
-        lat: fix.lat,
-        lng: fix.lng,
-        accuracy: fix.accuracy,
-        at: fix.at,
-      });
-    }
+const NO_CHANGES: readonly SiteTransition[] = Object.freeze([]);
+
+/** The transition one site makes for the fix, if any (hysteresis in `verdict`). */
+function transition(site: WatchedSite, was: boolean, fix: ObservedFix): SiteTransition | undefined {
+  const v = verdict(site, fix.lat, fix.lng, fix.accuracy);
+  if (!((v === 'in' && !was) || (v === 'out' && was))) return undefined;
+  return {
+    type: v === 'in' ? 'site.enter' : 'site.exit',
+    site: { id: site.id, name: site.name },
+    orgId: fix.orgId,
+    livemode: site.livemode,
+    userId: fix.userId,
+    deviceId: fix.deviceId,
+    lat: fix.lat,
+    lng: fix.lng,
+    accuracy: fix.accuracy,
+    at: fix.at,
+  };
+}
+
+/**
+ * The transitions one fix makes for a device inside `inside`, decided in memory, in the order of the
+ * sites' ids. Only two kinds of site can change: one whose box holds the fix (it may enter), and one the
+ * device is inside (it may leave); the grid lists the first, `inside` the second.
+ */
+function transitions(inside: ReadonlySet<number>, sites: SiteGrid, fix: ObservedFix): readonly SiteTransition[] {
+  let changes: SiteTransition[] | undefined;
+  const add = (c: SiteTransition | undefined) => {
+    if (c) (changes ??= []).push(c);
+  };
+  for (const site of sites.near(fix.lat, fix.lng)) add(transition(site, inside.has(site.id), fix));
+  for (const site of sites.everywhere) add(transition(site, inside.has(site.id), fix));
+  for (const id of inside) {
+    const site = sites.get(id);
+    if (site && !sites.listed(id, fix.lat, fix.lng)) add(transition(site, true, fix));
   }
-  return changes;
+  if (!changes) return NO_CHANGES;
+  return changes.length > 1 ? changes.sort((a, b) => a.site.id - b.site.id) : changes;
 }
 
 /**
