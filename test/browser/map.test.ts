@@ -199,6 +199,8 @@ for (const [kind, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const
     await page.focus('[data-testid="incident-at-centre"]');
     await page.keyboard.press('Enter');
     await page.waitForSelector('[data-testid="incident-here-form"]');
+    // The form moves the focus once it has drawn (an effect after the render): wait for it, bounded.
+    await page.waitForFunction(() => document.activeElement?.id === 'here-title', undefined, { timeout: 10_000 }).catch(() => undefined);
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'here-title', 'the form takes the focus');
     await page.click('[data-testid="incident-here-form"] button >> text=Cancel');
     await page.waitForSelector('[data-testid="incident-here-form"]', { state: 'detached' });
