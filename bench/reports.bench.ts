@@ -23,6 +23,8 @@ const NAME = 'reports';
 const INCIDENTS = sized(1_000_000, 10_000);
 /** The issue's goal: p95 of every case under this many ms, on both engines. */
 const GOAL_P95_MS = 500;
+/** A case whose one answer alone takes this long or longer is not loaded (runEngine). */
+const LOAD_LIMIT_MS = 700;
 const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const MINUTE = 60_000;
@@ -541,8 +543,10 @@ type Engine = 'SQLite' | 'PostgreSQL';
 interface Measured {
   c: Case;
   comparison?: Comparison;
+  /** Seconds of each of its runs (RUN_SECONDS, or more for a slow answer). */
+  seconds?: number;
   bytes: number;
-  /** One request alone, after the load: its time in ms. */
+  /** One request with nothing else running, the faster of two before the load: its time in ms. */
   aloneMs: number;
 }
 
@@ -582,25 +586,36 @@ export async function runEngine(engine: Engine, measureLabels: (c: Case) => bool
 
     const headers = { 'x-api-key': org.key };
     const measured: Measured[] = [];
+    const runSeconds = new Map<string, number>();
     for (const c of all) {
       // The answer first: the totals must be the seeded ones, or no figure is taken.
+      const t = performance.now();
       const res = await muster.app.inject({ url: c.url, headers });
+      const firstMs = performance.now() - t;
       if (res.statusCode !== 200) throw new Error(`${engine} GET ${c.url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
       const body = res.json<object>();
       const wrong = c.check(body, seeded.expected.get(to - c.days * DAY)!);
       if (wrong) throw new Error(`${engine} GET ${c.url}: ${wrong}`);
+      const t2 = performance.now();
+      const again = await muster.app.inject({ url: c.url, headers });
+      const aloneMs = Math.min(firstMs, performance.now() - t2);
+      if (again.statusCode !== 200) throw new Error(`${engine} GET ${c.url}: ${again.statusCode}`);
       let comparison: Comparison | undefined;
-      if (measureLabels(c)) {
+      // An answer that alone takes longer than LOAD_LIMIT_MS is not loaded: 10 connections would queue
+      // behind it for 10 times as long, past the load generator's 10 s timeout, and its p95 is over the
+      // goal whatever the load.
+      if (measureLabels(c) && aloneMs < LOAD_LIMIT_MS) {
         process.stderr.write(`  ${engine}: ${c.label}...\n`);
         const baseline = await startBaseline(body);
         baselines.push(baseline);
-        comparison = await compare({ url: baseline.url, seconds: RUN_SECONDS }, { url: `${muster.url}${c.url}`, headers, seconds: RUN_SECONDS });
+        // Long enough for every connection to get several answers in a run (10 queue behind each other).
+        const seconds = Math.max(RUN_SECONDS, Math.ceil((aloneMs * 10 * 4) / 1000));
+        comparison = await compare({ url: baseline.url, seconds }, { url: `${muster.url}${c.url}`, headers, seconds });
+        runSeconds.set(c.label, seconds);
+      } else {
+        process.stderr.write(`  ${engine}: ${c.label}: ${ms(aloneMs)} ms alone${measureLabels(c) ? ', not loaded' : ''}\n`);
       }
-      const t = performance.now();
-      const again = await muster.app.inject({ url: c.url, headers });
-      const aloneMs = performance.now() - t;
-      if (again.statusCode !== 200) throw new Error(`${engine} GET ${c.url}: ${again.statusCode}`);
-      measured.push({ c, ...(comparison ? { comparison } : {}), bytes: res.rawPayload.length, aloneMs });
+      measured.push({ c, ...(comparison ? { comparison, seconds: runSeconds.get(c.label)! } : {}), bytes: res.rawPayload.length, aloneMs });
     }
     await probe?.(muster, all.map((c) => c.url), headers);
     return { engine, seeded, setupMs, versions, overrides, measured };
@@ -642,7 +657,9 @@ function section(runs: EngineRun[]): string {
     "answer was checked: the totals (incidents, acknowledged, resolved, reopened; pages, acknowledged, escalated past) equal the",
     `seed's own count of the range, and the hours on call equal ${SCHEDULES} x the hours of the range. Each against a bare \`node:http\``,
     `server sending the same bytes. 10 connections; ${ROUNDS_TEXT} alternating baseline and Muster, each run a 1 s warm-up then`,
-    `${RUN_SECONDS} s; medians; latencies in ms. "alone" is one request with nothing else running, after the load.`,
+    `${RUN_SECONDS} s (longer for a slow answer: 40 times its time alone, so each connection gets several); medians; latencies in ms. "alone" is one request with nothing else running (the faster of two, before the`,
+    `load); a case whose answer alone takes ${LOAD_LIMIT_MS} ms or more is not loaded (10 connections would queue behind it past the load`,
+    "generator's 10 s timeout) and misses the goal.",
     '',
   ];
   for (const r of runs) {
@@ -658,13 +675,14 @@ function section(runs: EngineRun[]): string {
     for (const m of r.measured) {
       const c = m.comparison;
       const kb = `${(m.bytes / 1024).toFixed(1)} KB`;
-      if (!c) lines.push(`| ${m.c.label} | ${kb} | - | - | - | - | - | ${ms(m.aloneMs)} | (checked, not measured) |`);
-      else lines.push(`| ${m.c.label} | ${kb} | ${rps(c.baseline.requestsPerSec)} | ${rps(c.subject.requestsPerSec)} | ${ms(c.subject.p50)} | ${ms(c.subject.p95)} | ${ms(c.subject.p99)} | ${ms(m.aloneMs)} | ${goalOf(c.subject)} |`);
+      if (!c) lines.push(`| ${m.c.label} | ${kb} | - | - | - | - | - | ${ms(m.aloneMs)} | ${m.aloneMs >= GOAL_P95_MS ? '**not met** (alone; not loaded)' : '(checked, not loaded)'} |`);
+      else lines.push(`| ${m.c.label}${m.seconds !== RUN_SECONDS ? ` (runs of ${m.seconds} s)` : ''} | ${kb} | ${rps(c.baseline.requestsPerSec)} | ${rps(c.subject.requestsPerSec)} | ${ms(c.subject.p50)} | ${ms(c.subject.p95)} | ${ms(c.subject.p99)} | ${ms(m.aloneMs)} | ${goalOf(c.subject)} |`);
     }
     lines.push('');
   }
-  const all = runs.flatMap((r) => r.measured.filter((m) => m.comparison).map((m) => ({ engine: r.engine, m })));
-  const missed = all.filter(({ m }) => m.comparison!.subject.p95 >= GOAL_P95_MS);
+  // A case not loaded because one answer alone took LOAD_LIMIT_MS or more missed the goal too.
+  const all = runs.flatMap((r) => r.measured.filter((m) => m.comparison || m.aloneMs >= LOAD_LIMIT_MS).map((m) => ({ engine: r.engine, m })));
+  const missed = all.filter(({ m }) => (m.comparison ? m.comparison.subject.p95 : m.aloneMs) >= GOAL_P95_MS);
   lines.push(
     `Goal (from the issue): p95 under ${GOAL_P95_MS} ms for every case on both engines. Measured: ${
       missed.length === 0 ? `**met** in all ${all.length} cases` : `**not met** in ${missed.length} of ${all.length} (${missed.map(({ engine, m }) => `${engine}: ${m.c.label}`).join('; ')})`
@@ -678,9 +696,9 @@ function section(runs: EngineRun[]): string {
 }
 
 export async function run(): Promise<BenchResult> {
-  // Quick mode checks every answer on both engines but measures one case on each (the year of
-  // incidents on SQLite, the year of pages on PostgreSQL), to stay within its time.
+  // Quick mode checks every answer on both engines but loads one case on each (the month of
+  // incidents on SQLite, the month of pages on PostgreSQL), to stay within its time.
   const quickPick = (label: string) => (c: Case) => !QUICK || c.label === label;
-  const runs = [await runEngine('SQLite', quickPick('incidents, 365 days by month')), await runEngine('PostgreSQL', quickPick('on call, 365 days'))];
+  const runs = [await runEngine('SQLite', quickPick('incidents, 30 days by day')), await runEngine('PostgreSQL', quickPick('on call, 30 days'))];
   return { name: NAME, markdown: section(runs) };
 }
