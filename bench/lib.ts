@@ -142,8 +142,9 @@ export function benchEnv(dataDir: string, env: Record<string, string> = {}): Rec
 /**
  * A real Muster, as `npm start` builds it, with its data dir in a temp dir: a fresh SQLite database
  * there, unless `env` names another (DATABASE_URL and a DATABASE_SCHEMA that the caller drops).
+ * `overrides.clock` gives it a clock of the caller's (the reports benchmark makes schedules "a year ago").
  */
-export async function startMuster(env: Record<string, string> = {}, overrides: Pick<ContextOverrides, 'onQuery'> = {}): Promise<MusterServer> {
+export async function startMuster(env: Record<string, string> = {}, overrides: Pick<ContextOverrides, 'onQuery' | 'clock'> = {}): Promise<MusterServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-bench-'));
   const removeDir = () => fs.rmSync(dataDir, { recursive: true, force: true });
   try {

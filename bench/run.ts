@@ -36,6 +36,7 @@ import * as trackers from './trackers.bench.js';
 import * as responders from './responders.bench.js';
 import * as oncall from './oncall.bench.js';
 import * as paging from './paging.bench.js';
+import * as reports from './reports.bench.js';
 
 /** Every benchmark, in the order of the file. A new one is imported above and listed here. */
 const BENCHMARKS: Benchmark[] = [
@@ -52,6 +53,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'metrics-cost', run: metricsCost.run },
   { name: 'oncall', run: oncall.run },
   { name: 'paging', run: paging.run },
+  { name: 'reports', run: reports.run },
 ];
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));

@@ -33,6 +33,7 @@ import * as m0045 from './0045-sites.js';
 import * as m0046 from './0046-tracks.js';
 import * as m0047 from './0047-incident-report-facts.js';
 import * as m0048 from './0048-oncall-report.js';
+import * as m0049 from './0049-incident-report-range.js';
 
 /** Every migration, in order. Names never change once released. */
 export const migrations: Record<string, MigrationModule> = {
@@ -70,4 +71,5 @@ export const migrations: Record<string, MigrationModule> = {
   '0046-tracks': m0046,
   '0047-incident-report-facts': m0047,
   '0048-oncall-report': m0048,
+  '0049-incident-report-range': m0049,
 };

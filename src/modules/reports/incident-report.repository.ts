@@ -98,12 +98,37 @@ export async function incidentReport(db: Kysely<DB>, dialect: Dialect, q: Report
 }
 
 async function report(db: Kysely<DB>, dialect: Dialect, q: ReportQuery): Promise<{ rows: ReportRow[]; totals: ReportRow }> {
+  const result = await incidentReportSql(dialect, q).execute(db);
+  const rows = result.rows.map(({ k, ...r }) => ({ ...numbers(r), key: k }));
+  return { rows: rows.filter((r) => r.key !== '*'), totals: rows.find((r) => r.key === '*') ?? { ...empty(), key: '*' } };
+}
+
+/** The statement of one report (the totals under key `*`, but by team); its plan is checked by the report's test. */
+export function incidentReportSql(dialect: Dialect, q: ReportQuery): RawBuilder<ReportRow & { k: string | null }> {
   const key = keyOf(dialect, q);
   const teamJoin = q.group === 'team' ? sql`left join team_members tm on tm.user_id = i.assignee_id and tm.active = 1 and tm.team_id in (select id from teams where org_id = ${q.orgId})` : sql``;
   const done = sql`i.status in ('resolved', 'closed')`;
-  const rank = (col: string) => sql`row_number() over (partition by k order by ${sql.ref(col)})`;
-  const result = await sql<ReportRow & { k: string | null }>`
-    with base as (
+  const totals = q.group === 'team' ? sql`1 = 0` : sql`1 = 1`;
+  // Each incident's figures are computed once (`base`, materialized on both engines: SQLite would
+  // otherwise inline it into every use). The counts and means come from one grouping; each
+  // percentile from one sort of the values (per key, and over all for the totals), whose ranks are
+  // matched to the count of the key: no window counts its partition (on SQLite that was a sort more).
+  // Keys are joined as `jk`, never null ('' for none: no key is empty), so that both engines join by
+  // equality (a hash join, an automatic index) rather than row by row.
+  const ranked = (col: 'mtta' | 'mttr') => sql`
+    select coalesce(k, '') as jk, ${sql.ref(col)} as v, row_number() over (partition by k order by ${sql.ref(col)}) as rn from base where ${sql.ref(col)} is not null
+    union all
+    select '*', ${sql.ref(col)}, row_number() over (order by ${sql.ref(col)}) from base where ${sql.ref(col)} is not null and ${totals}`;
+  const percentiles = (from: string, n: 'na' | 'nr') => sql`
+    select x.jk, max(case when x.rn = (agg.${sql.raw(n)} + 1) / 2 then x.v end) as p50, max(case when x.rn = (9 * agg.${sql.raw(n)} + 9) / 10 then x.v end) as p90
+    from ${sql.raw(from)} x inner join agg on agg.jk = x.jk
+    where x.rn = (agg.${sql.raw(n)} + 1) / 2 or x.rn = (9 * agg.${sql.raw(n)} + 9) / 10
+    group by x.jk`;
+  const aggregate = (k: RawBuilder<unknown>, jk: RawBuilder<unknown>) => sql`${k} as k, ${jk} as jk, count(*) as incidents, sum(case when acked then 1 else 0 end) as acknowledged, sum(done) as resolved,
+        sum(reopened) as reopened, sum(escalated) as escalated, sum(sla_due) as sla_due, sum(sla_met) as sla_met,
+        count(mtta) as na, avg(mtta) as mtta_mean, count(mttr) as nr, avg(mttr) as mttr_mean`;
+  return sql<ReportRow & { k: string | null }>`
+    with base as materialized (
       select ${key} as k,
         i.first_acknowledged_at is not null as acked,
         case when ${done} then 1 else 0 end as done,
@@ -116,34 +141,19 @@ async function report(db: Kysely<DB>, dialect: Dialect, q: ReportQuery): Promise
       from incidents i ${teamJoin}
       where i.org_id = ${q.orgId} and i.livemode = ${q.livemode} and i.created_at >= ${q.from} and i.created_at < ${q.to}
     ),
-    keyed as (
-      select k, acked, done, reopened, escalated, sla_due, sla_met, mtta, mttr from base
+    agg as materialized (
+      select ${aggregate(sql`k`, sql`coalesce(k, '')`)} from base group by k
       union all
-      select '*', acked, done, reopened, escalated, sla_due, sla_met, mtta, mttr from base where ${q.group === 'team' ? sql`1 = 0` : sql`1 = 1`}
+      select ${aggregate(sql`'*'`, sql`'*'`)} from base where ${totals}
     ),
-    a as (
-      select k, mtta, ${rank('mtta')} as rn, count(mtta) over (partition by k) as n from keyed where mtta is not null
-    ),
-    r as (
-      select k, mttr, ${rank('mttr')} as rn, count(mttr) over (partition by k) as n from keyed where mttr is not null
-    ),
-    ap as (
-      select k, max(case when rn = (n + 1) / 2 then mtta end) as p50, max(case when rn = (9 * n + 9) / 10 then mtta end) as p90, avg(mtta) as mean from a group by k
-    ),
-    rp as (
-      select k, max(case when rn = (n + 1) / 2 then mttr end) as p50, max(case when rn = (9 * n + 9) / 10 then mttr end) as p90, avg(mttr) as mean from r group by k
-    ),
-    agg as (
-      select k, count(*) as incidents, sum(case when acked then 1 else 0 end) as acknowledged, sum(done) as resolved, sum(reopened) as reopened,
-        sum(escalated) as escalated, sum(sla_due) as sla_due, sum(sla_met) as sla_met
-      from keyed group by k
-    )
+    a as (${ranked('mtta')}),
+    r as (${ranked('mttr')}),
+    ap as (${percentiles('a', 'na')}),
+    rp as (${percentiles('r', 'nr')})
     select agg.k, agg.incidents, agg.acknowledged, agg.resolved, agg.reopened, agg.escalated, agg.sla_due, agg.sla_met,
-      ap.mean as mtta_mean, ap.p50 as mtta_p50, ap.p90 as mtta_p90, rp.mean as mttr_mean, rp.p50 as mttr_p50, rp.p90 as mttr_p90
-    from agg left join ap on ap.k is not distinct from agg.k left join rp on rp.k is not distinct from agg.k
-  `.execute(db);
-  const rows = result.rows.map(({ k, ...r }) => ({ ...numbers(r), key: k }));
-  return { rows: rows.filter((r) => r.key !== '*'), totals: rows.find((r) => r.key === '*') ?? { ...empty(), key: '*' } };
+      agg.mtta_mean, ap.p50 as mtta_p50, ap.p90 as mtta_p90, agg.mttr_mean, rp.p50 as mttr_p50, rp.p90 as mttr_p90
+    from agg left join ap on ap.jk = agg.jk left join rp on rp.jk = agg.jk
+  `;
 }
 
 const COUNTS = ['incidents', 'acknowledged', 'resolved', 'reopened', 'escalated', 'sla_due', 'sla_met'] as const;

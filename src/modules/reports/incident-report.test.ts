@@ -2,8 +2,10 @@
 // every figure below is worked out by hand from that history (docs/reports.md has the definitions).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { queryPlan, testDialect } from '../../../test/helpers.js';
 import { dispatchWorld, type DispatchWorld } from '../../../test/world.js';
 import { backfill } from '../../db/migrations/0047-incident-report-facts.js';
+import { incidentReportSql, type ReportQuery } from './incident-report.repository.js';
 
 interface Seconds {
   p50: number | null;
@@ -113,6 +115,12 @@ describe('GET /v1/orgs/:org_slug/reports/incidents', () => {
     const month = await report('from=2025-12-15T00:00:00Z&to=2026-01-08T00:00:00Z&group_by=month&tz=UTC');
     assert.deepEqual(month.rows.map((x) => [x.key, x.incidents]), [['2025-12', 0], ['2026-01', 5]]);
     assert.equal((await report(range)).group_by, 'day');
+  });
+
+  test("the range's incidents are read through the index by org, mode and creation time (migration 0049), not the org's every incident", async () => {
+    const q: ReportQuery = { orgId: w.orgId, livemode: 1, from: '2026-01-05T00:00:00.000Z', to: '2026-01-08T00:00:00.000Z', dueBy: '2026-01-07T12:00:00.000Z', group: 'day', offsets: [{ from: '2026-01-05T00:00:00.000Z', minutes: 0 }] };
+    const plan = await queryPlan(w.t.ctx.db, incidentReportSql(testDialect, q).compile(w.t.ctx.db), 'enable_seqscan');
+    assert.match(plan, /incidents_org_created_idx/, plan);
   });
 
   test("the days are the zone's: an incident at 23:30 local counts on that local day, across both DST changes in two hemispheres", async () => {
