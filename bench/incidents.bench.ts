@@ -12,7 +12,7 @@ import type { IncidentSource, IncidentStatus, Priority } from '../src/db/schema.
 import { scoped, type Scope } from '../src/db/scope.js';
 import { slaTimes } from '../src/modules/incidents/sla.js';
 import { fsyncCost } from './fsync-cost.js';
-import { compare, liveKey, machine, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type Comparison, type LoadFigures, type MusterServer, type Server, fsyncMedianMs } from './lib.js';
+import { compare, liveKey, machine, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type Comparison, type LoadFigures, type MusterServer, type Server, fsyncMedianMs, prng } from './lib.js';
 import { INCIDENTS_PROFILE } from './profile-notes.js';
 
 const NAME = 'incidents';
@@ -48,18 +48,6 @@ export async function caller(app: FastifyInstance): Promise<Caller> {
   const primary = orgs.json<{ orgs: { id: number; primary: boolean }[] }>().orgs.find((o) => o.primary);
   if (!primary) throw new Error(`GET /v1/orgs: no primary org in ${orgs.body}`);
   return { key, userId: me.json<{ id: number }>().id, orgId: primary.id };
-}
-
-/** mulberry32: a small seeded PRNG, so every run seeds the same spread. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface Seeding {

@@ -17,7 +17,7 @@ import pg from 'pg';
 import type { Clock } from '../src/lib/clock.js';
 import type { IncidentSource, IncidentStatus, Priority } from '../src/db/schema.js';
 import { slaTimes } from '../src/modules/incidents/sla.js';
-import { compare, liveKey, machine, QUICK, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type Comparison, type LoadFigures, type MusterServer, type Server } from './lib.js';
+import { compare, liveKey, machine, QUICK, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type Comparison, type LoadFigures, type MusterServer, type Server, prng } from './lib.js';
 
 const NAME = 'reports';
 const INCIDENTS = sized(1_000_000, 10_000);
@@ -51,18 +51,6 @@ const rps = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: n 
 const int = (n: number) => n.toLocaleString('en-US');
 const secs = (n: number) => `${(n / 1000).toFixed(1)} s`;
 const iso = (t: number) => new Date(t).toISOString();
-
-/** mulberry32: a small seeded PRNG, so every run seeds the same spread. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Muster's clock, moved back while the schedules are made "a year ago", then put right. */
 class ShiftedClock implements Clock {

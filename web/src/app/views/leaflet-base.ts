@@ -1,4 +1,4 @@
-// The plain Leaflet map of the Sites and Track views: tiles when the instance has a tile server
+// The plain Leaflet map of the Signals, Sites and Track views: tiles when the instance has a tile server
 // (their errors only switch the background to a grid, as on the Signals map), no marker images.
 import L from 'leaflet';
 import 'leaflet/dist/leaflet.css';

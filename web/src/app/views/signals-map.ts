@@ -14,6 +14,7 @@
 // - A click on the empty map picks a point (`onPick`): the view offers "create incident here".
 import L from 'leaflet';
 import 'leaflet/dist/leaflet.css';
+import { baseMap } from './leaflet-base';
 
 export interface MapPoint {
   key: string;
@@ -70,14 +71,7 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 const FIT = { padding: [36, 36] as [number, number], maxZoom: 16 };
 
 export function createMap(el: HTMLElement, tiles: { url: string; attribution: string }, handlers: MapHandlers = {}): BeaconMap {
-  const map = L.map(el, { center: [20, 0], zoom: 2, worldCopyJump: true, attributionControl: true });
-  if (tiles.url) {
-    const layer = L.tileLayer(tiles.url, { attribution: tiles.attribution, maxZoom: 19 });
-    layer.on('tileerror', () => el.classList.add('tiles-failed'));
-    layer.addTo(map);
-  } else {
-    el.classList.add('no-tiles');
-  }
+  const map = baseMap(el, tiles);
   const markers = new Map<string, { marker: L.Marker; sig: string; kind: MapPoint['kind'] }>();
   const trails = new Map<string, { layer: L.LayerGroup; sig: string }>();
   let points: MapPoint[] = [];
