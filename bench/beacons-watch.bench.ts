@@ -12,7 +12,7 @@
 import os from 'node:os';
 import { sql, type RawBuilder } from 'kysely';
 import { WATCH_PROFILE } from './profile-notes.js';
-import { interleave, liveKey, load, machine, median, ROUNDS, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type LoadFigures, type LoadOptions, type MusterServer, type Server } from './lib.js';
+import { interleave, liveKey, load, machine, median, ROUNDS, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type LoadFigures, type LoadOptions, type MusterServer, type Server, prng } from './lib.js';
 
 const NAME = 'beacons-watch';
 /** Devices posting, all active in the beacon store before the load. */
@@ -39,17 +39,6 @@ const RAD = Math.PI / 180;
 const M_PER_DEG_LAT = EARTH_RADIUS_M * RAD;
 const M_PER_DEG_LNG = M_PER_DEG_LAT * Math.cos(CENTRE.lat * RAD);
 
-/** A small deterministic PRNG (mulberry32), so every run places the same devices and sites. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Local metres east and north of CENTRE (an equirectangular plane: exact to well under a metre over the area's few kilometres per site). */
 interface Point {
   x: number;
@@ -70,7 +59,7 @@ type Shape = { kind: 'circle'; c: Point; r: number } | { kind: 'polygon'; ring: 
  * around a centre (6 to 24 vertices at increasing angles, so never crossing themselves) of 100..2,000 m.
  */
 export function makeSites(): Shape[] {
-  const rnd = random(38);
+  const rnd = prng(38);
   return Array.from({ length: SITES }, (_, i): Shape => {
     const c = inDisc(rnd, AREA_M);
     if (i % (SITES / POLYGONS) !== 0) return { kind: 'circle', c, r: Math.round(logUniform(rnd, 50, 2_000)) };
@@ -87,7 +76,7 @@ export function makeSites(): Shape[] {
 
 /** Each device's place, uniform over the area. */
 export function makeHomes(): Point[] {
-  const rnd = random(3838);
+  const rnd = prng(3838);
   return Array.from({ length: DEVICES }, () => inDisc(rnd, AREA_M));
 }
 
@@ -98,7 +87,7 @@ const deviceId = (k: number) => `w-${k}`;
  * requests in a row post each device once. Each value is the body's fragment for one fix.
  */
 export function makeFixes(homes: Point[]): string[] {
-  const rnd = random(77);
+  const rnd = prng(77);
   const out: string[] = [];
   for (let v = 0; v < JITTERS; v++) {
     for (const [k, h] of homes.entries()) {

@@ -9,6 +9,7 @@ import { orgName, useSession } from '../session';
 import { useStream } from '../sse';
 import type { Beacon, Incident, LiveEvent, Signal } from '../types';
 import { Empty, ErrorAlert, LiveBadge, Loading, PageHeader, useAsync } from '../ui';
+import { MapBox } from './lazy-map';
 import { IncidentHereForm, incidentKey, SelectedIncident, useMapIncidents, type IncidentDraft } from './map-incidents';
 import { initialsOf, personColor, recordTrails } from './map-people';
 import type { BeaconMap, MapPoint, MapView } from './signals-map';
@@ -380,13 +381,6 @@ function MapPanel({
     mapRef.current?.update(points);
   }, [beacons, incidents, trails, trailVersion, ready, mapRef]);
   return (
-    <div class="map-wrap">
-      <div ref={el} class="map" data-testid="beacon-map" role="region" aria-label="Map of active devices and incidents" />
-      {error ? (
-        <div class="map-overlay">
-          <ErrorAlert error={error} title="The map could not load." />
-        </div>
-      ) : null}
-    </div>
+    <MapBox el={el} error={error} label="Map of active devices and incidents" testId="beacon-map" />
   );
 }
