@@ -210,7 +210,23 @@ export interface LoadOptions {
 export type LoadFigures = Pick<LoadSummary, 'requestsPerSec' | 'p50' | 'p95' | 'p99' | 'errors' | 'non2xx'>;
 
 /** The figures of one load, and how many requests completed in it, warm-up included. */
-export type LoadRun = LoadFigures & { completed: number };
+/**
+ * `cpuUs`: CPU microseconds of the main thread (the servers under test; the load runs in a worker thread)
+ * per request completed, warm-up included. A server's capacity is one over it; unlike req/s it does not
+ * move with the share of a shared machine the load generator gets.
+ */
+export type LoadRun = LoadFigures & { completed: number; cpuUs: number };
+
+/** CPU time of this process's main thread (Linux: /proc/self/task/<pid>/stat, clock ticks of 10 ms). */
+export function mainThreadCpuMs(): number {
+  try {
+    const stat = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
 
 // Workers do not inherit tsx's loader hooks (Node 20 registers them per thread), so the worker
 // registers tsx itself before importing the TypeScript file it runs.
@@ -270,10 +286,13 @@ export async function load(opts: LoadOptions): Promise<LoadRun> {
   const q = opts.sequencePlaceholder;
   if (q !== undefined && !opts.url.includes(q) && !(job.body ?? '').includes(q)) throw new Error(`sequencePlaceholder ${q} is in neither the URL nor the body`);
   if ((q === undefined) !== (opts.sequenceValues === undefined) || opts.sequenceValues?.length === 0) throw new Error('sequencePlaceholder and sequenceValues come together, with at least one value');
+  const cpu0 = mainThreadCpuMs();
   const { warmup, run: s } = await runInWorker(job);
+  const cpuMs = mainThreadCpuMs() - cpu0;
   assertClean(opts.url, 'warm-up', warmup);
   assertClean(opts.url, 'run', s);
-  return { requestsPerSec: s.requestsPerSec, p50: s.p50, p95: s.p95, p99: s.p99, errors: s.errors, non2xx: s.non2xx, completed: warmup.total + s.total };
+  const completed = warmup.total + s.total;
+  return { requestsPerSec: s.requestsPerSec, p50: s.p50, p95: s.p95, p99: s.p99, errors: s.errors, non2xx: s.non2xx, completed, cpuUs: (cpuMs * 1000) / Math.max(1, completed) };
 }
 
 /** The machine the figures come from, for the markdown sections. */
@@ -309,8 +328,8 @@ export interface InterleavedSubject {
   figures: LoadFigures;
   /** Median over rounds of its req/s divided by the mean of the baseline runs on either side of its round. */
   ratio: number;
-  /** Per round: its req/s, and that ratio. */
-  rounds: { rps: number; baseline: number; ratio: number }[];
+  /** Per round: its req/s, that ratio, and the main thread's CPU microseconds per request (LoadRun). */
+  rounds: { rps: number; baseline: number; ratio: number; cpuUs: number }[];
   /** Requests completed over all its runs, warm-ups included. */
   completed: number;
 }
@@ -325,7 +344,7 @@ export interface Interleaved {
 }
 
 /**
- * One shared baseline and N subjects in rounds, B S1 .. SN B S1 .. SN ... B, so that drift of a shared
+ * One shared baseline and N subjects in rounds, B S1 .. SN B SN .. S1 ... B, so that drift of a shared
  * 2-core machine hits every side: each subject's per-round ratio is against the mean of the two baseline
  * runs around its round, and runs of two subjects in one round are minutes closer than two separate
  * compare() calls (the ratio of two subjects is best taken from one round's adjacent runs).
@@ -334,7 +353,11 @@ export async function interleave(baseline: LoadOptions, subjects: LoadOptions[],
   const base: LoadRun[] = [await load(baseline)];
   const runs: LoadRun[][] = subjects.map(() => []);
   for (let i = 0; i < rounds; i++) {
-    for (const [k, subject] of subjects.entries()) runs[k]!.push(await load(subject));
+    // Odd rounds take the subjects in reverse (B S1 S2 B S2 S1 B ...): a run's leftovers (a flush after
+    // its load, a checkpoint) fall on each neighbour alike.
+    const order = [...subjects.keys()];
+    if (i % 2 === 1) order.reverse();
+    for (const k of order) runs[k]!.push(await load(subjects[k]!));
     base.push(await load(baseline));
   }
   const completed = (xs: LoadRun[]) => xs.reduce((n, r) => n + r.completed, 0);
@@ -344,7 +367,7 @@ export async function interleave(baseline: LoadOptions, subjects: LoadOptions[],
     subjects: runs.map((subj) => {
       const perRound = subj.map((s, i) => {
         const b = (base[i]!.requestsPerSec + base[i + 1]!.requestsPerSec) / 2;
-        return { rps: s.requestsPerSec, baseline: b, ratio: s.requestsPerSec / b };
+        return { rps: s.requestsPerSec, baseline: b, ratio: s.requestsPerSec / b, cpuUs: s.cpuUs };
       });
       return { figures: medianFigures(subj), ratio: median(perRound.map((r) => r.ratio)), rounds: perRound, completed: completed(subj) };
     }),
