@@ -203,3 +203,77 @@ describe('GET /v1/orgs/:org_slug/reports/oncall', () => {
     assert.deepEqual(await field('to=2026-03-05T00:00:00Z'), ['from']);
   });
 });
+
+// The autumn changes, south and north: Sydney leaves daylight saving on Sunday 5 April 2026 (03:00
+// AEDT, +11, becomes 02:00 AEST, +10: 16:00Z on 4 April), London on Sunday 25 October 2026 (02:00 BST,
+// +1, becomes 01:00 GMT: 01:00Z). Each day with the change is 25 hours long, and the same UTC hour of
+// day falls an hour earlier on the wall clock after it.
+describe('GET /v1/orgs/:org_slug/reports/oncall across the autumn changes of both hemispheres', () => {
+  let w: DispatchWorld;
+  const owner = () => w.as(w.owner);
+  const figures = (r: Row) => [r.name, r.timezone, r.hours_on_call, r.pages, r.night_pages, r.weekend_pages, r.acknowledged, r.mtta_seconds];
+  const report = (query: string) => w.ok<Report>(owner(), 'GET', `/v1/orgs/${w.orgSlug}/reports/oncall?${query}`);
+  /** An incident at `iso`, `who` paged by hand, and their acknowledgement 60 s later. */
+  async function pageAt(iso: string, who: { id: number; cookie: string }) {
+    w.t.clock.set(iso);
+    const { Id } = await w.ok<{ Id: number }>(owner(), 'POST', '/v1/tickets', { title: `at ${iso}`, org_id: w.orgId, priority: 'urgent' });
+    await w.ok(owner(), 'POST', `/v1/tickets/${Id}/page`, { user_ids: [who.id] }, 201);
+    w.t.clock.set(new Date(Date.parse(iso) + 60_000).toISOString());
+    await w.ok(w.as(who), 'POST', `/v1/tickets/${Id}/acknowledge`, undefined, 200);
+  }
+
+  before(async () => {
+    w = await dispatchWorld();
+    w.t.clock.set('2026-04-01T00:00:00Z');
+    await signInAgain(w);
+    await w.ok(w.as(w.ann), 'PATCH', '/v1/auth/me', { timezone: 'Australia/Sydney' }, 200);
+    await w.ok(w.as(w.ben), 'PATCH', '/v1/auth/me', { timezone: 'Europe/London' }, 200);
+    const schedules = `/v1/orgs/${w.orgSlug}/schedules`;
+    // "Sydney": day-long turns at 09:00 Sydney time from Saturday 4 April, Ann then Adam. Ann from
+    // 4 Apr 09:00 AEDT (3 Apr 22:00Z) to 5 Apr 09:00 AEST (4 Apr 23:00Z): 25 h; Adam to 5 Apr 23:00Z: 24 h.
+    await w.ok(owner(), 'POST', schedules, { name: 'Sydney', time_zone: 'Australia/Sydney', layers: [{ start: '2026-04-04T09:00', turn: { unit: 'day', length: 1 }, users: [w.ann.id, w.admin.id] }] });
+    // "London": the same from Saturday 24 October, Ben then Olga (neither is on "Sydney", which goes on).
+    // Ben from 24 Oct 09:00 BST (08:00Z) to 25 Oct 09:00 GMT (09:00Z): 25 h; Olga to 26 Oct 09:00Z: 24 h.
+    await w.ok(owner(), 'POST', schedules, { name: 'London', time_zone: 'Europe/London', layers: [{ start: '2026-10-24T09:00', turn: { unit: 'day', length: 1 }, users: [w.ben.id, w.owner.id] }] });
+    // Ann in Sydney at 11:30Z: Sat 4 Apr 22:30 AEDT (night, weekend); Sun 5 Apr 21:30 AEST (day, weekend:
+    // by the summer offset it would be 22:30, night); Mon 6 Apr 21:30 (day).
+    await pageAt('2026-04-04T11:30:00Z', w.ann);
+    await pageAt('2026-04-05T11:30:00Z', w.ann);
+    await pageAt('2026-04-06T11:30:00Z', w.ann);
+    // Ben in London at 06:30Z: Sat 24 Oct 07:30 BST (day, weekend); Sun 25 Oct 06:30 GMT (night, weekend:
+    // by the summer offset 07:30, day); Mon 26 Oct 06:30 (night).
+    w.t.clock.set('2026-10-24T00:00:00Z');
+    await signInAgain(w);
+    await pageAt('2026-10-24T06:30:00Z', w.ben);
+    await pageAt('2026-10-25T06:30:00Z', w.ben);
+    await pageAt('2026-10-26T06:30:00Z', w.ben);
+    w.t.clock.set('2026-11-01T00:00:00Z');
+    await signInAgain(w);
+  });
+  after(() => w.close());
+
+  test('Sydney: the 25-hour turn and night by the offset of the page’s instant', async () => {
+    const r = await report('from=2026-04-03T22:00:00Z&to=2026-04-05T23:00:00Z&tz=Australia/Sydney');
+    assert.deepEqual(r.rows.map(figures), [
+      ['Ann Responder', 'Australia/Sydney', 25, 2, 1, 2, 2, 60],
+      ['Adam Admin', 'UTC', 24, 0, 0, 0, 0, null],
+    ]);
+    // The third page (Monday 6 April, day) is outside that range; over the whole week it is counted, still in the day.
+    const week = await report('from=2026-04-03T22:00:00Z&to=2026-04-10T22:00:00Z');
+    assert.deepEqual(figures(week.rows[0]!).slice(3, 7), [3, 1, 2, 3]);
+  });
+
+  test('London: the 25-hour turn and night by the offset of the page’s instant', async () => {
+    const range = 'from=2026-10-24T06:00:00Z&to=2026-10-26T09:00:00Z&tz=Europe/London';
+    const r = await report(range);
+    // Ann and Adam are on "Sydney" in the range too (rows of their own, no pages): London's two only.
+    const london = r.rows.filter((x) => x.user_id === w.ben.id || x.user_id === w.owner.id);
+    assert.deepEqual(london.map(figures), [
+      ['Ben Responder', 'Europe/London', 25, 3, 2, 2, 3, 60],
+      ['Olga Owner', 'UTC', 24, 0, 0, 0, 0, null],
+    ]);
+    // The CSV's file name is cut in the report's zone: 24 Oct 06:00Z is 07:00 BST, 26 Oct 09:00Z 09:00 GMT.
+    const csv = await w.call(owner(), 'GET', `/v1/orgs/${w.orgSlug}/reports/oncall?${range}&format=csv`);
+    assert.match(String(csv.headers['content-disposition']), /oncall-2026-10-24-2026-10-26\.csv/);
+  });
+});
