@@ -245,6 +245,7 @@ export async function settled(m: MusterServer): Promise<void> {
   await m.ctx.arrival.idle();
   await m.ctx.sites.idle();
   await m.ctx.tracks.flush();
+  await m.ctx.tracks.move();
 }
 
 export interface ObserverCosts {
@@ -254,6 +255,8 @@ export interface ObserverCosts {
   tracks: number;
   /** Wall microseconds per position of the track's flush (the event loop is blocked by better-sqlite3 meanwhile), in batches of FLUSH_BATCH. */
   flush: number;
+  /** Wall microseconds per position of the move of the staged positions to the track (one move of all the flushes'). */
+  move: number;
 }
 
 /** Positions per flush measured: about a second of the load's beacons, as the recorder writes them once a second. */
@@ -289,6 +292,7 @@ export async function observerCosts(s: Subject, fixes: string[], n = 30_000): Pr
   const tracks = await cpuPerFix((i) => ctx.tracks.observe(fixOf(i)));
   let flushMs = 0;
   let flushed = 0;
+  await ctx.tracks.move();
   for (let b = 0; b < 10; b++) {
     for (let i = 0; i < FLUSH_BATCH; i++) ctx.tracks.observe(fixOf(b * FLUSH_BATCH + i));
     const t = performance.now();
@@ -298,7 +302,10 @@ export async function observerCosts(s: Subject, fixes: string[], n = 30_000): Pr
       flushed += FLUSH_BATCH;
     }
   }
-  return { arrival, sites, tracks, flush: (flushMs * 1000) / flushed };
+  const t = performance.now();
+  const moved = await ctx.tracks.move();
+  const moveMs = performance.now() - t;
+  return { arrival, sites, tracks, flush: (flushMs * 1000) / flushed, move: (moveMs * 1000) / moved };
 }
 
 const rps = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -378,7 +385,7 @@ export async function run(): Promise<BenchResult> {
     // Each observer's own cost, after the checks (its direct calls add positions to the track).
     process.stderr.write('  each observer alone...\n');
     const own = await observerCosts(on, fixes);
-    const ownPerBeacon = own.arrival + own.sites + own.tracks + own.flush;
+    const ownPerBeacon = own.arrival + own.sites + own.tracks + own.flush + own.move;
     const offPerBeacon = 1e6 / o.figures.requestsPerSec;
 
     const pairs = n.rounds.map((x, i) => x.rps / o.rounds[i]!.rps);
@@ -402,7 +409,8 @@ export async function run(): Promise<BenchResult> {
       '- **off**: Muster with the observers idle: no sites, `retention.tracks_days` 0, nobody assigned to an open incident;',
       `- **on**: Muster with all three at work, set up through the API: ${int(SITES)} sites of the org (${int(SITES - POLYGONS)} circles of 50 to 2,000 m, log-uniform,`,
       `  and ${POLYGONS} star-shaped polygons of 6 to 24 vertices and 100 to 2,000 m, centred uniformly over the same disc: ${pct(share)} of the`,
-      '  devices stand in at least one site), `retention.tracks_days` 30 (every fix to the track, one multi-row insert per flush), and',
+      '  devices stand in at least one site), `retention.tracks_days` 30 (every fix to the track: staged by one multi-row insert per',
+      '  flush, moved to the track every minute), and',
       `  the posting user assigned to ${INCIDENTS.length} open incidents with a position (one whose arrival radius takes in the whole disc, two`,
       '  far away), so that arrival measures every fix against each.',
       '',
@@ -436,8 +444,9 @@ export async function run(): Promise<BenchResult> {
       '',
       'Where the cost goes, robust where the throughput of a shared machine is not: each observer called alone with the same fixes',
       `(after the runs; every device known, so a fix changes nothing), CPU per fix: arrival ${us(own.arrival)} µs, sites ${us(own.sites)} µs, tracks`,
-      `${us(own.tracks)} µs (appending to the batch), and the track's flush ${us(own.flush)} µs of blocked event loop per position (one multi-row insert`,
-      `of ${int(FLUSH_BATCH)} and its commit; the mean of 9 flushes). Together ${us(ownPerBeacon)} µs a beacon, ${pct(ownPerBeacon / offPerBeacon)} of the ${us(offPerBeacon)} µs a beacon takes`,
+      `${us(own.tracks)} µs (appending to the batch), the track's flush ${us(own.flush)} µs of blocked event loop per position (one multi-row insert`,
+      `of ${int(FLUSH_BATCH)} into \`track_staging\` and its commit; the mean of 9 flushes) and its move ${us(own.move)} µs per position (the ${int(10 * FLUSH_BATCH)}`,
+      `staged positions to \`position_tracks\` sorted by device, in one statement and commit; docs/trackers.md, "What it costs"). Together ${us(ownPerBeacon)} µs a beacon, ${pct(ownPerBeacon / offPerBeacon)} of the ${us(offPerBeacon)} µs a beacon takes`,
       'at the median rate of "off": what the observers cost a server whose core is the limit.',
       '',
       `Machine: ${machine()} (${os.platform()} ${os.arch()}). Date: ${new Date().toISOString().slice(0, 10)}. Command: \`npm run bench -- beacons-watch\`.`,

@@ -74,7 +74,7 @@ try {
   // 1. Each observer alone, with fixes as the beacon path hands them over.
   if (!OFF) {
     const c = await observerCosts(s, fixes);
-    console.log(`us per fix: arrival ${c.arrival.toFixed(2)}, sites ${c.sites.toFixed(2)}, tracks ${c.tracks.toFixed(2)} (CPU); the track's flush ${c.flush.toFixed(2)} (wall, batches of 3,000)`);
+    console.log(`us per fix: arrival ${c.arrival.toFixed(2)}, sites ${c.sites.toFixed(2)}, tracks ${c.tracks.toFixed(2)} (CPU); the track's flush ${c.flush.toFixed(2)} (wall, batches of 3,000), its move ${c.move.toFixed(2)} (wall)`);
   }
 
   // 2. The beacon path under load, profiled.

@@ -44,6 +44,8 @@ export interface Config {
   beaconSweepIntervalMs: number;
   /** Without Redis: how often the positions of moving devices are written to the database (a crash loses at most this much). */
   beaconFlushMs: number;
+  /** How often staged track positions move to the track (modules/tracks, docs/trackers.md). */
+  trackMoveMs: number;
   /** Deliveries: SMTP server (unset: emails are logged and kept as not sent), sender address. */
   smtpUrl: string | undefined;
   mailFrom: string;
@@ -281,6 +283,7 @@ export function loadConfig(env: Env = process.env): Config {
     beaconTimeoutMs: int('BEACON_TIMEOUT_MS', 300_000, 1_000, 86_400_000),
     beaconSweepIntervalMs: int('BEACON_SWEEP_INTERVAL_MS', 15_000, 100, 3_600_000),
     beaconFlushMs: int('BEACON_FLUSH_MS', 1_000, 10, 60_000),
+    trackMoveMs: int('TRACK_MOVE_MS', 60_000, 10, 3_600_000),
     smtpUrl,
     mailFrom: value('MAIL_FROM') ?? 'Muster <no-reply@localhost>',
     allowPrivateWebhooks: bool('MUSTER_ALLOW_PRIVATE_WEBHOOKS', false),

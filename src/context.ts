@@ -181,7 +181,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 
   const closers: (() => Promise<void>)[] = [];
   // Tracks (issue #38): a position observer with its own batch, flushed before the beacons close.
-  const tracks = createTrackRecorder({ db: database.db, bus, log, flushMs: config.beaconFlushMs });
+  const tracks = createTrackRecorder({ db: database.db, transaction: (fn) => transactions.run(fn), bus, log, flushMs: config.beaconFlushMs, moveMs: config.trackMoveMs });
   closers.push(() => tracks.close());
   const escalation = escalationPort();
   const arrival = arrivalWatch(bus);

@@ -13,7 +13,7 @@ export interface Server {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Starts `src/server.ts` with no Redis and generous rate limits; `pg` names the database and schema when the test runs on PostgreSQL. */
-export async function startServer(o: { dataDir: string; flushMs: number; pg?: { url: string; schema: string } }): Promise<Server> {
+export async function startServer(o: { dataDir: string; flushMs: number; trackMoveMs?: number; pg?: { url: string; schema: string } }): Promise<Server> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {
@@ -26,6 +26,7 @@ export async function startServer(o: { dataDir: string; flushMs: number; pg?: { 
     RATE_LIMIT_API: '1000000',
     RATE_LIMIT_AUTH: '1000000',
     BEACON_FLUSH_MS: String(o.flushMs),
+    ...(o.trackMoveMs === undefined ? {} : { TRACK_MOVE_MS: String(o.trackMoveMs) }),
   };
   delete env.DATABASE_URL;
   delete env.DATABASE_SCHEMA;

@@ -1,7 +1,9 @@
 // Tracks across a real `kill -9` (issue #38; docs/trackers.md, "Tracks"): positions written by a
 // flush before the kill are all in the track, once; the positions of the last flush interval may be
 // lost (never doubled); after the restart the instance knows again that the org keeps tracks (its
-// cache is loaded at start), and a graceful stop (SIGTERM) writes what is only in memory.
+// cache is loaded at start), and a graceful stop (SIGTERM) writes what is only in memory. Moves of the
+// staged positions to the track run every few flushes, so the kill may land in one: a position is
+// staged or moved, never both.
 // SQLite, or PostgreSQL with TEST_DATABASE_URL.
 import assert from 'node:assert/strict';
 
@@ -16,6 +18,7 @@ import { dropTestSchema, testSchemaName } from './helpers.js';
 
 const PG_URL = process.env.TEST_DATABASE_URL;
 const FLUSH_MS = 200;
+const MOVE_MS = 3 * FLUSH_MS;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -24,7 +27,7 @@ describe(`tracks across kill -9 (${PG_URL ? 'PostgreSQL' : 'SQLite'})`, () => {
   const schema = PG_URL ? testSchemaName('tcrash') : undefined;
   let server: Server | undefined;
 
-  const start = () => startServer({ dataDir, flushMs: FLUSH_MS, ...(PG_URL ? { pg: { url: PG_URL, schema: schema! } } : {}) });
+  const start = () => startServer({ dataDir, flushMs: FLUSH_MS, trackMoveMs: MOVE_MS, ...(PG_URL ? { pg: { url: PG_URL, schema: schema! } } : {}) });
 
   after(async () => {
     await killServer(server);
@@ -32,9 +35,9 @@ describe(`tracks across kill -9 (${PG_URL ? 'PostgreSQL' : 'SQLite'})`, () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  /** The latitudes stored in the track, by the dead or live server's database. */
+  /** The latitudes stored in the track (staged or moved), by the dead or live server's database. */
   async function stored(): Promise<number[]> {
-    const q = "select lat from position_tracks where device_id = 'walker' order by lat";
+    const q = "select lat from (select lat, device_id from position_tracks union all select lat, device_id from track_staging) p where device_id = 'walker' order by lat";
     let rows: { lat: number }[];
     if (!PG_URL) {
       const db = new Database(path.join(dataDir, 'muster.db'), { readonly: true, fileMustExist: true });

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { flag } from '../../db/schema.js';
+import type { Tx } from '../../db/transaction.js';
 import type { EventBus } from '../../events/bus.js';
 import { findTracksDays, RETENTION_CHANGED } from '../orgs/index.js';
 import type { ObservedFix } from '../signals/index.js';
@@ -10,12 +11,18 @@ import type { TrackRow } from './tracks.repository.js';
 
 /** Positions held at most while the database does not take them (the oldest go first). */
 const MAX_BUFFERED = 500_000;
+/** Staged positions moved per transaction: a move of a minute of a large fleet holds the write lock in slices. */
+const MOVE_SLICE = 50_000;
 
 export interface TrackRecorderOptions {
   db: Kysely<DB>;
+  /** The app's transactions (the moves of staged positions run in one each). */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   bus: EventBus;
   log: FastifyBaseLogger;
   flushMs: number;
+  /** How often the staged positions move to the track (`TRACK_MOVE_MS`). */
+  moveMs: number;
 }
 
 /**
@@ -25,14 +32,20 @@ export interface TrackRecorderOptions {
  * - Which orgs keep tracks is held in memory: loaded at start, and read again for an org when its
  *   retention changes (the `retention.changed` event of the bus, which reaches every instance).
  * - `observe` only appends to a buffer (nothing is awaited on the beacon path). Every `flushMs` one
- *   multi-row insert writes the buffer (no transaction per fix); a stop flushes. A crash loses at
- *   most the positions of the last flush interval, as with the beacons' last positions.
+ *   multi-row insert appends the buffer to `track_staging` (no transaction per fix, no index to
+ *   keep but the id); a stop flushes. A crash loses at most the positions of the last flush
+ *   interval, as with the beacons' last positions.
+ * - Every `moveMs` (`move`) the staged positions move to `position_tracks`, sorted by its index by
+ *   device, so a device's positions of the interval land together (docs/trackers.md, "What it
+ *   costs"). Any instance moves any staged row, once (tracks.repository.ts, moveStaged): the rows a
+ *   crashed instance staged move with the next move of any instance. Reads take both tables.
  */
 export function createTrackRecorder(o: TrackRecorderOptions) {
   const days = new Map<number, number>();
   let loaded = false;
   let buffer: TrackRow[] = [];
   let flushing: Promise<void> | undefined;
+  let moving: Promise<number> | undefined;
   let closed = false;
 
   const ready = repo
@@ -97,12 +110,38 @@ export function createTrackRecorder(o: TrackRecorderOptions) {
     await flushing;
   }
 
+  /** Moves what is staged now to the track, in slices of MOVE_SLICE ids; answers how many moved. */
+  async function moveOnce(): Promise<number> {
+    const staged = await repo.stagedIds(o.db);
+    if (!staged) return 0;
+    let moved = 0;
+    for (let from = staged.min; from <= staged.max; from += MOVE_SLICE) {
+      const upTo = Math.min(from + MOVE_SLICE - 1, staged.max);
+      moved += await o.transaction((tx) => repo.moveStaged(tx.db, upTo));
+    }
+    return moved;
+  }
+
+  async function move(): Promise<number> {
+    while (moving) await moving;
+    moving = moveOnce()
+      .catch((err: unknown) => {
+        o.log.error({ err }, 'staged track positions not moved; moved at the next move');
+        return 0;
+      })
+      .finally(() => (moving = undefined));
+    return moving;
+  }
+
   const timer = setInterval(() => void flush(), o.flushMs);
   timer.unref();
+  const moveTimer = setInterval(() => void move(), o.moveMs);
+  moveTimer.unref();
 
   return {
     observe,
     flush,
+    move,
     ready: () => ready,
     /** Whether the org keeps tracks, as this instance knows it. */
     keeps: (orgId: number) => days.has(orgId),
@@ -111,8 +150,10 @@ export function createTrackRecorder(o: TrackRecorderOptions) {
       if (closed) return;
       closed = true;
       clearInterval(timer);
+      clearInterval(moveTimer);
       unsubscribe();
       await flush();
+      await move();
     },
   };
 }

@@ -157,6 +157,8 @@ export { deletePositionsOf as deleteTracksOf } from './tracks.repository.js';
 
 /** Deletes the positions older than the org's tracks_days, in batches (the retention sweep). */
 export async function sweepTracks(ctx: AppContext, orgId: number, tracksDays: number, batch: number): Promise<number> {
+  // Staged positions first join the track (a tracker's late upload may already be past the retention).
+  await ctx.tracks.move();
   if (tracksDays <= 0) {
     // An org that stopped keeping tracks: what it kept goes too.
     return sweepBefore(ctx, orgId, '9999-12-31T23:59:59.999Z', batch);

@@ -19,4 +19,6 @@ export interface PositionTracksTable {
 
 export interface TracksTables {
   position_tracks: PositionTracksTable;
+  /** Positions flushed and not yet moved to `position_tracks` (0050): the same columns, no index but the id. */
+  track_staging: PositionTracksTable;
 }

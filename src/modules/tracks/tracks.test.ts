@@ -6,6 +6,7 @@ import { signUp, type TestUser } from '../../../test/factories.js';
 import { createDevice } from '../../../test/trackers-kit.js';
 import { sharedOrg } from '../../../test/world.js';
 import { sweepRetention } from '../retention/index.js';
+import { createTrackRecorder } from './recorder.js';
 import { appendPositions, type TrackRow } from './tracks.repository.js';
 
 interface Track {
@@ -48,7 +49,10 @@ describe('tracks (opt-in): stored, thinned, expired, exported, deleted, and read
   const setTracks = (days: unknown, u = owner) => t.app.inject({ method: 'PATCH', url: `/v1/orgs/${org.slug}`, headers: { cookie: u.cookie }, payload: { retention: { tracks_days: days } } });
   const track = (u: TestUser, id: string | number, query = '', accept = 'application/json') =>
     t.app.inject({ url: `/v1/devices/${encodeURIComponent(String(id))}/track${query}`, headers: { cookie: u.cookie, accept } });
-  const stored = async (userId: number) => (await t.ctx.db.selectFrom('position_tracks').selectAll().where('user_id', '=', userId).execute()).length;
+  const inTable = async (table: 'position_tracks' | 'track_staging', userId: number) =>
+    (await t.ctx.db.selectFrom(table as 'position_tracks').selectAll().where('user_id', '=', userId).execute()).length;
+  /** Positions stored for a person: staged by a flush or moved to the track since. */
+  const stored = async (userId: number) => (await inTable('position_tracks', userId)) + (await inTable('track_staging', userId));
 
   test('nothing is stored by default; once tracks_days is set each accepted position is, in batches', async () => {
     assert.equal((await beacon(field, 'fiona-phone', 51.5, -0.12)).statusCode, 201);
@@ -64,15 +68,45 @@ describe('tracks (opt-in): stored, thinned, expired, exported, deleted, and read
     }
     assert.equal(await stored(field.id), 0, 'held in memory until the flush');
     await t.ctx.tracks.flush();
-    assert.equal(await stored(field.id), 3);
+    assert.deepEqual([await inTable('track_staging', field.id), await inTable('position_tracks', field.id)], [3, 0], 'a flush stages');
 
-    const res = track(field, 'fiona-phone');
-    const mine = body<Track>(await res);
-    assert.equal(mine.total_points, 3);
+    const points = async () => body<Track>(await track(field, 'fiona-phone')).points.map((p) => [p.lat, p.lng, p.accuracy]);
+    const expected = [1, 2, 3].map((i) => [51.5 + i * 0.001, -0.12, 5]);
+    assert.deepEqual(await points(), expected, 'staged positions are read');
+    assert.equal(await t.ctx.tracks.move(), 3);
+    assert.deepEqual([await inTable('track_staging', field.id), await inTable('position_tracks', field.id)], [0, 3], 'a move takes them to the track');
+    assert.deepEqual(await points(), expected, 'the same track once moved');
+    assert.equal(await t.ctx.tracks.move(), 0, 'nothing left to move');
+  });
+
+  test('staged positions move once however many instances move at the same time, in the device index’s order', async () => {
+    const moved = () => t.ctx.db.selectFrom('position_tracks').select(['id', 'device_id', 'recorded_at']).where('user_id', '=', colleague.id).orderBy('id').execute();
+    const before = (await moved()).length;
+    const at = (s: number) => iso(new Date(Date.UTC(2026, 0, 1, 0, 0, s)));
+    // Staged in arrival order, two devices interleaved, one late upload among them.
+    const rows: TrackRow[] = [3, 1, 4, 2, 5, 0].flatMap((s) => [
+      { org_id: org.id, livemode: 1, user_id: colleague.id, device_id: 'carl-b', lat: s, lng: 0, accuracy: null, recorded_at: at(s) },
+      { org_id: org.id, livemode: 1, user_id: colleague.id, device_id: 'carl-a', lat: s, lng: 0, accuracy: null, recorded_at: at(s) },
+    ]);
+    await appendPositions(t.ctx.db, rows);
+    // Two recorders over one database, as two instances: on PostgreSQL their moves run on two connections at once.
+    const other = createTrackRecorder({ db: t.ctx.db, transaction: (fn) => t.ctx.db.transaction().execute((db) => fn({ db, onCommit: (hook) => void hook() })), bus: t.ctx.events.bus, log: t.ctx.log, flushMs: 60_000, moveMs: 60_000 });
+    try {
+      const counts = await Promise.all([t.ctx.tracks.move(), other.move(), t.ctx.tracks.move()]);
+      assert.equal(counts.reduce((a, b) => a + b, 0), rows.length, `each staged row moved once: ${counts.join(' + ')}`);
+    } finally {
+      await other.close();
+    }
+    const after = (await moved()).slice(before);
+    assert.equal(after.length, rows.length);
     assert.deepEqual(
-      mine.points.map((p) => [p.lat, p.lng, p.accuracy]),
-      [1, 2, 3].map((i) => [51.5 + i * 0.001, -0.12, 5]),
+      after.map((r) => `${r.device_id} ${r.recorded_at.slice(17, 19)}`),
+      ['carl-a', 'carl-b'].flatMap((d) => [0, 1, 2, 3, 4, 5].map((s) => `${d} 0${s}`)),
+      'written device by device, in time order',
     );
+    assert.equal(await inTable('track_staging', colleague.id), 0);
+    // The tests below count Carl's devices and positions from scratch.
+    await t.ctx.db.deleteFrom('position_tracks').where('user_id', '=', colleague.id).where('device_id', 'in', ['carl-a', 'carl-b']).execute();
   });
 
   test('tracks_days out of 0..3650 is 422 with the field; only owners set it', async () => {
