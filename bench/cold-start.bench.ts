@@ -493,7 +493,7 @@ async function runEngine(engine: Engine): Promise<EngineRun> {
     log(`restart, seeded ${seeded.map((s) => s.readyMs.toFixed(0)).join(', ')} ms`);
     const seededPhases: Phases[] = [];
     for (let i = 0; i < PHASE_REPS; i++) seededPhases.push(await phases(db.dir, db.env));
-    const size = `${(INCIDENTS / 1000).toLocaleString('en-US')}k incidents, ${(DEVICES / 1000).toLocaleString('en-US')}k devices`;
+    const size = `${INCIDENTS.toLocaleString('en-US')} incidents, ${DEVICES.toLocaleString('en-US')} devices`;
     return {
       seedMs,
       phases: { empty: emptyPhases, seeded: seededPhases },
