@@ -26,6 +26,7 @@ import * as authMe from './auth-me.bench.js';
 import * as beacons from './beacons.bench.js';
 import * as beaconsRedis from './beacons-redis.bench.js';
 import * as beaconsWatch from './beacons-watch.bench.js';
+import * as coldStart from './cold-start.bench.js';
 import * as fanout from './fanout.bench.js';
 import * as incidents from './incidents.bench.js';
 import * as metricsCost from './metrics-cost.bench.js';
@@ -54,6 +55,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'oncall', run: oncall.run },
   { name: 'paging', run: paging.run },
   { name: 'reports', run: reports.run },
+  { name: 'cold-start', run: coldStart.run },
 ];
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
