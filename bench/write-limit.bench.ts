@@ -21,6 +21,7 @@ import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { timeOrderedToken } from '../src/lib/crypto.js';
 import { caller } from './incidents.bench.js';
+import { WRITE_LIMIT_PROFILE } from './profile-notes.js';
 import { load, machine, median, QUICK, ROUNDS, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type LoadFigures, type LoadOptions, type LoadRun, type MusterServer, type Server } from './lib.js';
 
 const NAME = 'write-limit';
@@ -617,6 +618,7 @@ function section(results: Measured[]): string {
     '',
     ...notMet.map(profile),
     '',
+    ...(notMet.length > 0 ? [WRITE_LIMIT_PROFILE, ''] : []),
     `Machine: ${machine()} (${os.platform()} ${os.arch()}). Date: ${new Date().toISOString().slice(0, 10)}. Command: \`npm run bench -- write-limit\`.`,
   ].join('\n');
 }
