@@ -204,3 +204,28 @@ export const WATCH_PROFILE = [
   'are larger than that, which is why a few rounds on a shared machine can show "on" anywhere from faster than "off" to a',
   'quarter slower.',
 ].join('\n');
+
+export const WRITE_LIMIT_PROFILE = [
+  '### Profile notes (issue #40, 2026-11-27; load average 11-13 on 2 cores, so read shares and counts, not absolute times)',
+  '',
+  '- SQLite, Events API trigger: the largest gap, and not the database\'s. Each trigger writes its entry of the integration\'s',
+  '  event log (`integration_events`, src/modules/integrations/ingest.routes.ts `record` -> event-log.repository.ts `logEvent`)',
+  '  on `ctx.db` after the incident\'s transaction: a statement outside any group, so SQLite commits it on its own with',
+  '  `synchronous = FULL`, one fsync per request on the one thread that all groups wait behind (every tenth also trims the',
+  '  log: a read and a DELETE). The counts above show it: about one write per request committed outside a group, and',
+  '  several times the time inside SQL statements per request of `POST /v1/tickets`, whose writes are the same size. The',
+  '  database alone puts the same row in the incident\'s savepoint. Not changed here (this work is the measurement): writing',
+  '  the entry through `ctx.transaction` (it then joins a group) would remove that fsync per request.',
+  '- SQLite, `POST /v1/tickets`: `npx tsx bench/profile-incidents.ts --rows 0 --n 1500 --prof DIR create` (load 11.2):',
+  '  2,056 us CPU per request, 8.34 statements (the five writes, SAVEPOINT and RELEASE, the dispatch settings read, and',
+  '  BEGIN IMMEDIATE / COMMIT 0.18 times: groups of about 5.5). Self time: better-sqlite3 `run` 31.3 % (the statements and',
+  '  COMMIT\'s fsync, on the main thread), idle 16.3 %, `writev` 5.6 %, the HTTP parser\'s `dispatch` 4.6 %, GC 4.0 %; Kysely\'s',
+  '  driver 1.8 % and no function of Muster\'s own above 1.1 %. So the rest is spread over HTTP, validation, the ORM and JSON,',
+  '  with no single hot spot; the database calls themselves take longer per incident in Muster than alone (the extra read,',
+  '  statements one at a time through Kysely, and the cores shared with the load generator).',
+  '- PostgreSQL: the database alone here is pgbench\'s 10 clients in their own processes. Muster\'s one thread spends several',
+  '  ms of CPU per request (the row above: its busy share is what the contended cores gave it), against 4 writes and',
+  '  BEGIN/COMMIT per incident alone; Muster also runs the reads listed above, each a round trip on its pooled connection.',
+  '  On a machine at load 13 these figures are mostly contention: re-run on a quiet machine before reading the PostgreSQL',
+  '  ratios as Muster\'s.',
+].join('\n');

@@ -38,6 +38,7 @@ import * as responders from './responders.bench.js';
 import * as oncall from './oncall.bench.js';
 import * as paging from './paging.bench.js';
 import * as reports from './reports.bench.js';
+import * as writeLimit from './write-limit.bench.js';
 
 /** Every benchmark, in the order of the file. A new one is imported above and listed here. */
 const BENCHMARKS: Benchmark[] = [
@@ -56,6 +57,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'paging', run: paging.run },
   { name: 'reports', run: reports.run },
   { name: 'cold-start', run: coldStart.run },
+  { name: 'write-limit', run: writeLimit.run },
 ];
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));

@@ -117,8 +117,8 @@ export interface ContextOverrides {
   clock?: Clock;
   log?: FastifyBaseLogger;
   database?: Database;
-  /** Sees the SQL of every query (tests that count queries). */
-  onQuery?: (sql: string) => void;
+  /** Sees the SQL of every query, its parameters and duration in ms (tests that count queries, bench/write-limit.bench.ts). */
+  onQuery?: (sql: string, parameters: readonly unknown[], durationMs: number) => void;
 }
 
 /** The instance's logger; `destination` lets tests read what it writes (default stdout). */

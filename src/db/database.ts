@@ -27,8 +27,8 @@ export interface DatabaseOptions {
   /** SQLite file; `:memory:` for a private in-memory database. */
   sqliteFile?: string;
   poolSize?: number;
-  /** Called with the SQL of every query (diagnostics and tests). */
-  onQuery?: (sql: string) => void;
+  /** Called with the SQL of every query, its bound parameters and its duration in ms (diagnostics, tests, bench/write-limit.bench.ts). */
+  onQuery?: (sql: string, parameters: readonly unknown[], durationMs: number) => void;
 }
 
 // COUNT(*) and BIGINT ids come back from pg as strings; every id and count here fits in 2^53.
@@ -39,7 +39,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   const onQuery = options.onQuery;
   const log: KyselyConfig['log'] = onQuery
     ? (e) => {
-        if (e.level === 'query') onQuery(e.query.sql);
+        if (e.level === 'query') onQuery(e.query.sql, e.query.parameters, e.queryDurationMillis);
       }
     : undefined;
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options.databaseSchema, options.poolSize ?? 10, log);
