@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { median, startMuster, type Interleaved, type LoadFigures, type MusterServer } from './lib.js';
+import { median, startMuster, type Interleaved, type LoadFigures, type LoadOptions, type MusterServer } from './lib.js';
 
 export const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -147,3 +147,20 @@ export const CPU_NOTE = [
   'pg_stat_activity lists under this run\'s application_name) over the same requests. Redis\'s CPU is not in either',
   '(one redis-server shared by the machine).',
 ].join('\n');
+
+/**
+ * Ten requests at once, `rounds` times, over HTTP, before a measured load: the pool's connections open
+ * and the path's code is compiled. On a machine at load 12 a first load of a path could otherwise end
+ * its 1 s warm-up with no answer at all (load() then throws). Throws on any answer but 2xx.
+ */
+export async function prime(opts: LoadOptions, rounds = 3): Promise<void> {
+  const init: RequestInit = { method: opts.method ?? 'GET', headers: { ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }), ...opts.headers } };
+  if (opts.body !== undefined) init.body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+  for (let i = 0; i < rounds; i++) {
+    const t0 = performance.now();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => fetch(opts.url, init).then(async (r) => ({ status: r.status, body: await r.text() }))));
+    const bad = answers.find((a) => a.status < 200 || a.status > 299);
+    if (bad) throw new Error(`priming ${opts.url}: ${bad.status} ${bad.body.slice(0, 200)}`);
+    if (process.env.BENCH_PRIME_LOG) process.stderr.write(`  primed ${opts.url}: ${Math.round(performance.now() - t0)} ms\n`);
+  }
+}
