@@ -1,7 +1,8 @@
 // GET /v1/auth/me with an API key, against a bare node:http server answering the same bytes.
 import os from 'node:os';
 import { AUTH_ME_PROFILE } from './profile-notes.js';
-import { answerHeaders, compare, liveKey, machine, ROUNDS_TEXT, RUN_SECONDS, startBaseline, startFastifyFloor, startMuster, type BenchResult, type LoadFigures, type Server } from './lib.js';
+import { bothTable, CONFIGS, CPU_NOTE, pgRedis, startPgRedisMuster, type PgRedis } from './pg-redis.js';
+import { answerHeaders, compare, interleave, liveKey, machine, ROUNDS_TEXT, RUN_SECONDS, startBaseline, startFastifyFloor, startMuster, type BenchResult, type LoadFigures, type MusterServer, type Server } from './lib.js';
 
 const NAME = 'auth-me';
 
@@ -19,6 +20,8 @@ const GOAL_RATIO = 0.5;
 
 export async function run(): Promise<BenchResult> {
   const muster = await startMuster();
+  let pgr: PgRedis | undefined;
+  let pgMuster: MusterServer | undefined;
   let baseline: Server | undefined;
   let floor: Server | undefined;
   let headed: Server | undefined;
@@ -28,9 +31,18 @@ export async function run(): Promise<BenchResult> {
     const me = await muster.app.inject({ method: 'GET', url: '/v1/auth/me', headers });
     if (me.statusCode !== 200) throw new Error(`GET /v1/auth/me: ${me.statusCode} ${me.body}`);
     baseline = await startBaseline(me.json<object>());
+    // The same read on PostgreSQL with Redis (issue #40), in the same rounds against the same baseline.
+    pgr = await pgRedis(NAME);
+    pgMuster = await startPgRedisMuster(pgr);
+    const pgHeaders = { 'x-api-key': await liveKey(pgMuster.app) };
+    const pgMe = await pgMuster.app.inject({ method: 'GET', url: '/v1/auth/me', headers: pgHeaders });
+    if (pgMe.statusCode !== 200) throw new Error(`GET /v1/auth/me on PostgreSQL: ${pgMe.statusCode} ${pgMe.body}`);
 
-    const c = await compare({ url: baseline.url, seconds: RUN_SECONDS }, { url: `${muster.url}/v1/auth/me`, headers, seconds: RUN_SECONDS });
-    const rounds = c.rounds.map((r) => `${rps(r.subject)} / ${rps(r.baseline)}`).join(', ');
+    const both = await interleave({ url: baseline.url, seconds: RUN_SECONDS }, [
+      { url: `${muster.url}/v1/auth/me`, headers, seconds: RUN_SECONDS },
+      { url: `${pgMuster.url}/v1/auth/me`, headers: pgHeaders, seconds: RUN_SECONDS, otherCpuMs: pgr.backendCpuMs },
+    ]);
+    const goal = both.subjects.map((s, i) => `${CONFIGS[i]} ${(s.ratio * 100).toFixed(1)} %, **${s.ratio >= GOAL_RATIO ? 'met' : 'not met'}**`).join('; ');
     // The framework's floor in the same run: Fastify alone answering the same bytes.
     floor = await startFastifyFloor(me.json<object>());
     const f = await compare({ url: baseline.url, seconds: RUN_SECONDS }, { url: `${floor.url}/v1/auth/me`, seconds: RUN_SECONDS });
@@ -45,18 +57,22 @@ export async function run(): Promise<BenchResult> {
       'credential cache (after the first request; `modules/auth/credential-cache.ts`), takes the user row from the',
       'same cache (no query), and serialises the answer through the route schema (request logging off, as with',
       '`LOG_LEVEL=warn`). The baseline is a bare `node:http` server sending the same JSON body. 10 connections;',
-      `${ROUNDS_TEXT} alternating baseline and Muster, each run a 1 s warm-up then ${RUN_SECONDS} s; medians; latencies in ms.`,
+      `two configurations in the same ${ROUNDS_TEXT} (baseline, SQLite, PostgreSQL + Redis, baseline, PostgreSQL + Redis, SQLite, ...):`,
+      'Muster on SQLite alone, and Muster on PostgreSQL (a schema of its own) with Redis (a key prefix of its own), both on this',
+      `machine; each run a 1 s warm-up then ${RUN_SECONDS} s; medians; latencies in ms. Each throughput is against the mean of the baseline runs around its round.`,
+      'Both answer from the credential cache (no query once warm); with `REDIS_URL` the rate-limit counter is in Redis, one round',
+      'trip per request (docs/configuration.md), where on SQLite alone it is in memory.',
       '',
-      '| Server | req/s | p50 | p95 | p99 | Throughput vs baseline |',
+      ...bothTable(both),
+      '',
+      CPU_NOTE,
+      '',
+      '| Server (rounds of its own against the baseline) | req/s | p50 | p95 | p99 | Throughput vs baseline |',
       '| --- | ---: | ---: | ---: | ---: | ---: |',
-      row('baseline (`node:http`)', c.baseline, 1),
-      row('Muster', c.subject, c.ratio),
-      row('Fastify alone (one route, no plugins; its own rounds)', f.subject, f.ratio),
-      row("`node:http` sending Muster's response headers (its own rounds)", h.subject, h.ratio),
+      row('Fastify alone (one route, no plugins)', f.subject, f.ratio),
+      row("`node:http` sending Muster's response headers", h.subject, h.ratio),
       '',
-      `Muster / baseline req/s per round: ${rounds}.`,
-      '',
-      `Goal (from the issue): at least ${GOAL_RATIO * 100} % of the baseline's throughput. Measured: ${(c.ratio * 100).toFixed(1)} %, **${c.ratio >= GOAL_RATIO ? 'met' : 'not met'}**.`,
+      `Goal (from the issue): at least ${GOAL_RATIO * 100} % of the baseline's throughput. Measured: ${goal}.`,
       `Fastify alone, one route answering the same bytes with no plugins or hooks, measured against the baseline in rounds of its own: ${(f.ratio * 100).toFixed(1)} %;`,
       'what lies between that row and Muster\'s is Muster\'s own work (the hooks, the key\'s hash and cache, the answer\'s schema).',
       `The bare server sending the ${Object.keys(answerHeaders(me.headers)).length} headers of Muster's answer as they are (security headers, rate limit, request id,`,
@@ -73,5 +89,7 @@ export async function run(): Promise<BenchResult> {
     await floor?.close();
     await headed?.close();
     await muster.close();
+    await pgMuster?.close();
+    await pgr?.drop();
   }
 }

@@ -8,11 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
+import { CompiledQuery } from 'kysely';
+import pg from 'pg';
 import type { IncidentSource, IncidentStatus, Priority } from '../src/db/schema.js';
 import { scoped, type Scope } from '../src/db/scope.js';
 import { slaTimes } from '../src/modules/incidents/sla.js';
 import { fsyncCost } from './fsync-cost.js';
-import { compare, liveKey, machine, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type Comparison, type LoadFigures, type MusterServer, type Server, fsyncMedianMs, prng } from './lib.js';
+import { bothTable, CONFIGS, CPU_NOTE, PG_URL, pgRedis, startPgRedisMuster, type PgRedis } from './pg-redis.js';
+import { compare, interleave, liveKey, machine, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type Comparison, type Interleaved, type LoadFigures, type MusterServer, type Server, fsyncMedianMs, prng } from './lib.js';
 import { INCIDENTS_PROFILE } from './profile-notes.js';
 
 const NAME = 'incidents';
@@ -87,6 +90,69 @@ export async function withSeededDatabase(rows: number, use: (db: SQLite.Database
  * transaction; then ANALYZE, a WAL checkpoint, and an fsync of the file, so the OS does not write
  * the seeded pages back in the middle of a measured run.
  */
+/** The seeded columns of `incidents`, in the order seedRows() gives them (the others take their defaults or null). */
+const SEED_COLUMNS = [
+  'org_id', 'title', 'status', 'priority', 'source', 'creator_id', 'customer_token',
+  'sla_due_at', 'sla_warn_at', 'sla_warned_at', 'sla_breached_at', 'resolved_at', 'created_at', 'updated_at',
+] as const;
+type SeedRow = (string | number | null)[];
+
+/**
+ * The rows seed() writes, in SEED_COLUMNS' order (livemode 1), in chunks; `counts` (per "status|priority")
+ * is complete once the last chunk is out. The same PRNG seed on both engines: the same million incidents.
+ */
+function* seedRows(c: Caller, n: number, counts: Map<string, number>, CHUNK = 10_000): Generator<SeedRow[]> {
+  const now = Date.now();
+  const start = now - 365 * DAY_MS;
+  const step = (365 * DAY_MS) / n;
+  const random = prng(1);
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const TOKEN_BYTES = 24; // randomToken(24), as createIncident makes them
+  let tokens = Buffer.alloc(0);
+  let rows: SeedRow[] = [];
+  for (let i = 0; i < n; i++) {
+    if (i % CHUNK === 0) tokens = randomBytes(TOKEN_BYTES * CHUNK);
+    const j = (i % CHUNK) * TOKEN_BYTES;
+    const token = tokens.subarray(j, j + TOKEN_BYTES).toString('base64url');
+    const status = STATUSES[Math.floor(random() * 4)]!;
+    const priority = PRIORITIES[Math.floor(random() * 4)]!;
+    const createdMs = Math.floor(start + i * step);
+    const { dueAt, warnAt } = slaTimes(new Date(createdMs), priority);
+    const due = dueAt.getTime();
+    const warn = warnAt.getTime();
+    const done = status === 'resolved' || status === 'closed';
+    // Done incidents were resolved within twice their SLA window (some met it, some did not), never in the future.
+    const resolvedMs = done ? Math.min(now, createdMs + Math.floor(random() * 2 * (due - createdMs))) : null;
+    // What the sweeper marks: open work past its warning or due time; done work only if it got there before resolving.
+    const until = resolvedMs ?? now;
+    const warnedAt = warn <= until ? iso(warn) : null;
+    const breachedAt = due < until ? iso(due) : null;
+    rows.push([
+      c.orgId,
+      `Seeded incident ${i + 1}`,
+      status,
+      priority,
+      SOURCES[i % 4]!,
+      c.userId,
+      token,
+      iso(due),
+      iso(warn),
+      warnedAt,
+      breachedAt,
+      resolvedMs === null ? null : iso(resolvedMs),
+      iso(createdMs),
+      iso(resolvedMs ?? createdMs),
+    ]);
+    const k = `${status}|${priority}`;
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+    if (rows.length === CHUNK) {
+      yield rows;
+      rows = [];
+    }
+  }
+  if (rows.length > 0) yield rows;
+}
+
 export function seed(file: string, c: Caller, n: number): Seeding {
   const t0 = performance.now();
   const db = new SQLite(file);
@@ -98,61 +164,16 @@ export function seed(file: string, c: Caller, n: number): Seeding {
     db.pragma('cache_size = -524288'); // 512 MiB
 
     const insert = db.prepare(
-      `insert into incidents (org_id, livemode, title, description, status, priority, source, source_ref, lat, lng, location_name,
-         assignee_id, creator_id, customer_token, sla_due_at, sla_warn_at, sla_warned_at, sla_breached_at, resolved_at, created_at, updated_at)
-       values (?, 1, ?, null, ?, ?, ?, null, null, null, null, null, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `insert into incidents (livemode, ${SEED_COLUMNS.join(', ')}) values (1, ${SEED_COLUMNS.map(() => '?').join(', ')})`,
     );
     const upsertCount = db.prepare(
       `insert into incident_counts (org_id, livemode, status, priority, n) values (?, 1, ?, ?, ?)
        on conflict (org_id, livemode, status, priority) do update set n = n + excluded.n`,
     );
-    const now = Date.now();
-    const start = now - 365 * DAY_MS;
-    const step = (365 * DAY_MS) / n;
-    const random = prng(1);
     const counts = new Map<string, number>();
-    const iso = (ms: number) => new Date(ms).toISOString();
-    const TOKEN_BYTES = 24; // randomToken(24), as createIncident makes them
-    const CHUNK = 10_000;
 
     db.transaction(() => {
-      let tokens = Buffer.alloc(0);
-      for (let i = 0; i < n; i++) {
-        if (i % CHUNK === 0) tokens = randomBytes(TOKEN_BYTES * CHUNK);
-        const j = (i % CHUNK) * TOKEN_BYTES;
-        const token = tokens.subarray(j, j + TOKEN_BYTES).toString('base64url');
-        const status = STATUSES[Math.floor(random() * 4)]!;
-        const priority = PRIORITIES[Math.floor(random() * 4)]!;
-        const createdMs = Math.floor(start + i * step);
-        const { dueAt, warnAt } = slaTimes(new Date(createdMs), priority);
-        const due = dueAt.getTime();
-        const warn = warnAt.getTime();
-        const done = status === 'resolved' || status === 'closed';
-        // Done incidents were resolved within twice their SLA window (some met it, some did not), never in the future.
-        const resolvedMs = done ? Math.min(now, createdMs + Math.floor(random() * 2 * (due - createdMs))) : null;
-        // What the sweeper marks: open work past its warning or due time; done work only if it got there before resolving.
-        const until = resolvedMs ?? now;
-        const warnedAt = warn <= until ? iso(warn) : null;
-        const breachedAt = due < until ? iso(due) : null;
-        insert.run(
-          c.orgId,
-          `Seeded incident ${i + 1}`,
-          status,
-          priority,
-          SOURCES[i % 4]!,
-          c.userId,
-          token,
-          iso(due),
-          iso(warn),
-          warnedAt,
-          breachedAt,
-          resolvedMs === null ? null : iso(resolvedMs),
-          iso(createdMs),
-          iso(resolvedMs ?? createdMs),
-        );
-        const k = `${status}|${priority}`;
-        counts.set(k, (counts.get(k) ?? 0) + 1);
-      }
+      for (const rows of seedRows(c, n, counts)) for (const r of rows) insert.run(...r);
       for (const [k, count] of counts) {
         const [status, priority] = k.split('|');
         upsertCount.run(c.orgId, status, priority, count);
@@ -173,6 +194,46 @@ export function seed(file: string, c: Caller, n: number): Seeding {
     return { insertMs: t1 - t0, analyzeMs: t2 - t1, checkpointMs: t3 - t2, flushMs: t4 - t3, totalMs: t4 - t0 };
   } finally {
     db.close();
+  }
+}
+
+/**
+ * The same `n` incidents in a PostgreSQL schema (a Muster's DATABASE_SCHEMA), inserted as arrays through
+ * unnest() in chunks of 10,000 on a client of its own, triggers and foreign-key checks off for the session
+ * (the list version's trigger would bump one row a million times; it is bumped once here), with the
+ * `incident_counts` rows and the list version in the same transaction; then VACUUM (ANALYZE) of the table,
+ * as autovacuum would have left it (index-only scans need the visibility map).
+ */
+async function seedPg(schema: string, c: Caller, n: number): Promise<Seeding> {
+  const t0 = performance.now();
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await client.query(`set search_path to ${schema}`);
+    await client.query('set session_replication_role = replica');
+    await client.query('begin');
+    const counts = new Map<string, number>();
+    const types = SEED_COLUMNS.map((col) => (col === 'org_id' || col === 'creator_id' ? 'bigint' : 'text'));
+    const unnest = types.map((t, i) => `$${i + 1}::${t}[]`).join(', ');
+    const insert = `insert into incidents (livemode, ${SEED_COLUMNS.join(', ')}) select 1, * from unnest(${unnest})`;
+    for (const rows of seedRows(c, n, counts)) await client.query(insert, SEED_COLUMNS.map((_, i) => rows.map((r) => r[i])));
+    for (const [k, count] of counts) {
+      const [status, priority] = k.split('|');
+      await client.query(
+        `insert into incident_counts (org_id, livemode, status, priority, n) values ($1, 1, $2, $3, $4)
+         on conflict (org_id, livemode, status, priority) do update set n = incident_counts.n + excluded.n`,
+        [c.orgId, status, priority, count],
+      );
+    }
+    await client.query(`insert into incident_list_versions (org_id, livemode, version) values ($1, 1, 1)
+      on conflict (org_id, livemode) do update set version = incident_list_versions.version + 1`, [c.orgId]);
+    await client.query('commit');
+    const t1 = performance.now();
+    await client.query('vacuum (analyze) incidents, incident_counts');
+    const t2 = performance.now();
+    return { insertMs: t1 - t0, analyzeMs: t2 - t1, checkpointMs: 0, flushMs: 0, totalMs: t2 - t0 };
+  } finally {
+    await client.end();
   }
 }
 
@@ -211,6 +272,24 @@ function plan(file: string, q: { sql: string; parameters: readonly unknown[] }):
   }
 }
 
+/** EXPLAIN of a compiled query on PostgreSQL, through a Muster's own pool (its schema's search path), lines joined by "; ". */
+async function pgPlan(muster: MusterServer, q: { sql: string; parameters: readonly unknown[] }): Promise<string> {
+  const r = await muster.ctx.db.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain ${q.sql}`, [...q.parameters]));
+  return r.rows.map((x) => x['QUERY PLAN'].trim()).join('; ');
+}
+
+/** The list query and the count query of a list request, as incidents.repository.ts builds them. */
+function listQueries(muster: MusterServer, c: Caller) {
+  const scope: Scope = { orgIds: [c.orgId], mode: 'live' };
+  return {
+    list: muster.ctx.db.selectFrom('incidents').selectAll().$call(scoped(scope, 'incidents')).orderBy('id', 'desc').limit(LIST_LIMIT).offset(0).compile(),
+    count: muster.ctx.db
+      .selectFrom('incident_counts')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum('n'), eb.lit(0)).as('n'))
+      .$call(scoped(scope, 'incident_counts'))
+      .compile(),
+  };
+}
 
 /** The incident.created deliveries queued for the org (the seeded rows have none). */
 async function queued(muster: MusterServer, orgId: number): Promise<number> {
@@ -249,9 +328,18 @@ function table(c: Comparison): string[] {
   ];
 }
 
+/** Goal of the list, per configuration. */
+function listGoal(r: Interleaved): string {
+  return r.subjects
+    .map((s, i) => `${CONFIGS[i]} ${(s.ratio * 100).toFixed(1)} %, p95 ${ms(s.figures.p95)} ms, **${s.figures.p95 < GOAL_P95_MS && s.ratio >= GOAL_LIST_RATIO ? 'met' : 'not met'}**`)
+    .join('; ');
+}
+
 export async function run(): Promise<BenchResult> {
   const muster = await startMuster();
   const file = path.join(muster.dataDir, 'muster.db');
+  let pgr: PgRedis | undefined;
+  let pgMuster: MusterServer | undefined;
   let baseline: Server | undefined;
   try {
     const c = await caller(muster.app);
@@ -268,19 +356,23 @@ export async function run(): Promise<BenchResult> {
     if (seenTotal !== SEEDED) throw new Error(`GET /v1/tickets?limit=1 answers total ${seenTotal}, expected ${SEEDED}`);
 
     // The two queries of a list request, built as incidents.repository.ts builds them, and their plans.
-    const scope: Scope = { orgIds: [c.orgId], mode: 'live' };
-    const listPlan = plan(
-      file,
-      muster.ctx.db.selectFrom('incidents').selectAll().$call(scoped(scope, 'incidents')).orderBy('id', 'desc').limit(LIST_LIMIT).offset(0).compile(),
-    );
-    const countPlan = plan(
-      file,
-      muster.ctx.db
-        .selectFrom('incident_counts')
-        .select((eb) => eb.fn.coalesce(eb.fn.sum('n'), eb.lit(0)).as('n'))
-        .$call(scoped(scope, 'incident_counts'))
-        .compile(),
-    );
+    const queries = listQueries(muster, c);
+    const listPlan = plan(file, queries.list);
+    const countPlan = plan(file, queries.count);
+
+    // The same incidents on PostgreSQL with Redis (issue #40): a Muster on a schema of its own, seeded alike.
+    pgr = await pgRedis(NAME);
+    pgMuster = await startPgRedisMuster(pgr);
+    const pc = await caller(pgMuster.app);
+    const pgHeaders = { 'x-api-key': pc.key };
+    process.stderr.write(`  seeding ${SEEDED.toLocaleString('en-US')} incidents on PostgreSQL...\n`);
+    const pgSeeding = await seedPg(pgr.schema, pc, SEEDED);
+    process.stderr.write(`  seeded in ${secs(pgSeeding.totalMs)} (insert + counts ${secs(pgSeeding.insertMs)}, VACUUM (ANALYZE) ${secs(pgSeeding.analyzeMs)})\n`);
+    const pgTotal = await total(pgMuster.app, pc.key);
+    if (pgTotal !== SEEDED) throw new Error(`PostgreSQL: GET /v1/tickets?limit=1 answers total ${pgTotal}, expected ${SEEDED}`);
+    const pgQueries = listQueries(pgMuster, pc);
+    const pgListPlan = await pgPlan(pgMuster, pgQueries.list);
+    const pgCountPlan = await pgPlan(pgMuster, pgQueries.count);
 
     // (b) The list, newest first, against the same bytes from node:http.
     const listUrl = `/v1/tickets?limit=${LIST_LIMIT}`;
@@ -288,22 +380,38 @@ export async function run(): Promise<BenchResult> {
     if (list.statusCode !== 200) throw new Error(`GET ${listUrl}: ${list.statusCode} ${list.body}`);
     const listBody = list.json<{ tickets: unknown[] }>();
     if (listBody.tickets.length !== LIST_LIMIT) throw new Error(`GET ${listUrl}: ${listBody.tickets.length} tickets`);
+    const pgList = await pgMuster.app.inject({ method: 'GET', url: listUrl, headers: pgHeaders });
+    if (pgList.statusCode !== 200) throw new Error(`PostgreSQL: GET ${listUrl}: ${pgList.statusCode} ${pgList.body}`);
+    if (pgList.json<{ tickets: unknown[] }>().tickets.length !== LIST_LIMIT) throw new Error(`PostgreSQL: GET ${listUrl}: not ${LIST_LIMIT} tickets`);
     baseline = await startBaseline(listBody);
     // First as configured (the list cache serves repeated pages, modules/incidents/list-cache.ts), then with
     // the cache keeping nothing, so every request reads and serialises its page: what a page costs after a write.
-    const cache = muster.ctx.listCache;
-    process.stderr.write(`  GET ${listUrl}...\n`);
-    const hitsBefore = cache.hits;
-    const get = await compare({ url: baseline.url, seconds: RUN_SECONDS }, { url: `${muster.url}${listUrl}`, headers, seconds: RUN_SECONDS });
-    const served = cache.hits - hitsBefore;
-    if (served < get.completed.subject * 0.9) throw new Error(`GET ${listUrl}: ${get.completed.subject} answered, only ${served} from the list cache`);
-    const { maxEntries, maxBytes } = cache;
-    cache.resize(0, maxBytes);
+    // Both configurations in the same rounds against the same baseline.
+    const sides = [
+      { who: CONFIGS[0], m: muster, load: { url: `${muster.url}${listUrl}`, headers, seconds: RUN_SECONDS } },
+      { who: CONFIGS[1], m: pgMuster, load: { url: `${pgMuster.url}${listUrl}`, headers: pgHeaders, seconds: RUN_SECONDS, otherCpuMs: pgr.backendCpuMs } },
+    ];
+    process.stderr.write(`  GET ${listUrl}, SQLite and PostgreSQL + Redis...\n`);
+    const hitsBefore = sides.map((x) => x.m.ctx.listCache.hits);
+    const get = await interleave({ url: baseline.url, seconds: RUN_SECONDS }, sides.map((x) => x.load));
+    const served = sides.map((x, i) => x.m.ctx.listCache.hits - hitsBefore[i]!);
+    sides.forEach((x, i) => {
+      if (served[i]! < get.subjects[i]!.completed * 0.9) throw new Error(`${x.who}: GET ${listUrl}: ${get.subjects[i]!.completed} answered, only ${served[i]} from the list cache`);
+    });
+    const sizes = sides.map((x) => ({ maxEntries: x.m.ctx.listCache.maxEntries, maxBytes: x.m.ctx.listCache.maxBytes }));
+    for (const x of sides) x.m.ctx.listCache.resize(0, x.m.ctx.listCache.maxBytes);
     process.stderr.write(`  GET ${listUrl}, list cache off...\n`);
-    const missesBefore = cache.misses;
-    const uncached = await compare({ url: baseline.url, seconds: RUN_SECONDS }, { url: `${muster.url}${listUrl}`, headers, seconds: RUN_SECONDS });
-    if (cache.misses - missesBefore < uncached.completed.subject) throw new Error(`GET ${listUrl} with the cache off: ${uncached.completed.subject} answered, ${cache.misses - missesBefore} read anew`);
-    cache.resize(maxEntries, maxBytes);
+    const missesBefore = sides.map((x) => x.m.ctx.listCache.misses);
+    const uncached = await interleave({ url: baseline.url, seconds: RUN_SECONDS }, sides.map((x) => x.load));
+    sides.forEach((x, i) => {
+      const misses = x.m.ctx.listCache.misses - missesBefore[i]!;
+      if (misses < uncached.subjects[i]!.completed) throw new Error(`${x.who}: GET ${listUrl} with the cache off: ${uncached.subjects[i]!.completed} answered, ${misses} read anew`);
+      x.m.ctx.listCache.resize(sizes[i]!.maxEntries, sizes[i]!.maxBytes);
+    });
+    await pgMuster.close();
+    pgMuster = undefined;
+    await pgr.drop();
+    pgr = undefined;
     await baseline.close();
     baseline = undefined;
 
@@ -337,13 +445,14 @@ export async function run(): Promise<BenchResult> {
       throw new Error(`${created + 1} incidents created through the API queued ${deliveries} incident.created deliveries, expected ${perIncident} each`);
     }
 
-    const met = get.subject.p95 < GOAL_P95_MS && get.ratio >= GOAL_LIST_RATIO;
-    const goal = `Goal (from the issue): at least ${GOAL_LIST_RATIO * 100} % of the baseline's throughput and p95 of the list under ${GOAL_P95_MS} ms with ${int(SEEDED)} incidents. Measured: ${(get.ratio * 100).toFixed(1)} %, p95 ${ms(get.subject.p95)} ms, **${met ? 'met' : 'not met'}**.`;
+    const goalOf = (r: Interleaved) => `Goal (from the issue): at least ${GOAL_LIST_RATIO * 100} % of the baseline's throughput and p95 of the list under ${GOAL_P95_MS} ms with ${int(SEEDED)} incidents. Measured: ${listGoal(r)}.`;
+    const goal = goalOf(get);
     const markdown = [
       `## Incidents: list over ${int(SEEDED)} rows, and creation`,
       '',
       `Measured with a live API key: (b) \`GET ${listUrl}\` (the newest ${LIST_LIMIT} with their \`total\`) with ${SEEDED.toLocaleString('en-US')} incidents`,
-      "of the caller's org in SQLite, then (a) `POST /v1/tickets` with `{title, priority}`. The baselines are bare `node:http`",
+      "of the caller's org, on SQLite alone and on PostgreSQL with Redis (a schema and a key prefix of its own), both",
+      `configurations in the same ${ROUNDS_TEXT} against the same baseline; then (a) \`POST /v1/tickets\` with \`{title, priority}\`, on SQLite. The baselines are bare \`node:http\``,
       'servers sending the same bytes: the list body for (b), a created incident with status 201 for (a). 10 connections;',
       `${ROUNDS_TEXT} alternating baseline and Muster, each run a 1 s warm-up then ${RUN_SECONDS} s; medians; latencies in ms.`,
       '',
@@ -355,27 +464,36 @@ export async function run(): Promise<BenchResult> {
       `\`GROUP BY\` of the rows and \`GET /v1/tickets?limit=1\` answered \`total\` ${int(SEEDED)}; after the POSTs both were checked again`,
       `(${after.toLocaleString('en-US')} rows).`,
       '',
+      `On PostgreSQL the same ${int(SEEDED)} incidents (the same generator and seed) went in through \`unnest()\` of arrays, 10,000 rows a statement`,
+      'on a client of its own with triggers and foreign-key checks off for its session, the counts and the list version in the same',
+      `transaction: ${secs(pgSeeding.insertMs)}, then \`VACUUM (ANALYZE)\` of the two tables ${secs(pgSeeding.analyzeMs)}; \`GET /v1/tickets?limit=1\` answered \`total\` ${int(pgTotal)}.`,
+      '',
       `### (b) GET ${listUrl}`,
       '',
-      ...table(get),
+      ...bothTable(get),
+      '',
+      CPU_NOTE,
       '',
       goal,
       '',
       'As configured, a page Muster answered before is answered from the list cache (docs/architecture.md, "Incident list',
       "cache\"): per request the key and the caller's orgs come from the credential cache, one point read fetches the org's",
-      `list version, and the page's ${(list.rawPayload.length / 1024).toFixed(0)} KB of JSON go out as they were serialised; the cache served ${int(served)} of the ${int(get.completed.subject)} answers`,
+      `list version (on PostgreSQL a query on a pooled connection), and the page's ${(list.rawPayload.length / 1024).toFixed(0)} KB of JSON go out as they were serialised; the cache served`,
+      `${sides.map((x, i) => `${int(served[i]!)} of the ${int(get.subjects[i]!.completed)} answers on ${x.who === CONFIGS[0] ? 'SQLite' : 'PostgreSQL'}`).join(' and ')}`,
       '(warm-ups included; the others were read anew: the first, and any after an SLA transition of the page). A write to the',
       "org's incidents ends the page at once, so the next request pays the full cost below.",
       '',
       '#### The same list with the cache keeping nothing (every request reads its page)',
       '',
-      ...table(uncached),
+      ...bothTable(uncached),
+      '',
+      goalOf(uncached).replace('Goal (from the issue)', 'Against the same goal'),
       '',
       'Per request Muster then also runs the list and the count. The list walks',
       '`incidents_scope_idx` (org_id, livemode, id) backwards and stops after 50 rows, and the total sums at most 16 rows of',
       '`incident_counts`, so neither grows with the table; what is left is per-request work (50 rows read and turned',
-      `into JSON, all queries in turn on Muster's one SQLite connection) and the queueing behind it:`,
-      `with 10 connections always busy the mean latency is 10 / req/s = ${ms(10_000 / uncached.subject.requestsPerSec)} ms, so the latencies above`,
+      `into JSON, on SQLite all queries in turn on Muster's one connection, on PostgreSQL round trips to a backend of the pool) and the queueing behind it:`,
+      `with 10 connections always busy the mean latency is 10 / req/s (${uncached.subjects.map((x, i) => `${CONFIGS[i]} ${ms(10_000 / x.figures.requestsPerSec)} ms`).join(', ')}), so the latencies above`,
       'are set by throughput, not by the size of the table. Plans after `ANALYZE`:',
       '',
       `- list: \`${listPlan}\``,
@@ -384,6 +502,11 @@ export async function run(): Promise<BenchResult> {
           ? " (the planner's pick when the 16 rows of this one org are the whole table; with many orgs the statistics lead it to the primary key)"
           : ''
       }`,
+      '',
+      'On PostgreSQL, after `VACUUM (ANALYZE)`:',
+      '',
+      `- list: \`${pgListPlan}\``,
+      `- count: \`${pgCountPlan}\``,
       '',
       '### (a) POST /v1/tickets',
       '',
@@ -413,5 +536,7 @@ export async function run(): Promise<BenchResult> {
   } finally {
     await baseline?.close();
     await muster.close();
+    await pgMuster?.close();
+    await pgr?.drop();
   }
 }

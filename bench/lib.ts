@@ -205,6 +205,11 @@ export interface LoadOptions {
   sequenceValues?: string[];
   /** The index of sequenceValues the load starts at; random when absent. */
   sequenceStart?: number;
+  /**
+   * CPU milliseconds used so far by processes serving the subject besides this one (the PostgreSQL
+   * backends of bench/pg-redis.ts), read before and after the load: LoadRun's otherCpuUs.
+   */
+  otherCpuMs?: () => Promise<number>;
 }
 
 export type LoadFigures = Pick<LoadSummary, 'requestsPerSec' | 'p50' | 'p95' | 'p99' | 'errors' | 'non2xx'>;
@@ -215,7 +220,7 @@ export type LoadFigures = Pick<LoadSummary, 'requestsPerSec' | 'p50' | 'p95' | '
  * per request completed, warm-up included. A server's capacity is one over it; unlike req/s it does not
  * move with the share of a shared machine the load generator gets.
  */
-export type LoadRun = LoadFigures & { completed: number; cpuUs: number };
+export type LoadRun = LoadFigures & { completed: number; cpuUs: number; otherCpuUs?: number };
 
 /** CPU time of this process's main thread (Linux: /proc/self/task/<pid>/stat, clock ticks of 10 ms). */
 export function mainThreadCpuMs(): number {
@@ -286,13 +291,18 @@ export async function load(opts: LoadOptions): Promise<LoadRun> {
   const q = opts.sequencePlaceholder;
   if (q !== undefined && !opts.url.includes(q) && !(job.body ?? '').includes(q)) throw new Error(`sequencePlaceholder ${q} is in neither the URL nor the body`);
   if ((q === undefined) !== (opts.sequenceValues === undefined) || opts.sequenceValues?.length === 0) throw new Error('sequencePlaceholder and sequenceValues come together, with at least one value');
+  const other0 = await opts.otherCpuMs?.();
   const cpu0 = mainThreadCpuMs();
   const { warmup, run: s } = await runInWorker(job);
   const cpuMs = mainThreadCpuMs() - cpu0;
+  const other1 = await opts.otherCpuMs?.();
   assertClean(opts.url, 'warm-up', warmup);
   assertClean(opts.url, 'run', s);
   const completed = warmup.total + s.total;
-  return { requestsPerSec: s.requestsPerSec, p50: s.p50, p95: s.p95, p99: s.p99, errors: s.errors, non2xx: s.non2xx, completed, cpuUs: (cpuMs * 1000) / Math.max(1, completed) };
+  const perRequest = (ms: number) => (ms * 1000) / Math.max(1, completed);
+  const result: LoadRun = { requestsPerSec: s.requestsPerSec, p50: s.p50, p95: s.p95, p99: s.p99, errors: s.errors, non2xx: s.non2xx, completed, cpuUs: perRequest(cpuMs) };
+  if (other0 !== undefined && other1 !== undefined) result.otherCpuUs = perRequest(other1 - other0);
+  return result;
 }
 
 /** The machine the figures come from, for the markdown sections. */
@@ -328,8 +338,8 @@ export interface InterleavedSubject {
   figures: LoadFigures;
   /** Median over rounds of its req/s divided by the mean of the baseline runs on either side of its round. */
   ratio: number;
-  /** Per round: its req/s, that ratio, and the main thread's CPU microseconds per request (LoadRun). */
-  rounds: { rps: number; baseline: number; ratio: number; cpuUs: number }[];
+  /** Per round: its req/s, that ratio, and the main thread's (and other processes') CPU microseconds per request (LoadRun). */
+  rounds: { rps: number; baseline: number; ratio: number; cpuUs: number; otherCpuUs?: number }[];
   /** Requests completed over all its runs, warm-ups included. */
   completed: number;
 }
@@ -341,6 +351,8 @@ export interface Interleaved {
   subjects: InterleavedSubject[];
   /** Requests the baseline completed over all its runs, warm-ups included. */
   baselineCompleted: number;
+  /** Median of the baseline runs' main-thread CPU microseconds per request. */
+  baselineCpuUs: number;
 }
 
 /**
@@ -364,10 +376,11 @@ export async function interleave(baseline: LoadOptions, subjects: LoadOptions[],
   return {
     baseline: medianFigures(base),
     baselineCompleted: completed(base),
+    baselineCpuUs: median(base.map((r) => r.cpuUs)),
     subjects: runs.map((subj) => {
       const perRound = subj.map((s, i) => {
         const b = (base[i]!.requestsPerSec + base[i + 1]!.requestsPerSec) / 2;
-        return { rps: s.requestsPerSec, baseline: b, ratio: s.requestsPerSec / b, cpuUs: s.cpuUs };
+        return { rps: s.requestsPerSec, baseline: b, ratio: s.requestsPerSec / b, cpuUs: s.cpuUs, ...(s.otherCpuUs === undefined ? {} : { otherCpuUs: s.otherCpuUs }) };
       });
       return { figures: medianFigures(subj), ratio: median(perRound.map((r) => r.ratio)), rounds: perRound, completed: completed(subj) };
     }),
