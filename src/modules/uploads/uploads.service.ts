@@ -1,4 +1,5 @@
-import sharp, { type Metadata } from 'sharp';
+import type sharpType from 'sharp';
+import type { Metadata } from 'sharp';
 import type { AppContext } from '../../context.js';
 import { randomToken } from '../../lib/crypto.js';
 import { invalidField } from '../../lib/errors.js';
@@ -37,6 +38,10 @@ function sniff(input: Buffer): Format | undefined {
 }
 
 const notAnImage = () => invalidField('file', 'must be a JPEG, PNG or WebP image');
+/** sharp (a native image library), loaded with the first image, not at every start (docs/architecture.md, "Testing"). */
+let loaded: Promise<typeof sharpType> | undefined;
+const loadSharp = () => (loaded ??= import('sharp').then((m) => m.default));
+
 const tooManyPixels = () => invalidField('file', 'has too many pixels');
 const unreadable = () => invalidField('file', 'is not a readable image');
 
@@ -48,6 +53,7 @@ const unreadable = () => invalidField('file', 'is not a readable image');
 export async function processImage(input: Buffer): Promise<ProcessedImage> {
   const format = sniff(input);
   if (!format) throw notAnImage();
+  const sharp = await loadSharp();
 
   // The header alone gives the dimensions: refuse a pixel bomb before decoding anything.
   let declared: Metadata;

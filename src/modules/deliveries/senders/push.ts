@@ -1,4 +1,4 @@
-import webpush from 'web-push';
+import type webpushModule from 'web-push';
 import type https from 'node:https';
 import type { AppContext } from '../../../context.js';
 import { ownedBy } from '../../../db/scope.js';
@@ -14,9 +14,13 @@ export interface VapidKeys {
   privateKey: string;
 }
 
+/** web-push, loaded with the first push or key asked for, not at every start (docs/architecture.md, "Testing"). */
+let loaded: Promise<typeof webpushModule> | undefined;
+const loadWebPush = () => (loaded ??= import('web-push').then((m) => m.default));
+
 /** The instance's VAPID keys, made at first use and kept in the database (shared by every instance). */
 export async function vapidKeys(ctx: AppContext): Promise<VapidKeys> {
-  const made = webpush.generateVAPIDKeys();
+  const made = (await loadWebPush()).generateVAPIDKeys();
   return getOrCreateJsonSetting<VapidKeys>(ctx.db, 'vapid_keys', () => made);
 }
 
@@ -35,11 +39,12 @@ export function pushSender(ctx: AppContext, agent?: https.Agent): Sender {
     const subs = await ctx.db.selectFrom('push_subscriptions').selectAll().$call(ownedBy(owner, 'push_subscriptions')).execute();
     if (subs.length === 0) return { outcome: 'skipped', note: 'no push subscription' };
     const keys = await vapidKeys(ctx);
+    const webpush = await loadWebPush();
     let delivered = 0;
     let lastError = '';
     let permanent = true;
     for (const s of subs) {
-      let req: webpush.RequestDetails;
+      let req: webpushModule.RequestDetails;
       try {
         req = webpush.generateRequestDetails({ endpoint: s.endpoint, keys: { p256dh: s.p256dh, auth: s.auth } }, JSON.stringify(row.payload), {
           vapidDetails: { subject: ctx.config.vapidSubject, publicKey: keys.publicKey, privateKey: keys.privateKey },
