@@ -40,6 +40,8 @@ export interface Dispatched {
   end: number;
   /** The ticks queued by the loop have run: every write handed to the kernel. */
   flushed: number;
+  /** CPU time (user + system) of this process from the loop's start until `flushed` (ms): load-independent. */
+  cpuMs: number;
 }
 
 export interface Memory {
@@ -159,15 +161,17 @@ async function start(arg: unknown): Promise<Started> {
     const hub = muster.ctx.events.hub as unknown as { dispatch(event: LiveEvent): void };
     const dispatch = hub.dispatch.bind(hub);
     hub.dispatch = (event) => {
+      const cpu0 = cpuNow();
       const start = now();
       dispatch(event);
       const end = now();
       const seq = seqOf(event);
       if (seq === undefined) return;
-      const d: Dispatched = { seq, start, end, flushed: 0 };
+      const d: Dispatched = { seq, start, end, flushed: 0, cpuMs: 0 };
       dispatched.set(seq, d);
       process.nextTick(() => {
         d.flushed = now();
+        d.cpuMs = cpuNow() - cpu0;
         waiting.get(seq)?.(d);
         waiting.delete(seq);
       });
