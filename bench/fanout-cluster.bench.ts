@@ -279,7 +279,7 @@ function report(phases: Phase[], loadStart: number, host: Limits, childFiles: nu
     ...(unstable
       ? [
           '',
-          `The rounds disagree: ${overGoal} of ${perRound.length} are over ${GOAL_P99_RATIO}x on their own. At the load below on 2 cores the p99 of a round is its slowest`,
+          `The rounds disagree: ${overGoal} of ${perRound.length} ${overGoal === 1 ? 'is' : 'are'} over ${GOAL_P99_RATIO}x on their own. At the load below on 2 cores the p99 of a round is its slowest`,
           'event or two, and which case a stall of the machine falls in decides the round; the verdict above pools every delivery of the run,',
           'and a run on a quieter machine may land on the other side of the goal.',
         ]
