@@ -1,12 +1,15 @@
-// The server side of the fanout benchmark, alone in its own process (run with --expose-gc) so that its
+// The server side of the fanout benchmarks, alone in its own process (run with --expose-gc) so that its
 // memory is measured without the subscribers, the orchestrating benchmark, or anything run before it.
-// `muster`: a real Muster (startMuster) with a user and a live key. `baseline`: a bare node:http SSE
-// server, no framework, no auth, no database. Both post one `note` per `post` call, stamped with a
-// high-resolution send time in `meta.sent_at`, and report when its frame was written to every stream.
+// `muster`: a real Muster (startMuster) with a user and a live key, on SQLite, or on the database and
+// Redis that `start`'s options name (fanout-cluster: two of these processes on one schema and one Redis,
+// the second given the first's key). `baseline`: a bare node:http SSE server, no framework, no auth, no
+// database. Both post one `note` per `post` call, stamped with a high-resolution send time in
+// `meta.sent_at`, and report when its frame was written to every stream; a Muster also answers when its
+// hub wrote each stamped event (`dispatched`), including events posted on another instance.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { createIdSource } from '../src/events/bus.js';
+import { createIdSource, type LiveEvent } from '../src/events/bus.js';
 import { frame } from '../src/events/hub.js';
 import { serve } from './ipc.js';
 import type { MusterServer } from './lib.js';
@@ -19,6 +22,26 @@ export interface Started {
   url: string;
   /** The live key for `x-api-key` (Muster), or null (the baseline asks for none). */
   key: string | null;
+}
+
+/** Options of `start` (Muster only). */
+export interface StartOptions {
+  /** On top of the benchmarks' environment: DATABASE_URL, DATABASE_SCHEMA, REDIS_URL, REDIS_PREFIX... */
+  env?: Record<string, string>;
+  /** The live key of a user already in the database (a second instance on the same data); without it one is made. */
+  key?: string;
+}
+
+/** When this process's hub wrote one stamped event to its streams: epoch ms on this process's clock. */
+export interface Dispatched {
+  seq: number;
+  /** The hub's write loop over this process's streams: its start and end. */
+  start: number;
+  end: number;
+  /** The ticks queued by the loop have run: every write handed to the kernel. */
+  flushed: number;
+  /** CPU time (user + system) of this process from the loop's start until `flushed` (ms): load-independent. */
+  cpuMs: number;
 }
 
 export interface Memory {
@@ -69,9 +92,9 @@ const NOTE = 'Fan-out probe';
 let muster: MusterServer | undefined;
 let bare: { server: http.Server; hub: BareHub } | undefined;
 let key = '';
-let dispatchStart = 0;
-let dispatchEnd = 0;
-let flushed = 0;
+/** Stamped events by seq, as the hub wrote them (`flushed` 0 until the writes reached the kernel). */
+const dispatched = new Map<number, Dispatched>();
+const waiting = new Map<number, (d: Dispatched) => void>();
 
 /** GC pauses, as [start, duration] on the performance.now() clock. */
 const gcPauses: [number, number][] = [];
@@ -93,20 +116,65 @@ async function gcBetween(from: number, to: number): Promise<number> {
 /** Resolves after the ticks queued so far (the uncorks of the writes just made) have run. */
 const afterTicks = () => new Promise<void>((resolve) => process.nextTick(resolve));
 
-async function start(): Promise<Started> {
+/** `meta.seq` of a stamped note: from the payload (published here), or the serialised data (from Redis). */
+function seqOf(event: LiveEvent): number | undefined {
+  if (event.data !== undefined) {
+    const m = /"seq":(\d+)/.exec(event.data);
+    return m ? Number(m[1]) : undefined;
+  }
+  const seq = (event.payload as { meta?: { seq?: unknown } } | undefined)?.meta?.seq;
+  return typeof seq === 'number' ? seq : undefined;
+}
+
+/** Resolves when the hub has written event `seq` and its writes reached the kernel (rejects after `timeoutMs`). */
+function whenDispatched(seq: number, timeoutMs = 15_000): Promise<Dispatched> {
+  const d = dispatched.get(seq);
+  if (d && d.flushed > 0) return Promise.resolve(d);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      waiting.delete(seq);
+      reject(new Error(`event ${seq} was not dispatched by this instance within ${timeoutMs} ms`));
+    }, timeoutMs);
+    waiting.set(seq, (x) => {
+      clearTimeout(timer);
+      resolve(x);
+    });
+  });
+}
+
+async function start(arg: unknown): Promise<Started> {
+  const opts = (arg ?? {}) as StartOptions;
   if (kind === 'muster') {
     // Imported here, so that the baseline's process does not load Muster's modules at all.
     const { startMuster } = await import('./lib.js');
-    muster = await startMuster();
-    key = await liveKey(muster.app);
-    // Time the hub's dispatch: the bus calls the hub synchronously, so wrapping publish brackets its writes.
+    muster = await startMuster(opts.env ?? {});
+    key = opts.key ?? (await liveKey(muster.app));
+    // With Redis, an event posted anywhere reaches this hub through the subscriber connection: wait until it listens.
     const bus = muster.ctx.events.bus;
-    const publish = bus.publish.bind(bus);
-    bus.publish = (event) => {
-      dispatchStart = now();
-      publish(event);
-      dispatchEnd = now();
-      process.nextTick(() => (flushed = now()));
+    for (let i = 0; bus.accessEpoch && bus.accessEpoch() === undefined; i++) {
+      if (i === 500) throw new Error('the Redis bus did not subscribe within 5 s');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    // Time the hub's dispatch, wherever the event comes from: the bus calls it synchronously (the local bus
+    // within the POST, the Redis bus when the event comes back on the subscriber connection), and it writes
+    // to every stream of the event's org in one loop, so wrapping it brackets the writes.
+    const hub = muster.ctx.events.hub as unknown as { dispatch(event: LiveEvent): void };
+    const dispatch = hub.dispatch.bind(hub);
+    hub.dispatch = (event) => {
+      const cpu0 = cpuNow();
+      const start = now();
+      dispatch(event);
+      const end = now();
+      const seq = seqOf(event);
+      if (seq === undefined) return;
+      const d: Dispatched = { seq, start, end, flushed: 0, cpuMs: 0 };
+      dispatched.set(seq, d);
+      process.nextTick(() => {
+        d.flushed = now();
+        d.cpuMs = cpuNow() - cpu0;
+        waiting.get(seq)?.(d);
+        waiting.delete(seq);
+      });
     };
     return { url: muster.url, key };
   }
@@ -150,16 +218,17 @@ async function post(arg: unknown): Promise<Posted> {
     });
     const answeredAt = now();
     if (res.statusCode !== 201) throw new Error(`POST /v1/signals: ${res.statusCode} ${res.body}`);
+    const d = await whenDispatched(seq);
     await afterTicks();
     const cpuMs = cpuNow() - cpu0;
-    if (dispatchStart < sentAt || flushed < dispatchEnd) throw new Error('the note was not published');
+    if (d.start < sentAt) throw new Error(`event ${seq} was dispatched before it was posted`);
     return {
       cpuMs,
-      gcMs: await gcBetween(sentAt, flushed),
+      gcMs: await gcBetween(sentAt, d.flushed),
       sentAt,
-      dispatchStartMs: dispatchStart - sentAt,
-      dispatchEndMs: dispatchEnd - sentAt,
-      flushedMs: flushed - sentAt,
+      dispatchStartMs: d.start - sentAt,
+      dispatchEndMs: d.end - sentAt,
+      flushedMs: d.flushed - sentAt,
       answeredMs: answeredAt - sentAt,
     };
   }
@@ -201,7 +270,13 @@ function stats(): ServerStats {
   return { streams: bare?.hub.streams.size ?? 0, dropped: 0, maxBufferedSeen: 0 };
 }
 
-serve({ start, memory, post, stats, clock: () => now() }, async () => {
+/** The stamped events this hub wrote, of those `seqs` (waiting up to `timeoutMs` for each one not yet written). */
+async function dispatchedOf(arg: unknown): Promise<Dispatched[]> {
+  const { seqs, timeoutMs } = arg as { seqs: number[]; timeoutMs: number };
+  return Promise.all(seqs.map((seq) => whenDispatched(seq, timeoutMs)));
+}
+
+serve({ start, memory, post, stats, dispatched: dispatchedOf, clock: () => now() }, async () => {
   if (muster) await muster.close();
   if (bare) {
     const { server, hub } = bare;

@@ -4,12 +4,24 @@
 // Each server runs alone in a fresh child process (bench/fanout-server.ts, with --expose-gc), so its
 // memory is its own and not what earlier benchmarks left in this one. The 10,000 subscribers are one
 // other process (bench/sse-subscribers.ts). This process only orchestrates.
-import fs from 'node:fs';
 import os from 'node:os';
 import type { Memory, Posted, ServerKind, ServerStats, Started } from './fanout-server.js';
 import { forkTs, openFileLimit, type Child } from './ipc.js';
 import { machine, sized, type BenchResult } from './lib.js';
-import { SUBSCRIBERS_SCRIPT, clockOffset, distribution, median, tcpSockstat, type Distribution, type GroupStats, type OpenResult } from './sse.js';
+import {
+  SUBSCRIBERS_SCRIPT,
+  checkChildFiles,
+  checkMachine,
+  clockOffset,
+  distribution,
+  machineLimits,
+  median,
+  tcpSockstat,
+  type Distribution,
+  type GroupStats,
+  type Limits,
+  type OpenResult,
+} from './sse.js';
 
 const NAME = 'fanout';
 const SUBSCRIBERS = sized(10_000, 200);
@@ -155,63 +167,8 @@ async function phase(kind: ServerKind, receiver: Child): Promise<Phase> {
   }
 }
 
-/** The limits of this machine and process, read before anything starts (Linux; `undefined` where unreadable). */
-interface Limits {
-  /** Soft and hard limit on open files of this process; the children raise their soft limit up to the hard one. */
-  openFiles: { soft: string; hard: string } | undefined;
-  /** Ephemeral ports for the subscribers' connect()s (net.ipv4.ip_local_port_range). */
-  ports: { low: number; high: number } | undefined;
-  /** Backlog cap of a listening socket (net.core.somaxconn). */
-  somaxconn: number | undefined;
-}
-
-const readProc = (file: string): string | undefined => {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-};
-
-function limits(): Limits {
-  const line = readProc('/proc/self/limits')
-    ?.split('\n')
-    .find((l) => l.startsWith('Max open files'));
-  const [soft, hard] = line?.split(/\s+/).slice(3, 5) ?? [];
-  const range = readProc('/proc/sys/net/ipv4/ip_local_port_range')?.trim().split(/\s+/).map(Number);
-  const somaxconn = Number(readProc('/proc/sys/net/core/somaxconn'));
-  return {
-    openFiles: soft !== undefined && hard !== undefined ? { soft, hard } : undefined,
-    ports: range?.length === 2 ? { low: range[0]!, high: range[1]! } : undefined,
-    somaxconn: Number.isFinite(somaxconn) && somaxconn > 0 ? somaxconn : undefined,
-  };
-}
-
-/**
- * Fails the run, before any figure, when the machine cannot hold the streams: 10,000 connections to one
- * port need as many ephemeral ports (one source address), and a listen backlog for those connecting at once.
- */
-function checkMachine(l: Limits): void {
-  const ports = l.ports ? l.ports.high - l.ports.low + 1 : undefined;
-  if (ports !== undefined && ports < SUBSCRIBERS + WARMUP_STREAMS) {
-    throw new Error(
-      `fanout: net.ipv4.ip_local_port_range (${l.ports!.low}-${l.ports!.high}) gives ${ports} ephemeral ports, fewer than the ${SUBSCRIBERS + WARMUP_STREAMS} connections to one server port; widen it (sysctl -w net.ipv4.ip_local_port_range="1024 65535")`,
-    );
-  }
-  if (l.somaxconn !== undefined && l.somaxconn < OPEN_CONCURRENCY) {
-    throw new Error(`fanout: net.core.somaxconn is ${l.somaxconn}, below the ${OPEN_CONCURRENCY} streams opened at once; raise it (sysctl -w net.core.somaxconn=4096)`);
-  }
-}
-
 /** Fails the run when a child could not raise its open-file limit far enough for every stream. */
-function checkOpenFiles(who: string, child: Child): void {
-  const got = openFileLimit(child.pid);
-  if (got !== undefined && got < FILES_NEEDED) {
-    throw new Error(
-      `fanout: ${who} may open ${got} files, and ${SUBSCRIBERS} streams need ${FILES_NEEDED}; the hard limit (ulimit -Hn) caps it: raise it (ulimit -Hn, LimitNOFILE=, docker run --ulimit nofile=${FILES_NEEDED * 2})`,
-    );
-  }
-}
+const checkOpenFiles = (who: string, child: Child) => checkChildFiles(NAME, who, child, FILES_NEEDED, SUBSCRIBERS);
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -219,7 +176,7 @@ const ms = (n: number) => n.toFixed(1);
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const label = (k: ServerKind) => (k === 'muster' ? 'Muster' : 'baseline (`node:http`)');
 
-function report(phases: Phase[], loadStart: number, machineLimits: Limits, childFiles: number | undefined): string {
+function report(phases: Phase[], loadStart: number, host: Limits, childFiles: number | undefined): string {
   const of = (kind: ServerKind) => phases.filter((p) => p.kind === kind);
   const perSub = (kind: ServerKind, field: keyof Memory) => median(of(kind).map((p) => (p.after[field] - p.before[field]) / SUBSCRIBERS));
   const memoryRow = (kind: ServerKind) => {
@@ -363,10 +320,10 @@ function report(phases: Phase[], loadStart: number, machineLimits: Limits, child
     `Limits: each of the two child processes (server, subscribers) needs ${int(FILES_NEEDED)} open files (the ${N} sockets, the warm-up's ${WARMUP_STREAMS} and`,
     `${SPARE_FILES} spare); node raises its soft limit to the hard one as it starts, and a child whose hard limit`,
     `is lower is started through \`sh -c 'ulimit -n ${FILES_NEEDED}; exec node ...'\` (which needs the privilege to raise it); the run fails before`,
-    `measuring when a child got fewer. Here: this process ${machineLimits.openFiles ? `soft ${machineLimits.openFiles.soft}, hard ${machineLimits.openFiles.hard}` : 'unknown'}; the children got ${childFiles === undefined ? 'unknown' : int(childFiles)}.`,
-    `Ephemeral ports (\`net.ipv4.ip_local_port_range\`): ${machineLimits.ports ? `${machineLimits.ports.low}-${machineLimits.ports.high}, ${int(machineLimits.ports.high - machineLimits.ports.low + 1)} ports` : 'unknown'} for the ${N} connections to one server port from`,
+    `measuring when a child got fewer. Here: this process ${host.openFiles ? `soft ${host.openFiles.soft}, hard ${host.openFiles.hard}` : 'unknown'}; the children got ${childFiles === undefined ? 'unknown' : int(childFiles)}.`,
+    `Ephemeral ports (\`net.ipv4.ip_local_port_range\`): ${host.ports ? `${host.ports.low}-${host.ports.high}, ${int(host.ports.high - host.ports.low + 1)} ports` : 'unknown'} for the ${N} connections to one server port from`,
     `one source address (the run fails if fewer); past ~28,000 streams the subscribers would need several source addresses (127.0.0.x).`,
-    `\`net.core.somaxconn\`: ${machineLimits.somaxconn ?? 'unknown'}, above the ${OPEN_CONCURRENCY} connecting at once.`,
+    `\`net.core.somaxconn\`: ${host.somaxconn ?? 'unknown'}, above the ${OPEN_CONCURRENCY} connecting at once.`,
     '',
     `Load average (1 min) of the machine: ${loadStart.toFixed(1)} when the benchmark started, ${os.loadavg()[0]!.toFixed(1)} when it ended; other work on it moves these figures.`,
     '',
@@ -376,8 +333,8 @@ function report(phases: Phase[], loadStart: number, machineLimits: Limits, child
 
 export async function run(): Promise<BenchResult> {
   const loadStart = os.loadavg()[0]!;
-  const machineLimits = limits();
-  checkMachine(machineLimits);
+  const limits = machineLimits();
+  checkMachine(NAME, limits, SUBSCRIBERS + WARMUP_STREAMS, OPEN_CONCURRENCY);
   const receiver = await forkTs(SUBSCRIBERS_SCRIPT, [], { openFiles: FILES_NEEDED });
   try {
     await clockOffset(receiver); // answered: node runs, with the limit its shell set
@@ -396,7 +353,7 @@ export async function run(): Promise<BenchResult> {
         );
       }
     }
-    return { name: NAME, markdown: report(phases, loadStart, machineLimits, childFiles) };
+    return { name: NAME, markdown: report(phases, loadStart, limits, childFiles) };
   } finally {
     await receiver.stop();
   }

@@ -28,6 +28,7 @@ import * as beaconsRedis from './beacons-redis.bench.js';
 import * as beaconsWatch from './beacons-watch.bench.js';
 import * as coldStart from './cold-start.bench.js';
 import * as fanout from './fanout.bench.js';
+import * as fanoutCluster from './fanout-cluster.bench.js';
 import * as incidents from './incidents.bench.js';
 import * as metricsCost from './metrics-cost.bench.js';
 import * as eventsApi from './events-api.bench.js';
@@ -48,6 +49,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'beacons-redis', run: beaconsRedis.run },
   { name: 'beacons-watch', run: beaconsWatch.run },
   { name: 'fanout', run: fanout.run },
+  { name: 'fanout-cluster', run: fanoutCluster.run },
   { name: 'scheduling', run: scheduling.run },
   { name: 'trackers', run: trackers.run },
   { name: 'responders', run: responders.run },

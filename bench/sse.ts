@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import http, { type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { frame } from '../src/events/hub.js';
-import type { Child } from './ipc.js';
+import { openFileLimit, type Child } from './ipc.js';
 
 // ---- The subscriber process (bench/sse-subscribers.ts) and what it answers ----
 
@@ -220,5 +220,66 @@ export function tcpSockstat(): { inuse: number; memBytes: number } | undefined {
     return { inuse: Number(inuse), memBytes: Number(mem) * 4096 }; // `mem` counts pages
   } catch {
     return undefined;
+  }
+}
+
+// ---- The machine's limits on many streams ----
+
+/** The limits of this machine and process, read before anything starts (Linux; `undefined` where unreadable). */
+export interface Limits {
+  /** Soft and hard limit on open files of this process; the children raise their soft limit up to the hard one. */
+  openFiles: { soft: string; hard: string } | undefined;
+  /** Ephemeral ports for the subscribers' connect()s (net.ipv4.ip_local_port_range). */
+  ports: { low: number; high: number } | undefined;
+  /** Backlog cap of a listening socket (net.core.somaxconn). */
+  somaxconn: number | undefined;
+}
+
+const readProc = (file: string): string | undefined => {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+};
+
+export function machineLimits(): Limits {
+  const line = readProc('/proc/self/limits')
+    ?.split('\n')
+    .find((l) => l.startsWith('Max open files'));
+  const [soft, hard] = line?.split(/\s+/).slice(3, 5) ?? [];
+  const range = readProc('/proc/sys/net/ipv4/ip_local_port_range')?.trim().split(/\s+/).map(Number);
+  const somaxconn = Number(readProc('/proc/sys/net/core/somaxconn'));
+  return {
+    openFiles: soft !== undefined && hard !== undefined ? { soft, hard } : undefined,
+    ports: range?.length === 2 ? { low: range[0]!, high: range[1]! } : undefined,
+    somaxconn: Number.isFinite(somaxconn) && somaxconn > 0 ? somaxconn : undefined,
+  };
+}
+
+/**
+ * Fails benchmark `name`, before any figure, when the machine cannot hold the streams: `connections` to
+ * one port need as many ephemeral ports (one source address), and a listen backlog for the `concurrency`
+ * connecting at once.
+ */
+export function checkMachine(name: string, l: Limits, connections: number, concurrency: number): void {
+  const ports = l.ports ? l.ports.high - l.ports.low + 1 : undefined;
+  if (ports !== undefined && ports < connections) {
+    throw new Error(
+      `${name}: net.ipv4.ip_local_port_range (${l.ports!.low}-${l.ports!.high}) gives ${ports} ephemeral ports, fewer than the ${connections} connections to one server port; widen it (sysctl -w net.ipv4.ip_local_port_range="1024 65535")`,
+    );
+  }
+  if (l.somaxconn !== undefined && l.somaxconn < concurrency) {
+    throw new Error(`${name}: net.core.somaxconn is ${l.somaxconn}, below the ${concurrency} streams opened at once; raise it (sysctl -w net.core.somaxconn=4096)`);
+  }
+}
+
+/** Fails benchmark `name` when a child could not raise its open-file limit to the `needed` its `streams` take. */
+export function checkChildFiles(name: string, who: string, child: Child, needed: number, streams: number): void {
+  const got = openFileLimit(child.pid);
+  if (got !== undefined && got < needed) {
+    throw new Error(
+      `${name}: ${who} may open ${got} files, and ${streams} streams need ${needed}; the hard limit (ulimit -Hn) caps it: raise it (ulimit -Hn, LimitNOFILE=, docker run --ulimit nofile=${needed * 2})`,
+    );
   }
 }
