@@ -389,7 +389,8 @@ export async function run(): Promise<BenchResult> {
     const offPerBeacon = 1e6 / o.figures.requestsPerSec;
 
     const pairs = n.rounds.map((x, i) => x.rps / o.rounds[i]!.rps);
-    const cost = 1 - median(pairs);
+    const raw = 1 - median(pairs);
+    const cost = Math.abs(raw) < 5e-4 ? 0 : raw; // no "-0.0 %"
     const cpuCost = 1 - median(n.rounds.map((x, i) => o.rounds[i]!.cpuUs / x.cpuUs));
     const met = cost <= GOAL_COST;
     const rounds = (s: typeof o) => s.rounds.map((x) => pct(x.ratio)).join(', ');
