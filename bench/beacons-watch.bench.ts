@@ -35,7 +35,7 @@ const GOAL_COST = 0.15;
  * Rounds of baseline, off, on (the order of off and on alternating): the cost is the median over rounds
  * of one round's on / off, and one round's pair moves by 10-15 % on a shared 2-core machine.
  */
-const WATCH_ROUNDS = sized(10, 2);
+const WATCH_ROUNDS = sized(10, 1);
 export const FIX = '[fix]';
 export const BODY = `{"type":"beacon","accuracy":${ACCURACY},${FIX}}`;
 
