@@ -12,8 +12,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { col, pgBulkWriter, sqliteBulkWriter, type BulkWriter } from './bulk-writer.js';
 import { benchEnv, machine, median, QUICK, sized, type BenchResult } from './lib.js';
 
 const NAME = 'cold-start';
@@ -237,89 +237,6 @@ async function importMs(pkg: string, runs: number): Promise<number> {
 // ---------------------------------------------------------------------------------------------
 // Seeding, one interface over both engines.
 
-interface Column {
-  name: string;
-  /** The column's PostgreSQL array element type, for unnest(). */
-  pg: 'bigint' | 'int' | 'text' | 'float8';
-}
-const col = (name: string, type: Column['pg'] = 'text'): Column => ({ name, pg: type });
-
-interface Writer {
-  query<T>(sql: string, params?: unknown[]): Promise<T[]>;
-  insert(table: string, columns: Column[], rows: unknown[][]): Promise<void>;
-  /** Commits, rebuilds the statistics and flushes, so nothing of the seed is left for a measured start. */
-  finish(): Promise<void>;
-  close(): Promise<void>;
-}
-
-function sqliteWriter(file: string): Writer {
-  const db = new SQLite(file);
-  db.pragma('busy_timeout = 5000');
-  // This connection only seeds: no fsync per page, and a cache for the indexes of a million rows.
-  db.pragma('synchronous = OFF');
-  db.pragma('cache_size = -524288'); // 512 MiB
-  const statements = new Map<string, SQLite.Statement>();
-  db.exec('begin');
-  return {
-    query: async <T>(sql: string, params: unknown[] = []) => {
-      const st = db.prepare(sql.replace(/\$\d+/g, '?'));
-      if (st.reader) return st.all(...params) as T[];
-      st.run(...params);
-      return [];
-    },
-    insert: async (table, columns, rows) => {
-      const key = `${table}(${columns.map((c) => c.name).join()})`;
-      let st = statements.get(key);
-      if (!st) {
-        st = db.prepare(`insert into ${table} (${columns.map((c) => c.name).join(', ')}) values (${columns.map(() => '?').join(', ')})`);
-        statements.set(key, st);
-      }
-      for (const r of rows) st.run(...r);
-    },
-    finish: async () => {
-      db.exec('commit');
-      db.exec('ANALYZE');
-      db.pragma('wal_checkpoint(TRUNCATE)');
-      const fd = fs.openSync(file, 'r+');
-      try {
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-    },
-    close: async () => {
-      if (db.inTransaction) db.exec('rollback');
-      db.close();
-    },
-  };
-}
-
-async function pgWriter(schema: string): Promise<Writer> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  await client.query(`set search_path to ${schema}`);
-  // No triggers (the list version's trigger would bump one row a million times; it is set once
-  // below) and no foreign-key checks: the rows are made consistent.
-  await client.query('set session_replication_role = replica');
-  await client.query('begin');
-  return {
-    query: async <T>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as T[],
-    insert: async (table, columns, rows) => {
-      const arrays = columns.map((_, i) => rows.map((r) => r[i] ?? null));
-      const unnest = columns.map((c, i) => `$${i + 1}::${c.pg}[]`).join(', ');
-      await client.query(`insert into ${table} (${columns.map((c) => c.name).join(', ')}) select * from unnest(${unnest})`, arrays);
-    },
-    finish: async () => {
-      await client.query('commit');
-      // Only this schema's tables (a bare ANALYZE would visit every schema of the shared database).
-      await client.query('vacuum (analyze) users, memberships, incidents, incident_counts, devices, beacon_states');
-    },
-    close: async () => {
-      await client.end();
-    },
-  };
-}
-
 const INCIDENT_COLUMNS = [
   col('org_id', 'bigint'), col('livemode', 'int'), col('title'), col('status'), col('priority'), col('source'), col('creator_id', 'bigint'),
   col('customer_token'), col('sla_due_at'), col('sla_warn_at'), col('resolved_at'), col('created_at'), col('updated_at'),
@@ -343,7 +260,7 @@ const DAY_MS = 24 * 3600 * 1000;
  * spread over them, each with an active beacon state (the memory beacon store's load at start), and
  * INCIDENTS incidents of the org over the past year, with their counts and list version.
  */
-async function seed(w: Writer): Promise<{ ms: number }> {
+async function seed(w: BulkWriter): Promise<{ ms: number }> {
   const t0 = performance.now();
   const [owner] = await w.query<{ org_id: number; user_id: number }>(`select org_id, user_id from memberships where is_primary = 1`);
   if (!owner) throw new Error('no registered owner to seed for');
@@ -402,7 +319,7 @@ async function seed(w: Writer): Promise<{ ms: number }> {
 }
 
 /** Throws unless the database holds the seeded rows (and `active` beacon states). */
-async function checkSeeded(w: Writer): Promise<void> {
+async function checkSeeded(w: BulkWriter): Promise<void> {
   const [c] = await w.query<{ incidents: number; devices: number; beacons: number }>(
     `select (select count(*) from incidents) as incidents, (select count(*) from devices) as devices, (select count(*) from beacon_states where active = 1) as beacons`,
   );
@@ -479,7 +396,7 @@ async function runEngine(engine: Engine): Promise<EngineRun> {
     for (let i = 0; i < (QUICK ? 0 : PHASE_REPS); i++) emptyPhases.push(await phases(db.dir, db.env));
 
     log(`seeding ${INCIDENTS.toLocaleString('en-US')} incidents, ${DEVICES.toLocaleString('en-US')} devices...`);
-    const w = engine === 'SQLite' ? sqliteWriter(path.join(db.dir, 'muster.db')) : await pgWriter(db.schema!);
+    const w = engine === 'SQLite' ? sqliteBulkWriter(path.join(db.dir, 'muster.db')) : await pgBulkWriter(PG_URL, db.schema!, ['users', 'memberships', 'incidents', 'incident_counts', 'devices', 'beacon_states']);
     let seedMs: number;
     try {
       seedMs = (await seed(w)).ms;

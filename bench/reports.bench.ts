@@ -8,15 +8,14 @@
 // would take hours. The schedules go through the API with Muster's clock set a year back, so the
 // report's hours are resolved from real layer versions and overrides, as they were at the time.
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { Clock } from '../src/lib/clock.js';
 import type { IncidentSource, IncidentStatus, Priority } from '../src/db/schema.js';
 import { slaTimes } from '../src/modules/incidents/sla.js';
+import { col, pgBulkWriter, sqliteBulkWriter, type BulkWriter } from './bulk-writer.js';
 import { compare, liveKey, machine, QUICK, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type Comparison, type LoadFigures, type MusterServer, type Server, prng } from './lib.js';
 
 const NAME = 'reports';
@@ -61,88 +60,6 @@ class ShiftedClock implements Clock {
 
 // ---------------------------------------------------------------------------------------------
 // Bulk writing, one interface over both engines.
-
-interface Column {
-  name: string;
-  /** The column's PostgreSQL array element type, for unnest(). */
-  pg: 'bigint' | 'int' | 'text';
-}
-const col = (name: string, type: Column['pg'] = 'text'): Column => ({ name, pg: type });
-
-interface BulkWriter {
-  insert(table: string, columns: Column[], rows: unknown[][]): Promise<void>;
-  /** Commits, rebuilds the statistics and flushes, so nothing of the seed is left for a measured run. */
-  finish(): Promise<{ analyzeMs: number }>;
-  close(): Promise<void>;
-}
-
-function sqliteWriter(file: string): BulkWriter {
-  const db = new SQLite(file);
-  db.pragma('busy_timeout = 5000');
-  // This connection only seeds: no fsync per page, and a cache for the indexes of a million rows.
-  db.pragma('synchronous = OFF');
-  db.pragma('cache_size = -524288'); // 512 MiB
-  const statements = new Map<string, SQLite.Statement>();
-  db.exec('begin');
-  return {
-    insert: async (table, columns, rows) => {
-      const key = `${table}(${columns.map((c) => c.name).join()})`;
-      let st = statements.get(key);
-      if (!st) {
-        st = db.prepare(`insert into ${table} (${columns.map((c) => c.name).join(', ')}) values (${columns.map(() => '?').join(', ')})`);
-        statements.set(key, st);
-      }
-      for (const r of rows) st.run(...r);
-    },
-    finish: async () => {
-      db.exec('commit');
-      const t = performance.now();
-      db.exec('ANALYZE');
-      const analyzeMs = performance.now() - t;
-      db.pragma('wal_checkpoint(TRUNCATE)');
-      const fd = fs.openSync(file, 'r+');
-      try {
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-      return { analyzeMs };
-    },
-    close: async () => {
-      if (db.inTransaction) db.exec('rollback');
-      db.close();
-    },
-  };
-}
-
-async function pgWriter(schema: string): Promise<BulkWriter> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  await client.query(`set search_path to ${schema}`);
-  // No triggers (the list version's deferred trigger would bump one row a million times in one
-  // transaction; it is bumped once below) and no foreign-key checks: the rows are made consistent.
-  await client.query('set session_replication_role = replica');
-  await client.query('begin');
-  return {
-    insert: async (table, columns, rows) => {
-      const arrays = columns.map((_, i) => rows.map((r) => r[i] ?? null));
-      const unnest = columns.map((c, i) => `$${i + 1}::${c.pg}[]`).join(', ');
-      await client.query(`insert into ${table} (${columns.map((c) => c.name).join(', ')}) select * from unnest(${unnest})`, arrays);
-    },
-    finish: async () => {
-      await client.query('commit');
-      const t = performance.now();
-      // Only this schema's tables (a bare ANALYZE would visit every schema of the shared database), and
-      // VACUUM sets their visibility maps as autovacuum would have by now (index-only scans need them).
-      await client.query('vacuum (analyze) incidents, paging_pages, incident_events');
-      const analyzeMs = performance.now() - t;
-      return { analyzeMs };
-    },
-    close: async () => {
-      await client.end();
-    },
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // The org: responders, teams, integrations (small: through Kysely), then the schedules.
@@ -563,7 +480,7 @@ export async function runEngine(engine: Engine, measureLabels: (c: Case) => bool
     const setupMs = performance.now() - t0;
     const all = cases(org.slug, to);
     process.stderr.write(`  ${engine}: seeding ${int(INCIDENTS)} incidents...\n`);
-    writer = engine === 'SQLite' ? sqliteWriter(path.join(muster.dataDir, 'muster.db')) : await pgWriter(schema);
+    writer = engine === 'SQLite' ? sqliteBulkWriter(path.join(muster.dataDir, 'muster.db')) : await pgBulkWriter(PG_URL, schema, ['incidents', 'paging_pages', 'incident_events']);
     const seeded = await seedIncidents(writer, org, to, [...new Set(all.map((c) => to - c.days * DAY))]);
     const { analyzeMs } = await writer.finish();
     await writer.close();
