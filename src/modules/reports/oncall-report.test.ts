@@ -207,8 +207,9 @@ describe('GET /v1/orgs/:org_slug/reports/oncall', () => {
 // The autumn changes, south and north: Sydney leaves daylight saving on Sunday 5 April 2026 (03:00
 // AEDT, +11, becomes 02:00 AEST, +10: 16:00Z on 4 April), London on Sunday 25 October 2026 (02:00 BST,
 // +1, becomes 01:00 GMT: 01:00Z). Each day with the change is 25 hours long, and the same UTC hour of
-// day falls an hour earlier on the wall clock after it.
-describe('GET /v1/orgs/:org_slug/reports/oncall across the autumn changes of both hemispheres', () => {
+// day falls an hour earlier on the wall clock after it. And Sydney's spring change (4 October), a
+// 23-hour day (the northern spring changes are the March history above).
+describe('GET /v1/orgs/:org_slug/reports/oncall across the autumn changes of both hemispheres and Sydney’s spring', () => {
   let w: DispatchWorld;
   const owner = () => w.as(w.owner);
   const figures = (r: Row) => [r.name, r.timezone, r.hours_on_call, r.pages, r.night_pages, r.weekend_pages, r.acknowledged, r.mtta_seconds];
@@ -240,6 +241,13 @@ describe('GET /v1/orgs/:org_slug/reports/oncall across the autumn changes of bot
     await pageAt('2026-04-04T11:30:00Z', w.ann);
     await pageAt('2026-04-05T11:30:00Z', w.ann);
     await pageAt('2026-04-06T11:30:00Z', w.ann);
+    // Sydney's spring change, Sunday 4 October 2026 (02:00 AEST, +10, becomes 03:00 AEDT, +11: 16:00Z on 3
+    // October). Ann at 3 Oct 12:30Z: Sat 22:30 AEST (night, weekend); at 4 Oct 20:30Z: Mon 5 Oct 07:30 AEDT
+    // (day: by the winter offset it would be 06:30, night).
+    w.t.clock.set('2026-10-03T00:00:00Z');
+    await signInAgain(w);
+    await pageAt('2026-10-03T12:30:00Z', w.ann);
+    await pageAt('2026-10-04T20:30:00Z', w.ann);
     // Ben in London at 06:30Z: Sat 24 Oct 07:30 BST (day, weekend); Sun 25 Oct 06:30 GMT (night, weekend:
     // by the summer offset 07:30, day); Mon 26 Oct 06:30 (night).
     w.t.clock.set('2026-10-24T00:00:00Z');
@@ -261,6 +269,16 @@ describe('GET /v1/orgs/:org_slug/reports/oncall across the autumn changes of bot
     // The third page (Monday 6 April, day) is outside that range; over the whole week it is counted, still in the day.
     const week = await report('from=2026-04-03T22:00:00Z&to=2026-04-10T22:00:00Z');
     assert.deepEqual(figures(week.rows[0]!).slice(3, 7), [3, 1, 2, 3]);
+  });
+
+  test('Sydney in spring: the 23-hour turn and night by the offset of the page’s instant', async () => {
+    // Day 182 of the rotation from 4 April is Ann's: Sat 3 Oct 09:00 AEST (2 Oct 23:00Z) to Sun 4 Oct 09:00
+    // AEDT (3 Oct 22:00Z), 23 h; Adam's turn after it, to 4 Oct 22:00Z, 24 h.
+    const r = await report('from=2026-10-02T23:00:00Z&to=2026-10-04T22:00:00Z&tz=Australia/Sydney');
+    assert.deepEqual(r.rows.map(figures), [
+      ['Ann Responder', 'Australia/Sydney', 23, 2, 1, 1, 2, 60],
+      ['Adam Admin', 'UTC', 24, 0, 0, 0, 0, null],
+    ]);
   });
 
   test('London: the 25-hour turn and night by the offset of the page’s instant', async () => {
