@@ -96,3 +96,15 @@ export async function pgBulkWriter(url: string, schema: string, analyze: readonl
     },
   };
 }
+
+/** Drops a benchmark's PostgreSQL schemas (each made for one run), with everything in them. */
+export async function dropPgSchemas(url: string, schemas: readonly string[]): Promise<void> {
+  if (schemas.length === 0) return;
+  const c = new pg.Client({ connectionString: url });
+  try {
+    await c.connect();
+    for (const s of schemas) await c.query(`drop schema if exists ${s} cascade`);
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}

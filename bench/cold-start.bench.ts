@@ -12,8 +12,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { col, pgBulkWriter, sqliteBulkWriter, type BulkWriter } from './bulk-writer.js';
+import { col, pgBulkWriter, sqliteBulkWriter, dropPgSchemas, type BulkWriter } from './bulk-writer.js';
 import { benchEnv, machine, median, QUICK, sized, type BenchResult } from './lib.js';
 
 const NAME = 'cold-start';
@@ -344,17 +343,6 @@ interface EngineRun {
   phases: { empty: Phases[]; seeded: Phases[] };
 }
 
-async function dropSchemas(schemas: string[]): Promise<void> {
-  if (schemas.length === 0) return;
-  const c = new pg.Client({ connectionString: PG_URL });
-  await c.connect();
-  try {
-    for (const s of schemas) await c.query(`drop schema if exists ${s} cascade`);
-  } finally {
-    await c.end();
-  }
-}
-
 async function register(url: string): Promise<void> {
   const res = await fetch(`${url}/v1/users`, {
     method: 'POST',
@@ -422,7 +410,7 @@ async function runEngine(engine: Engine): Promise<EngineRun> {
     };
   } finally {
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-    await dropSchemas(schemas);
+    await dropPgSchemas(PG_URL, schemas);
   }
 }
 

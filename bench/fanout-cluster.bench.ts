@@ -5,6 +5,7 @@
 // The servers are bench/fanout-server.ts processes (Muster on the database and Redis given to `start`),
 // fresh for every phase; the subscribers are one bench/sse-subscribers.ts process for the whole run,
 // one group of streams per instance. This process only orchestrates.
+import { dropPgSchemas } from './bulk-writer.js';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { Redis } from 'ioredis';
@@ -320,13 +321,7 @@ async function reachable(redis: Redis): Promise<void> {
 
 /** Drops the run's schema and deletes the run's Redis keys. */
 async function cleanUp(schema: string, redis: Redis, prefix: string): Promise<void> {
-  const c = new pg.Client({ connectionString: PG_URL });
-  try {
-    await c.connect();
-    await c.query(`drop schema if exists ${schema} cascade`);
-  } finally {
-    await c.end().catch(() => undefined);
-  }
+  await dropPgSchemas(PG_URL, [schema]);
   if (redis.status !== 'ready') return;
   let cursor = '0';
   do {

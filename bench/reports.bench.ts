@@ -11,11 +11,10 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import pg from 'pg';
 import type { Clock } from '../src/lib/clock.js';
 import type { IncidentSource, IncidentStatus, Priority } from '../src/db/schema.js';
 import { slaTimes } from '../src/modules/incidents/sla.js';
-import { col, pgBulkWriter, sqliteBulkWriter, type BulkWriter } from './bulk-writer.js';
+import { col, pgBulkWriter, sqliteBulkWriter, dropPgSchemas, type BulkWriter } from './bulk-writer.js';
 import { compare, liveKey, machine, QUICK, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type Comparison, type LoadFigures, type MusterServer, type Server, prng } from './lib.js';
 
 const NAME = 'reports';
@@ -528,15 +527,7 @@ export async function runEngine(engine: Engine, measureLabels: (c: Case) => bool
     await writer?.close();
     for (const b of baselines) await b.close();
     await muster.close();
-    if (engine === 'PostgreSQL') {
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      try {
-        await c.query(`drop schema if exists ${schema} cascade`);
-      } finally {
-        await c.end();
-      }
-    }
+    if (engine === 'PostgreSQL') await dropPgSchemas(PG_URL, [schema]);
   }
 }
 

@@ -10,13 +10,13 @@
 //   commit made during its own run, each incident in a SAVEPOINT in a group of more than one, as Muster does.
 // - PostgreSQL: pgbench -n -c 10 -j 2, one transaction per incident (BEGIN; ...; COMMIT;), against the
 //   schema Muster migrated, synchronous_commit as the server has it.
+import { dropPgSchemas } from './bulk-writer.js';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import pg from 'pg';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { timeOrderedToken } from '../src/lib/crypto.js';
@@ -517,15 +517,7 @@ async function runEngine(engine: Engine): Promise<Measured[]> {
     recorder.mode = 'off';
     for (const s of servers) await s.close();
     await muster.close();
-    if (engine === 'PostgreSQL') {
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      try {
-        await c.query(`drop schema if exists ${schema} cascade`);
-      } finally {
-        await c.end();
-      }
-    }
+    if (engine === 'PostgreSQL') await dropPgSchemas(PG_URL, [schema]);
   }
 }
 
