@@ -155,7 +155,10 @@ for (const [width, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as cons
     await screenshot(page, 'visitor-language-de-confirmation');
 
     // The confirmation email is German with a German date (the server logs emails without SMTP).
-    const mark = /Bestätigt: Erstgespräch am (Mo|Di|Mi|Do|Fr|Sa|So)\., \d{1,2}\. \S+ \d{4}, \d{1,2}:\d{2}–\d{1,2}:\d{2} \(Europe\/Berlin\)/;
+    // A slot that starts late in the evening ends the next day, and the range then names both days
+    // ("Fr., 27. Nov. 2026, 23:30–Sa., 28. Nov. 2026, 0:00"), as Intl's formatRange does.
+    const day = String.raw`(Mo|Di|Mi|Do|Fr|Sa|So)\., \d{1,2}\. \S+ \d{4}, `;
+    const mark = new RegExp(String.raw`Bestätigt: Erstgespräch am ${day}\d{1,2}:\d{2}–(${day})?\d{1,2}:\d{2} \(Europe\/Berlin\)`);
     for (let i = 0; i < 200 && !mark.test(server.output()); i++) await new Promise((r) => setTimeout(r, 100));
     assert.match(server.output(), mark, server.output().split('\n').filter((l) => l.includes('booking.created')).join('\n'));
 
