@@ -71,16 +71,23 @@ describe(`account deletion races (${testDialect})`, () => {
         }
       };
       // Waves of creations through the other session and the key, from before the deletion starts
-      // until after it has answered, so some land during each of its steps.
+      // until after it has answered, so some land during each of its steps. The deletion starts once
+      // the first creation has answered: under load it could otherwise lock the user row before any
+      // creation wrote, and the round would test no creation before it (CI, stop 48).
+      const results: LightMyRequestResponse[] = [];
+      let i = 0;
+      const wave = () => Array.from({ length: 6 }, () => create(i % 2 ? other : key, i++));
+      const firstWave = wave();
+      const first = await firstWave[0]!;
+      assert.equal(first.statusCode, 201, first.body);
       let settled = false;
       const deletion = deleteMe(ada).finally(() => {
         settled = true;
       });
-      const results: LightMyRequestResponse[] = [];
-      let i = 0;
+      results.push(...(await Promise.all(firstWave)));
       for (let afterwards = false; !afterwards; ) {
         afterwards = settled; // the last wave starts once the deletion has answered
-        results.push(...(await Promise.all(Array.from({ length: 6 }, () => create(i % 2 ? other : key, i++)))));
+        results.push(...(await Promise.all(wave())));
         assert.ok(i < 3000, `round ${round}: the deletion has not answered after ${i} creations`);
         // Let the timers' phase run (SQLite's group commit starts its transactions there): answers
         // that need no I/O (401) would otherwise keep this loop in the microtask queue for ever.
