@@ -103,9 +103,9 @@ function procStat(pid: number): { cpuMs: number; rssMb: number } {
 /**
  * Spawns `node dist/server.js` with the benchmarks' environment (benchEnv) on `env`, polls /readyz
  * every 5 ms until it answers 200, reads the child's CPU time and RSS, then `whileUp` (the setup's
- * registration), then stops it with SIGTERM and checks that it stopped cleanly.
+ * registration, or reading what the server has printed), then stops it with SIGTERM and checks that it stopped cleanly.
  */
-async function startOnce(dataDir: string, env: Record<string, string>, opts: { whileUp?: (url: string) => Promise<void> } = {}): Promise<Start> {
+async function startOnce(dataDir: string, env: Record<string, string>, opts: { whileUp?: (url: string, out: () => string) => Promise<void> } = {}): Promise<Start> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const childEnv: Record<string, string> = {
@@ -129,7 +129,7 @@ async function startOnce(dataDir: string, env: Record<string, string>, opts: { w
     }
     const readyMs = performance.now() - t0;
     const { cpuMs, rssMb } = procStat(child.pid!);
-    await opts.whileUp?.(url);
+    await opts.whileUp?.(url, () => out);
     child.kill('SIGTERM');
     const code = await exit;
     if (code !== 0) throw new Error(`the server stopped with code ${code}:\n${err}`);
@@ -146,29 +146,22 @@ async function startOnce(dataDir: string, env: Record<string, string>, opts: { w
 // Where a start's time goes: the steps of src/server.ts, timed inside a child of their own.
 
 /**
- * The steps of src/server.ts on dist/, each timed: Node's own boot (the spawn to the script's first
- * line), importing the modules, createContext (migrations, the instance secret, the beacon state),
- * buildApp (plugins and routes), listen. Then the beacon store's start query once more (warm), timed
- * alone. Prints one JSON line.
+ * Where one start of `node dist/server.js` goes: the server logs its steps in its ready line
+ * (`startMs`, src/server.ts): Node's boot and the imports, createContext (migrations, the instance
+ * secret), buildApp (plugins and routes), then the jobs, the delivery worker and listen. Node's boot
+ * alone is an empty script's first line in a child of its own. Then the memory beacon store's load
+ * (its first use, not at start) run warm, timed alone in a script on tsc's dist/.
  */
-const PHASES_SCRIPT = `
-const t = [performance.now()];
+const BOOT_SCRIPT = 'process.stdout.write(JSON.stringify({ bootMs: performance.now() }));';
+const BEACON_QUERY_SCRIPT = `
 const dist = (f) => new URL(f, ${JSON.stringify(`${new URL('../dist/', import.meta.url).href}`)}).href;
-const [{ loadConfig }, { createContext }, { buildApp }] = await Promise.all([dist('config.js'), dist('context.js'), dist('app.js')].map((u) => import(u)));
-await Promise.all(['jobs/scheduler.js', 'jobs/outbox-senders.js', 'modules/deliveries/index.js', 'ops/instance-lock.js', 'modules/inbound-email/index.js'].map((f) => import(dist(f))));
-t.push(performance.now());
+const [{ loadConfig }, { createContext }] = await Promise.all([dist('config.js'), dist('context.js')].map((u) => import(u)));
 const ctx = await createContext(loadConfig());
-t.push(performance.now());
-const app = await buildApp(ctx);
-t.push(performance.now());
-await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
-t.push(performance.now());
 const q0 = performance.now();
 const rows = await ctx.db.selectFrom('beacon_states').selectAll().where('active', '=', 1).execute();
 const beaconQueryMs = performance.now() - q0;
-await app.close();
 await ctx.close();
-process.stdout.write(JSON.stringify({ bootMs: t[0], importMs: t[1] - t[0], contextMs: t[2] - t[1], appMs: t[3] - t[2], listenMs: t[4] - t[3], beaconRows: rows.length, beaconQueryMs }) + '\\n');
+process.stdout.write(JSON.stringify({ beaconRows: rows.length, beaconQueryMs }));
 `;
 
 interface Phases {
@@ -181,18 +174,36 @@ interface Phases {
   beaconQueryMs: number;
 }
 
-async function phases(dataDir: string, env: Record<string, string>): Promise<Phases> {
-  const port = await freePort();
-  const childEnv = { PATH: process.env.PATH ?? '', ...benchEnv(dataDir, { ...env, PORT: String(port), HOST: '127.0.0.1' }) };
-  const child = spawn(process.execPath, ['--input-type=module', '-e', PHASES_SCRIPT], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs `node --input-type=module -e script` with `env` and parses what it prints as JSON. */
+async function nodeScript<T>(script: string, env: Record<string, string>): Promise<T> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr.on('data', (b: Buffer) => (err += b.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const line = out.split('\n').find((l) => l.startsWith('{"bootMs"'));
-  if (code !== 0 || !line) throw new Error(`the phases script failed (code ${code}):\n${err}${out}`);
-  return JSON.parse(line) as Phases;
+  if (code !== 0) throw new Error(`a timing script failed (code ${code}):\n${err}${out}`);
+  return JSON.parse(out) as T;
+}
+
+async function phases(dataDir: string, env: Record<string, string>): Promise<Phases> {
+  const pathEnv = process.env.PATH ?? '';
+  let ready: { startMs?: { import: number; context: number; app: number; listen: number } } | undefined;
+  await startOnce(dataDir, { ...env, LOG_LEVEL: 'info' }, {
+    whileUp: async (_url, out) => {
+      // The line may reach the pipe just after /readyz's first 200.
+      for (let waited = 0; !ready && waited < 5_000; waited += 10) {
+        const line = out().split('\n').find((l) => l.includes('"startMs"'));
+        if (line) ready = JSON.parse(line) as typeof ready;
+        else await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+  });
+  const steps = ready?.startMs;
+  if (!steps) throw new Error('the ready line of `node dist/server.js` carries no startMs');
+  const { bootMs } = await nodeScript<{ bootMs: number }>(BOOT_SCRIPT, { PATH: pathEnv });
+  const { beaconRows, beaconQueryMs } = await nodeScript<{ beaconRows: number; beaconQueryMs: number }>(BEACON_QUERY_SCRIPT, { PATH: pathEnv, ...benchEnv(dataDir, env) });
+  return { bootMs, importMs: steps.import - bootMs, contextMs: steps.context, appMs: steps.app, listenMs: steps.listen, beaconRows, beaconQueryMs };
 }
 
 /** The packages dist/ imports statically (type-only imports are erased by tsc: what a start loads), by name. */
@@ -256,7 +267,7 @@ const DAY_MS = 24 * 3600 * 1000;
 
 /**
  * Into the database of one registered owner (its primary org): USERS members, DEVICES tracker devices
- * spread over them, each with an active beacon state (the memory beacon store's load at start), and
+ * spread over them, each with an active beacon state (what the memory beacon store loads on first use), and
  * INCIDENTS incidents of the org over the past year, with their counts and list version.
  */
 async function seed(w: BulkWriter): Promise<{ ms: number }> {
@@ -397,7 +408,8 @@ async function runEngine(engine: Engine): Promise<EngineRun> {
     for (let i = 0; i < REPS; i++) seeded.push(await startOnce(db.dir, db.env));
     log(`restart, seeded ${seeded.map((s) => s.readyMs.toFixed(0)).join(', ')} ms`);
     const seededPhases: Phases[] = [];
-    for (let i = 0; i < (QUICK ? 0 : PHASE_REPS); i++) seededPhases.push(await phases(db.dir, db.env));
+    // Quick runs time the steps once (seeded only), so CI runs this code too.
+    for (let i = 0; i < PHASE_REPS; i++) seededPhases.push(await phases(db.dir, db.env));
     const size = `${INCIDENTS.toLocaleString('en-US')} incidents, ${DEVICES.toLocaleString('en-US')} devices`;
     return {
       seedMs,
@@ -463,8 +475,9 @@ export async function run(): Promise<BenchResult> {
     '',
     '### Where the time goes',
     '',
-    "The steps of src/server.ts on dist/, timed inside a child of their own (not in the table above; medians): Node's boot (spawn to the script's first line), importing the modules,",
-    '`createContext` (open, migrations check, instance secret, beacon state), `buildApp` (plugins and routes), `listen`; then the beacon store\'s start query (`select * from beacon_states where active = 1`) run once more, warm, alone.',
+    "The steps of a start of `node dist/server.js` (one file: `npm run build:server` bundles src/server.ts with its packages, scripts/bundle-server.mjs), as the server logs them in its ready line (`startMs`; a start of its own, not in the table above; medians):",
+    "Node's boot (an empty script's first line, in a child of its own), importing (the server's first line, less that boot), `createContext` (open, migrations check, instance secret), `buildApp` (plugins and routes), then the jobs, the delivery worker and `listen`;",
+    'then the memory beacon store\'s load (`select * from beacon_states where active = 1`, run by its first call, not at start), warm, alone.',
     '',
     '| Engine | Database | Runs | Boot ms | Import ms | createContext ms | buildApp ms | listen ms | Active beacon rows: query |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
@@ -475,18 +488,18 @@ export async function run(): Promise<BenchResult> {
     '',
     ...(imports.length
       ? [
-          `Importing is most of a start. The packages dist/ imports statically, each imported alone in a fresh Node (median of 3; a package's own dependencies count with it, and packages share some, so the sum, ${f0(imports.reduce((n, i) => n + i.ms, 0))} ms, is over the whole):`,
+          `The packages the bundle holds, each imported alone from node_modules in a fresh Node, unbundled (median of 3; a package's own dependencies count with it, and packages share some, so the sum, ${f0(imports.reduce((n, i) => n + i.ms, 0))} ms, is over the whole; what they cost unbundled, against the import column above):`,
           '',
           imports.map((i) => `${i.pkg} ${f0(i.ms)}`).join(', ') + ' (ms).',
           '',
-          'Some serve only some configurations or requests: `pg` only with DATABASE_URL (src/db/database.ts), `ioredis` only with REDIS_URL (src/lib/redis.ts), `sharp` only uploads (src/modules/uploads), `smtp-server` only with INBOUND_SMTP_PORT, `nodemailer`, `web-push`, `ical-generator` the deliveries, `xml-js` CalDAV calendars; all load at every start. (The mail parsers already load with the first inbound message: src/modules/inbound-email/parsers.ts.)',
+          'Packages only some configurations or requests need load on first use and are not in this list (src/lib/lazy-require.ts): `pg` with DATABASE_URL and `better-sqlite3` without it (src/db/database.ts), `ioredis` with REDIS_URL (src/lib/redis.ts), `smtp-server` when INBOUND_SMTP_PORT starts a listener, `nodemailer` with the first email, `prom-client` with the first counted event or scrape, `standardwebhooks` with the first signed webhook, `xml-js` with the first CalDAV answer, `sharp` with the first upload, `web-push` with the first push, the mail parsers with the first inbound message. What a start still loads is the framework and what every request path needs: Fastify (with ajv, fast-json-stringify, avvio, find-my-way, semver), Kysely, TypeBox, the route plugins (`@fastify/static`, `@fastify/multipart`, `@fastify/swagger` with `yaml`) and Muster\'s own modules, bundled into the one file Node reads and compiles (the import column above), where unbundled they were ~1,300 files Node resolved, read and compiled one by one.',
           '',
         ]
       : []),
     '### What grows with the data at start',
     '',
-    '- Without Redis, the memory beacon store reads every active row of `beacon_states` before the context is handed out (`createMemoryBeaconStore`, `await beacons.ready()` in src/context.ts): it grows with the active devices (the last column above, per row), not with the incidents. With Redis the store reads nothing at start.',
-    '- Nothing else at start reads the data: migrations read their own table, the instance secret one row of `settings`, the jobs first run one interval after the start, and the delivery worker\'s first run claims one batch of due outbox rows by an index (`outbox_due_idx`).',
+    '- Nothing: without Redis the memory beacon store reads the active rows of `beacon_states` on its first call (the first ping, map, responder search or silence sweep; src/modules/signals/beacon-memory.ts), which the calls of that moment wait for, not at start: that first call pays the last column above (per row, with the active devices, not the incidents). With Redis the store reads nothing.',
+    '- Migrations read their own table, the instance secret one row of `settings`, the track recorder the orgs that keep tracks (one row each, not awaited), the jobs first run one interval after the start, and the delivery worker\'s first run claims one batch of due outbox rows by an index (`outbox_due_idx`).',
     '',
     `Seeding (not measured): ${engines.map((e) => `${e.rows[0]!.engine} ${(e.seedMs / 1000).toFixed(0)} s`).join(', ')}.`,
     '',

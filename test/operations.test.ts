@@ -79,6 +79,17 @@ describe('operations', () => {
       assert.equal(b.database, process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite');
       assert.equal((await fetch(`${s.url}/healthz`)).status, 200);
       if (!process.env.TEST_DATABASE_URL) assert.ok(fs.existsSync(path.join(s.dataDir, 'muster.db')), 'the database file lives under DATA_DIR');
+      // The ready line carries the start's steps in ms (the cold-start benchmark reads them). It may
+      // reach the pipe just after /readyz's first 200.
+      let line: string | undefined;
+      for (let i = 0; i < 100 && !line; i++) {
+        line = s.output().split('\n').find((l) => l.includes('Muster is ready'));
+        if (!line) await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(line, `no ready line in:\n${s.output()}`);
+      const { startMs } = JSON.parse(line) as { startMs: Record<string, unknown> };
+      assert.deepEqual(Object.keys(startMs), ['import', 'context', 'app', 'listen']);
+      for (const v of Object.values(startMs)) assert.ok(typeof v === 'number' && v >= 0, `startMs ${JSON.stringify(startMs)}`);
     } finally {
       s.child.kill('SIGKILL');
     }

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import type SQLite from 'better-sqlite3';
 import { Kysely, sql, type KyselyConfig } from 'kysely';
+import type * as Pg from 'pg';
+import { lazyRequire } from '../lib/lazy-require.js';
 import { SchemaPostgresDialect } from './pg-introspector.js';
-import pg from 'pg';
 import type { DB } from './schema.js';
 import { ImmediateSqliteDialect } from './sqlite-dialect.js';
 
@@ -31,9 +32,19 @@ export interface DatabaseOptions {
   onQuery?: (sql: string, parameters: readonly unknown[], durationMs: number) => void;
 }
 
-// COUNT(*) and BIGINT ids come back from pg as strings; every id and count here fits in 2^53.
-pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
-pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
+// Each engine's driver loads when a database of that engine opens, not at every start: pg only with
+// DATABASE_URL, better-sqlite3 only without (lib/lazy-require.ts).
+const sqliteDriver = lazyRequire<typeof SQLite>('better-sqlite3');
+const requirePg = lazyRequire<typeof Pg>('pg');
+let pgReady: typeof Pg | undefined;
+function pgDriver(): typeof Pg {
+  if (pgReady) return pgReady;
+  const pg = requirePg();
+  // COUNT(*) and BIGINT ids come back from pg as strings; every id and count here fits in 2^53.
+  pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
+  pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
+  return (pgReady = pg);
+}
 
 export function openDatabase(options: DatabaseOptions): Database {
   const onQuery = options.onQuery;
@@ -49,7 +60,8 @@ export function openDatabase(options: DatabaseOptions): Database {
 
 function openSqlite(file: string, log: KyselyConfig['log']): Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-  const sqlite = new SQLite(file);
+  const Driver = sqliteDriver();
+  const sqlite = new Driver(file);
   sqlite.pragma('journal_mode = WAL');
   // FULL: NORMAL may lose acknowledged commits on power loss in WAL mode.
   sqlite.pragma('synchronous = FULL');
@@ -108,7 +120,7 @@ function withStatementCache(sqlite: SQLite.Database, max = 500) {
 }
 
 function openPostgres(connectionString: string, schema: string | undefined, max: number, log: KyselyConfig['log']): Database {
-  const pool = new pg.Pool({
+  const pool = new (pgDriver().Pool)({
     connectionString,
     max,
     // The schema's search_path joins PGOPTIONS (libpq's variable for session settings, which node-postgres

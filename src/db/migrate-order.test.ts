@@ -31,3 +31,29 @@ test(`a migration numbered below one already run is still applied on ${testDiale
   // 0010 added event_types.location: the column is there.
   await sql`select location from event_types limit 1`.execute(database.db);
 });
+
+// A migration run is one transaction on both engines (SQLite's DDL is transactional too: src/db/sqlite-dialect.ts):
+// a failing migration leaves none of the run's migrations applied, so a fixed release starts again from the same point.
+test(`a run whose last migration fails applies none of its migrations on ${testDialect}`, async () => {
+  const side = testDialect === 'postgres' ? testSchemaName('ma') : undefined;
+  const db = openDatabase(testDialect === 'postgres' ? { databaseUrl: process.env.TEST_DATABASE_URL, databaseSchema: side } : { sqliteFile: ':memory:' });
+  try {
+    const first = Object.fromEntries(Object.entries(migrations).slice(0, 3));
+    const failing = {
+      ...first,
+      '9998-a-table': { up: (k: Parameters<(typeof migrations)[string]['up']>[0]) => k.schema.createTable('atomic_probe').addColumn('x', 'integer').execute() },
+      '9999-broken': { up: () => Promise.reject(new Error('broken on purpose')) },
+    };
+    await assert.rejects(migrateToLatest(db, failing), /broken on purpose/);
+    const tables = (await db.db.introspection.getTables({ withInternalKyselyTables: true })).map((t) => t.name);
+    assert.ok(!tables.includes('atomic_probe'), `the run's migrations were rolled back (${tables.join(', ')})`);
+    assert.ok(!tables.includes('users'), 'the first migrations of the run too');
+    // The same run without the broken one applies them all.
+    const ok = { ...first, '9998-a-table': failing['9998-a-table'] };
+    const { results } = await migrateToLatest(db, ok);
+    assert.equal(results?.length, 4);
+  } finally {
+    await db.destroy();
+    if (side) await dropTestSchema(side);
+  }
+});

@@ -1,4 +1,4 @@
-import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
+import { CompiledQuery, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type DialectAdapter, type Driver, type SqliteDialectConfig } from 'kysely';
 
 /**
  * Kysely's SQLite driver opens transactions with a deferred BEGIN, which can fail with
@@ -12,6 +12,18 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
+/**
+ * SQLite runs DDL inside transactions, which Kysely's adapter does not claim, so its migrator ran
+ * every statement of every migration as a commit of its own: with `synchronous = FULL`, an fsync
+ * each: a fresh database took 0.96-1.1 s to migrate here, 0.26-0.72 s as one transaction (every test
+ * file, every first start). Claimed, a migration run is one transaction: all or nothing, one commit.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 export class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
 
@@ -22,5 +34,9 @@ export class ImmediateSqliteDialect extends SqliteDialect {
 
   override createDriver(): Driver {
     return new ImmediateSqliteDriver(this.#config);
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
   }
 }

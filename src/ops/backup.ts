@@ -1,7 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import type SQLite from 'better-sqlite3';
+import { lazyRequire } from '../lib/lazy-require.js';
 import { runningServer } from './instance-lock.js';
+
+// Required on use: a server imports this file (DB_FILE) at every start, on PostgreSQL too.
+const sqliteDriver = lazyRequire<typeof SQLite>('better-sqlite3');
 
 /**
  * Backups of the embedded SQLite database. A live WAL database is never copied file by file
@@ -21,7 +25,7 @@ export interface BackupResult {
 }
 
 function integrityOk(file: string): boolean {
-  const db = new SQLite(file, { readonly: true, fileMustExist: true });
+  const db = new (sqliteDriver())(file, { readonly: true, fileMustExist: true });
   try {
     return db.pragma('integrity_check', { simple: true }) === 'ok';
   } finally {
@@ -46,7 +50,7 @@ export function backupSqlite(dataDir: string, file: string): BackupResult {
   // Written under a temporary name and renamed: a half-written backup never has the final name.
   const partial = `${target}.partial`;
   fs.rmSync(partial, { force: true });
-  const db = new SQLite(source, { fileMustExist: true });
+  const db = new (sqliteDriver())(source, { fileMustExist: true });
   try {
     db.pragma('busy_timeout = 10000');
     db.prepare('VACUUM INTO ?').run(partial);

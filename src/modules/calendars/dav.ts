@@ -2,8 +2,13 @@
 // home and its calendars, REPORT calendar-query for events in a time range, PUT and DELETE for
 // the events Muster writes. Not tsdav: it sends through the global fetch (undici), where the
 // webhooks' connect-time SSRF guard cannot sit, and it bounds neither answer size nor redirects.
-import { xml2js, type Element } from 'xml-js';
+import type { Element } from 'xml-js';
+import type * as XmlJs from 'xml-js';
+import { lazyRequire } from '../../lib/lazy-require.js';
 import { guardedFetch, type FetchOptions } from './http.js';
+
+// xml-js loads with the first CalDAV answer read, not at every start.
+const xmlJs = lazyRequire<typeof XmlJs>('xml-js');
 
 export type DavOptions = Pick<FetchOptions, 'timeoutMs' | 'maxBytes' | 'allowPrivate' | 'auth'>;
 
@@ -35,7 +40,7 @@ interface Response {
 function multistatus(body: string): Response[] {
   let doc: Element;
   try {
-    doc = xml2js(body, { compact: false }) as Element;
+    doc = xmlJs().xml2js(body, { compact: false }) as Element;
   } catch {
     throw new DavError('the server answered something that is not XML');
   }

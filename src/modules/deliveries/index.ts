@@ -15,6 +15,6 @@ export { emailSender } from './senders/email.js';
 export { phoneSender } from './senders/phone.js';
 export { pushSender } from './senders/push.js';
 export type { Sender } from './senders/types.js';
-export { webhookSender } from './senders/webhook.js';
+export { signWebhook, webhookSender } from './senders/webhook.js';
 export { startOutboxWorker, type Senders } from './worker.js';
 export type { DeliveriesTables, OutboxKind, OutboxStatus, OutboxTable, AttemptOutcome, OutboxAttemptsTable, PushSubscriptionsTable } from './deliveries.tables.js';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import type { SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import type { AppContext } from '../../context.js';
 import { flag } from '../../db/schema.js';
 import { iso } from '../../lib/clock.js';
@@ -41,6 +41,8 @@ const temporary = (message: string): Refusal => ({ code: 451, message });
  * incidents and replies. STARTTLS is offered when a certificate is configured.
  */
 export async function startInboundSmtp(ctx: AppContext, options: InboundOptions = {}): Promise<InboundListener> {
+  // smtp-server loads here, when a listener starts (INBOUND_SMTP_PORT), not at every start.
+  const { SMTPServer } = await import('smtp-server');
   const cfg = ctx.config.inbound;
   const tls = cfg.tlsKey && cfg.tlsCert ? { key: fs.readFileSync(cfg.tlsKey), cert: fs.readFileSync(cfg.tlsCert) } : undefined;
   const perClient = new Map<string, { windowStart: number; n: number }>();

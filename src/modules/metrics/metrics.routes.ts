@@ -21,11 +21,10 @@ function bearerMatches(header: string | undefined, token: string): boolean {
  */
 export const metricsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const token = ctx.config.ops.metricsToken;
-  const metrics = metricsOf(ctx);
 
   if (token) {
     // The series is found by the route pattern and method strings Fastify holds (RequestHistogram).
-    const histogram = metrics.httpDuration;
+    const histogram = metricsOf(ctx).httpDuration;
     app.addHook('onResponse', (request, reply, done) => {
       histogram.observe(request.method, routeOf(request).url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
       done();
@@ -46,8 +45,9 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     async (request, reply) => {
       if (!token) throw notFound();
       if (!bearerMatches(request.headers.authorization, token)) throw new AppError(401, 'unauthorized', 'Unauthorized');
-      const text = await metrics.registry.metrics();
-      return reply.header('content-type', metrics.registry.contentType).header('cache-control', 'no-store').send(text);
+      const { registry } = metricsOf(ctx);
+      const text = await registry.metrics();
+      return reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(text);
     },
   );
 };

@@ -1,7 +1,12 @@
-import client from 'prom-client';
 import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
+import type * as PromClient from 'prom-client';
+import { lazyRequire } from '../../lib/lazy-require.js';
 import { redisStatus } from '../../lib/redis.js';
+
+// prom-client (with @opentelemetry/api, 80-odd modules) loads when a context's metrics are first
+// used (the first counted beacon, delivery or job run, or GET /metrics), not at every start.
+const promClient = lazyRequire<typeof PromClient>('prom-client');
 
 /**
  * The instance's Prometheus metrics (issue #22), one registry per context so several apps in one
@@ -10,15 +15,15 @@ import { redisStatus } from '../../lib/redis.js';
  * no write path pays for them.
  */
 export interface Metrics {
-  registry: client.Registry;
+  registry: PromClient.Registry;
   httpDuration: RequestHistogram;
-  beacons: client.Counter;
-  deliveries: client.Counter<'kind' | 'outcome'>;
-  jobRuns: client.Counter<'job' | 'outcome'>;
-  slaBreaches: client.Counter;
-  backups: client.Counter<'outcome'>;
-  lastBackup: client.Gauge;
-  retentionDeleted: client.Counter<'kind'>;
+  beacons: PromClient.Counter;
+  deliveries: PromClient.Counter<'kind' | 'outcome'>;
+  jobRuns: PromClient.Counter<'job' | 'outcome'>;
+  slaBreaches: PromClient.Counter;
+  backups: PromClient.Counter<'outcome'>;
+  lastBackup: PromClient.Gauge;
+  retentionDeleted: PromClient.Counter<'kind'>;
 }
 
 const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
@@ -113,6 +118,7 @@ const OUTBOX_KINDS = ['email', 'webhook', 'push', 'phone', 'calendar'] as const;
 const FAR_FUTURE = '9999-12-31T23:59:59.999Z';
 
 function createMetrics(ctx: AppContext): Metrics {
+  const client = promClient();
   const registry = new client.Registry();
   const registers = [registry];
   const m: Metrics = {
@@ -127,7 +133,7 @@ function createMetrics(ctx: AppContext): Metrics {
     retentionDeleted: new client.Counter({ name: 'muster_retention_deleted_total', help: 'Rows and files removed by retention, by kind', labelNames: ['kind'], registers }),
   };
 
-  registry.registerMetric(m.httpDuration as unknown as client.Metric);
+  registry.registerMetric(m.httpDuration as unknown as PromClient.Metric);
 
   new client.Gauge({
     name: 'muster_sse_subscribers',

@@ -1,7 +1,6 @@
-import { Webhook } from 'standardwebhooks';
 import type { AppContext } from '../../context.js';
 import { iso } from '../../lib/clock.js';
-import { BlockedAddressError, DeliveryError, postGuarded, reachReason, type OutboxRow, type PostResult, type Sender } from '../deliveries/index.js';
+import { BlockedAddressError, DeliveryError, postGuarded, reachReason, signWebhook, type OutboxRow, type PostResult, type Sender } from '../deliveries/index.js';
 import { disableSubscription, subscriptionById, type SubscriptionRow } from './subscriptions.repository.js';
 
 /** The payload of a subscription's outbox row (hook.ts queues it; outbox.ts adds `webhook_id`). */
@@ -31,7 +30,7 @@ export async function postTo(ctx: AppContext, sub: Pick<SubscriptionRow, 'url' |
     Object.assign(headers, {
       'webhook-id': webhookId,
       'webhook-timestamp': Math.floor(now.getTime() / 1000).toString(),
-      'webhook-signature': new Webhook(sub.secret).sign(webhookId, now, text),
+      'webhook-signature': signWebhook(sub.secret, webhookId, now, text),
     });
   }
   return postGuarded(sub.url, text, headers, { timeoutMs: ctx.config.webhookTimeoutMs, allowPrivate: ctx.config.allowPrivateWebhooks });

@@ -1,11 +1,15 @@
 import { createHmac } from 'node:crypto';
-import nodemailer from 'nodemailer';
+import type * as Nodemailer from 'nodemailer';
+import { lazyRequire } from '../../../lib/lazy-require.js';
 import { escapeHtml } from '../../../lib/html.js';
 import type { AppContext } from '../../../context.js';
 import { mailDomain } from '../email.js';
 import { invitationIcs, type Invitation } from '../ics.js';
 import type { OutboxRow } from '../outbox.repository.js';
 import { DeliveryError, type Sender } from './types.js';
+
+// nodemailer (36 modules) loads with the first email sent, not at every start.
+const nodemailer = lazyRequire<typeof Nodemailer>('nodemailer');
 
 interface EmailPayload {
   subject: string;
@@ -43,16 +47,19 @@ function toHtml(text: string): string {
  * fixed per delivery, so a retry after a crash is recognisable as the same message.
  */
 export function emailSender(ctx: AppContext): Sender {
-  const transport = ctx.config.smtpUrl ? nodemailer.createTransport(ctx.config.smtpUrl) : undefined;
+  const smtpUrl = ctx.config.smtpUrl;
+  // Made with the first email sent.
+  let transport: Nodemailer.Transporter | undefined;
   return async (row: OutboxRow) => {
     const p = row.payload as EmailPayload;
     // Nowhere to send it (a bounce's empty return path, before such mail was ignored): no retry can help.
     if (!row.recipient.trim()) throw new DeliveryError('no recipient', null, true);
-    if (!transport) {
+    if (!smtpUrl) {
       ctx.log.info({ to: row.recipient, subject: p.subject, topic: row.topic }, `email not sent (SMTP_URL is not set):\n${p.text}`);
       return { outcome: 'skipped', note: 'SMTP_URL is not set' };
     }
     try {
+      transport ??= nodemailer().createTransport(smtpUrl);
       await transport.sendMail({
         from: ctx.config.mailFrom,
         to: row.recipient,

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
+import type * as StandardWebhooks from 'standardwebhooks';
+import { lazyRequire } from '../../../lib/lazy-require.js';
 import type { AppContext } from '../../../context.js';
 import { iso } from '../../../lib/clock.js';
 import { postGuarded } from '../http-post.js';
@@ -7,6 +8,14 @@ import type { OutboxRow } from '../outbox.repository.js';
 import { reachReason } from '../reach.js';
 import { BlockedAddressError } from '../ssrf.js';
 import { DeliveryError, type Sender } from './types.js';
+
+// standardwebhooks loads with the first webhook signed, not at every start.
+const standardWebhooks = lazyRequire<typeof StandardWebhooks>('standardwebhooks');
+
+/** A Standard Webhooks `webhook-signature` of `body` with `secret` (`whsec_...`). */
+export function signWebhook(secret: string, id: string, at: Date, body: string): string {
+  return new (standardWebhooks().Webhook)(secret).sign(id, at, body);
+}
 
 interface WebhookPayload {
   event_type_id: number;
@@ -31,7 +40,7 @@ export function webhookSender(ctx: AppContext): Sender {
     const id = p.webhook_id ?? `msg_${row.id}_${createHmac('sha256', ctx.secret).update(`webhook-id:${row.id}`).digest('hex').slice(0, 20)}`;
     const now = ctx.clock.now();
     const body = JSON.stringify(p.body);
-    const signature = new Webhook(et.webhook_secret).sign(id, now, body);
+    const signature = signWebhook(et.webhook_secret, id, now, body);
     let res;
     try {
       res = await postGuarded(
