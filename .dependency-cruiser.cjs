@@ -6,8 +6,9 @@
 //    through index.ts). The foundation (lib, db, events, config, and the HTTP helpers plugins/route,
 //    errors and validation) imports no module; the shell (app.ts, server.ts, context.ts, jobs, ops,
 //    plugins/auth and plugins/csrf) may import any module.
-// 3. No import circle by value anywhere in src/: .dependency-cruiser-cycles.cjs, which reads the
-//    graph as it is at run time (type-only imports left out).
+// 3. No import circle by value anywhere in src/: a circle counts when every import in it is by value
+//    (`viaOnly`: type-only imports vanish at run time). Every module is reached through its index.ts,
+//    so a circle between two modules is a circle between files.
 /** Bottom first. Modules of one line may not import each other by value. */
 const LAYERS = [
   ['pages-assets', 'uploads', 'system'],
@@ -85,6 +86,13 @@ module.exports = {
       to: { path: '^src/modules/', pathNot: `^src/modules/${alt(all)}/` },
     },
     ...layerRules,
+    {
+      name: 'no-circular',
+      comment: 'No import circle by value',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

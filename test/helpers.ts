@@ -12,6 +12,7 @@ import { createContext, type AppContext, type ContextOverrides } from '../src/co
 import type { DialectName } from '../src/db/database.js';
 import type { DB } from '../src/db/schema.js';
 import { ManualClock } from '../src/lib/clock.js';
+import { createPasswordHasher } from '../src/lib/passwords.js';
 import pino from 'pino';
 import { installResponseCheck } from './response-check.js';
 
@@ -68,6 +69,13 @@ async function freshDatabaseEnv(): Promise<{ env: Record<string, string>; drop()
  */
 export const GENEROUS_RATE_LIMITS = { RATE_LIMIT_API: '1000000', RATE_LIMIT_AUTH: '1000000', RATE_LIMIT_BOOKING: '1000000', RATE_LIMIT_PUBLIC: '1000000', RATE_LIMIT_ACCOUNT: '1000000' };
 
+/**
+ * Argon2id at 1 MiB and one pass for the tests' thousands of sign-ups and logins (OWASP's 19 MiB and two
+ * passes cost ~30 ms of CPU each; src/modules/users/users.test.ts checks that the service keeps those). The same
+ * library and code path: a stored hash carries its cost, and verify reads it.
+ */
+export const testPasswords = createPasswordHasher({ memoryCost: 1024, timeCost: 1 });
+
 /** The context behind each test app, so factories can read what the app emailed (its outbox). */
 export const testContexts = new WeakMap<FastifyInstance, AppContext>();
 
@@ -76,7 +84,7 @@ export async function buildTestApp(env: Record<string, string> = {}, overrides: 
   const database = await freshDatabaseEnv();
   const config = loadConfig({ LOG_LEVEL: 'silent', PUBLIC_URL: 'http://muster.test', ...GENEROUS_RATE_LIMITS, ...database.env, ...env });
   const clock = new ManualClock();
-  const ctx = await createContext(config, { clock, ...overrides });
+  const ctx = await createContext(config, { clock, passwords: testPasswords, ...overrides });
   const app = await buildApp(ctx);
   testContexts.set(app, ctx);
   // Every answer is checked against its documented schema; a mismatch fails the file at close().
@@ -105,13 +113,13 @@ export async function buildTestApp(env: Record<string, string> = {}, overrides: 
  */
 export async function secondInstance(t: Pick<TestApp, 'ctx' | 'clock'>): Promise<{ ctx: AppContext; close: () => Promise<void> }> {
   if (testDialect !== 'postgres') return { ctx: t.ctx, close: async () => {} };
-  const ctx = await createContext(t.ctx.config, { log: pino({ level: 'silent' }), clock: t.clock });
+  const ctx = await createContext(t.ctx.config, { log: pino({ level: 'silent' }), clock: t.clock, passwords: testPasswords });
   return { ctx, close: () => ctx.close() };
 }
 
 /** A fresh context on a test app's database, as the service after a restart (both engines). */
 export function restartedContext(t: Pick<TestApp, 'ctx' | 'clock'>): Promise<AppContext> {
-  return createContext(t.ctx.config, { log: pino({ level: 'silent' }), clock: t.clock });
+  return createContext(t.ctx.config, { log: pino({ level: 'silent' }), clock: t.clock, passwords: testPasswords });
 }
 
 /** The parsed JSON body of an injected response. */

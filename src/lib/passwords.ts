@@ -9,9 +9,21 @@ export interface PasswordHasher {
 
 // OWASP's Argon2id setting: 19 MiB memory, 2 iterations, 1 lane.
 // algorithm 2 is Argon2id (the package's const enum cannot be imported under verbatimModuleSyntax).
-const OPTIONS = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+const PASSWORD_OPTIONS = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
-export function createPasswordHasher(): PasswordHasher {
+/** Argon2id's cost: memory in KiB and iterations. */
+export interface PasswordCost {
+  memoryCost: number;
+  timeCost: number;
+}
+
+/**
+ * The service's hasher: OWASP's setting unless told. Only the test harness passes a lower cost
+ * (test/helpers.ts: thousands of sign-ups a run); a stored hash carries its own cost, so verify
+ * reads any.
+ */
+export function createPasswordHasher(cost: PasswordCost = PASSWORD_OPTIONS): PasswordHasher {
+  const OPTIONS = { ...PASSWORD_OPTIONS, ...cost };
   let dummy: Promise<string> | undefined;
   return {
     hash: (password) => hash(password, OPTIONS),

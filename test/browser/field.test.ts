@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
-import { type ApiUser, browser, browserSuite, call, DESKTOP, PHONE, screenshot, server, signedInContext, signUp, watchErrors } from './harness.js';
+import { type ApiUser, browser, browserSuite, call, DESKTOP, launchBrowser, PHONE, screenshot, server, signedInContext, signUp, watchErrors } from './harness.js';
 import { browserKeys } from '../peers.js';
 
 const HERE = { latitude: 52.52, longitude: 13.405, accuracy: 12 };
@@ -397,14 +397,17 @@ async function fakePushService(context: BrowserContext, endpoint: string): Promi
   );
 }
 
-test('notifications are offered on the first visit to /field and to the dashboard; the alert screen says who will be told, and how; the alert goes by push and by email', async () => {
+test('notifications are offered on the first visit to /field and to the dashboard; the alert screen says who will be told, and how; the alert goes by push and by email', async (t) => {
+  // The full browser: the headless shell the other tests run offers no push (harness.ts, HEADLESS_SHELL).
+  const pushBrowser = await launchBrowser({ push: true });
+  t.after(() => pushBrowser.close());
   const dora = await signUp(server, { name: 'Dora Desk' });
   const pia = await signUp(server, { name: 'Pia Patrol' });
   assert.equal((await call(server, 'POST', `/v1/orgs/${dora.slug}/members`, { email: pia.email, role: 'member' }, dora.cookie)).status, 201);
   const orgs = (await call<{ orgs: { id: number; name: string; slug: string }[] }>(server, 'GET', '/v1/orgs', undefined, dora.cookie)).body.orgs;
   const org = orgs.find((o) => o.slug === dora.slug)!;
 
-  const context = await signedInContext(browser, server, pia, { viewport: PHONE, permissions: ['geolocation', 'notifications'], geolocation: HERE });
+  const context = await signedInContext(pushBrowser, server, pia, { viewport: PHONE, permissions: ['geolocation', 'notifications'], geolocation: HERE });
   await fakePushService(context, `https://push.example.com/send/pia-${process.pid}`);
   const { page, errors } = await openField(context);
   await page.selectOption('[data-testid="org-select"]', String(org.id));
@@ -456,7 +459,7 @@ test('notifications are offered on the first visit to /field and to the dashboar
   assert.deepEqual(errors, []);
 
   // The dashboard offers it on the first visit too; "Not now" puts it away on this browser.
-  const desk = await signedInContext(browser, server, dora, { viewport: DESKTOP, permissions: ['notifications'] });
+  const desk = await signedInContext(pushBrowser, server, dora, { viewport: DESKTOP, permissions: ['notifications'] });
   await fakePushService(desk, `https://push.example.com/send/dora-${process.pid}`);
   const dash = await desk.newPage();
   const dashErrors = watchErrors(dash);

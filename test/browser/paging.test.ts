@@ -98,6 +98,9 @@ test('an admin builds a schedule-based escalation policy, attaches it to an inte
   await page.waitForURL((u) => u.pathname === `/app/orgs/${org.slug}/escalation-policies`);
   const row = page.getByTestId('policy-row').filter({ hasText: 'Water network' });
   await row.waitFor();
+  // The names come from the org's directory (people, schedules, teams), loaded beside the list: until it
+  // arrives a schedule reads "schedule <id>" (a loaded machine showed that state).
+  await row.getByTestId('policy-level').filter({ hasText: 'Primary (schedule)' }).waitFor();
   const levels = await row.getByTestId('policy-level').allInnerTexts();
   assert.match(levels[0]!, /Level 1 \(at once\): Primary \(schedule\)\s+Then, after 5 min without acknowledgement, level 2\./);
   assert.match(levels[1]!, /Level 2: Ada Admin, Pipe crew \(team\)\s+Then, after 10 min without acknowledgement, start again from level 1 \(once\)\./);

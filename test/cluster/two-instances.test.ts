@@ -186,7 +186,11 @@ describe('two instances on one PostgreSQL and one Redis', () => {
       params,
     );
     await until(() => receiver.requests.length >= 200, '200 webhooks', 30_000);
-    await new Promise((r) => setTimeout(r, 500)); // any duplicate would come now
+    // Until every row is settled (no longer pending or being sent): a duplicate could only come from a row
+    // claimed twice, and each claimed row is sent before it settles, so after this none can arrive.
+    const unsettled = async () =>
+      (await db.query<{ n: number }>(`select count(*)::int as n from "${schema}".outbox where recipient = $1 and status in ('pending', 'sending')`, [`${receiver.origin}/hooks`])).rows[0]?.n ?? 0;
+    await until(async () => (await unsettled()) === 0, 'every delivery settled', 30_000);
     const ids = receiver.requests.map((r) => String(r.headers['webhook-id']));
     assert.equal(ids.length, 200, 'no delivery twice');
     assert.equal(new Set(ids).size, 200);

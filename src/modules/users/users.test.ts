@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { body, buildTestApp, testPasswords, type TestApp } from '../../../test/helpers.js';
+import { createPasswordHasher } from '../../lib/passwords.js';
 import { createKey, register, signUp, uniqueEmail } from '../../../test/factories.js';
 
 describe('users', () => {
@@ -27,10 +28,22 @@ describe('users', () => {
       assert.equal(res.body.includes('password'), false);
     });
 
-    test('stores the password as an Argon2id hash', async () => {
-      const { id } = await register(t.app, { password: 'my secret pass' });
-      const row = await t.ctx.db.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirstOrThrow();
-      assert.match(row.password_hash ?? '', /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    test("stores the password as an Argon2id hash at OWASP's cost (the service's hasher, not the tests' cheaper one)", async () => {
+      const service = await buildTestApp({}, { passwords: createPasswordHasher() });
+      try {
+        const email = uniqueEmail('owasp');
+        const { id } = await register(service.app, { email, password: 'my secret pass' });
+        const row = await service.ctx.db.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirstOrThrow();
+        assert.match(row.password_hash ?? '', /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+        const login = await service.app.inject({ method: 'POST', url: '/v1/auth/login', payload: { email, password: 'my secret pass' } });
+        assert.equal(login.statusCode, 200);
+        // A hash carries its own cost: one made at another cost still verifies (and a wrong password does not).
+        const cheap = await testPasswords.hash('other pass');
+        assert.equal(await service.ctx.passwords.verify(cheap, 'other pass'), true);
+        assert.equal(await service.ctx.passwords.verify(cheap, 'other pasS'), false);
+      } finally {
+        await service.close();
+      }
     });
 
     test('lower-cases the email and refuses a duplicate in any case with 409', async () => {
