@@ -112,6 +112,8 @@ export interface Config {
    * how long an entry may serve without a new read (0 = no cache), and how many entries each part holds.
    */
   credentialCache: { ttlMs: number; maxEntries: number };
+  /** Schedules whose on-call answer each instance keeps (modules/oncall/around-memo.ts); 0 = none. */
+  oncallMemoSize: number;
   /** Operations (issue #22, docs/operations.md): metrics token, scheduled backups, retention defaults and sweep. */
   ops: OpsConfig;
 }
@@ -320,6 +322,7 @@ export function loadConfig(env: Env = process.env): Config {
     inbound,
     inboundEmailDomain: inbound.domain,
     credentialCache: { ttlMs: int('CREDENTIAL_CACHE_TTL_MS', 5_000, 0, 60_000), maxEntries: int('CREDENTIAL_CACHE_SIZE', 10_000, 1, 1_000_000) },
+    oncallMemoSize: int('ONCALL_MEMO_SIZE', 10_000, 0, 1_000_000),
     ops: opsConfig(value, int, problems, databaseUrl),
   };
 

@@ -23,6 +23,7 @@ import type { EventCatalog } from './modules/streams/index.js';
 import { DeviceCache } from './modules/devices/index.js';
 import { createTrackRecorder, type TrackRecorder } from './modules/tracks/index.js';
 import { ListCache } from './modules/incidents/index.js';
+import { AroundMemo } from './modules/oncall/index.js';
 import { escalationPort, type EscalationPort } from './modules/paging/index.js';
 import { arrivalWatch, type ArrivalWatch } from './modules/dispatch/index.js';
 import { subscriptionsPort, type SubscriptionsPort } from './modules/subscriptions/index.js';
@@ -43,10 +44,12 @@ export interface AppContext {
   /** Where uploads live: local disk under DATA_DIR/uploads (an S3-compatible store can implement the same interface). */
   storage: ObjectStorage;
   outbox: OutboxSignal;
-  /** Which devices are beaconing, and where (modules/signals): in Redis when REDIS_URL is set, else in memory. Loaded before the context is handed out. */
+  /** Which devices are beaconing, and where (modules/signals): in Redis when REDIS_URL is set, else in memory (its active rows loaded on first use, not at start). */
   beacons: BeaconStore;
   /** Pages of the incident list by version (modules/incidents, list-cache.ts). */
   listCache: ListCache;
+  /** Who is on call now and next per schedule (modules/oncall, around-memo.ts); none with ONCALL_MEMO_SIZE=0. */
+  oncallMemo: AroundMemo | undefined;
   /** Tracker devices by token, dropped on access notices (modules/devices). */
   deviceCache: DeviceCache;
   /** Failed sign-in tries per account and door (lib/account-throttle.ts): in Redis when there is one. */
@@ -119,6 +122,8 @@ export interface ContextOverrides {
   database?: Database;
   /** Sees the SQL of every query, its parameters and duration in ms (tests that count queries, bench/write-limit.bench.ts). */
   onQuery?: (sql: string, parameters: readonly unknown[], durationMs: number) => void;
+  /** The password hasher (test/helpers.ts gives one of a lower cost; the service always has OWASP's). */
+  passwords?: PasswordHasher;
 }
 
 /** The instance's logger; `destination` lets tests read what it writes (default stdout). */
@@ -170,7 +175,6 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const beacons = redis
     ? createRedisBeaconStore(redis, config.redisPrefix, log, (fn) => transactions.run(fn))
     : createMemoryBeaconStore({ db: database.db, transaction: (fn) => transactions.run(fn), log, flushMs: config.beaconFlushMs });
-  await beacons.ready();
   const events: Events = {
     bus,
     hub,
@@ -192,13 +196,14 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     db: database.db,
     clock,
     log,
-    passwords: createPasswordHasher(),
+    passwords: overrides.passwords ?? createPasswordHasher(),
     events,
     secret,
     storage: createLocalStorage(path.join(config.dataDir, 'uploads')),
     outbox: createOutboxSignal(),
     beacons,
     listCache: new ListCache(),
+    oncallMemo: config.oncallMemoSize === 0 ? undefined : new AroundMemo(config.oncallMemoSize),
     deviceCache: new DeviceCache(database.db, bus),
     accountThrottle: createFailureStore(redis, config.redisPrefix, log),
     escalation,

@@ -16,26 +16,42 @@ function versionsFor(s: ScheduleRow, rows: readonly VersionRow[]): Version[] {
   return out;
 }
 
-/** Each org's members over time: user -> sorted [joined, left) spans. */
-async function membershipByOrg(db: Kysely<DB>, orgIds: readonly number[]): Promise<Map<number, Map<number, Interval[]>>> {
-  const byOrg = new Map<number, Map<number, Interval[]>>();
+/** An org's members over time (user -> sorted [joined, left) spans), and `key`: the same as text, equal exactly when the spans are. */
+export interface OrgMembers {
+  spans: Map<number, Interval[]>;
+  key: string;
+}
+
+/** The members over time of each of these orgs (two queries, whatever their number). */
+export async function membersOf(db: Kysely<DB>, orgIds: readonly number[]): Promise<Map<number, OrgMembers>> {
+  const spans = new Map<number, Map<number, Interval[]>>();
+  const keys = new Map<number, string[]>();
   for (const m of await membershipSpans(db, orgIds)) {
-    let org = byOrg.get(m.org_id);
-    if (!org) byOrg.set(m.org_id, (org = new Map<number, Interval[]>()));
+    let org = spans.get(m.org_id);
+    if (!org) spans.set(m.org_id, (org = new Map<number, Interval[]>()));
     let list = org.get(m.user_id);
     if (!list) org.set(m.user_id, (list = []));
     list.push({ start: Date.parse(m.joined_at), end: m.left_at === null ? FOREVER : Date.parse(m.left_at) });
+    let key = keys.get(m.org_id);
+    if (!key) keys.set(m.org_id, (key = []));
+    key.push(`${m.user_id}@${m.joined_at}/${m.left_at ?? ''}`);
   }
-  return byOrg;
+  const out = new Map<number, OrgMembers>();
+  // Sorted: rows of equal join times come in no set order.
+  for (const [orgId, org] of spans) out.set(orgId, { spans: org, key: keys.get(orgId)!.sort().join(',') });
+  return out;
 }
 
-/** The history of each schedule, with the overrides that count somewhere in [from, to). */
-export async function loadHistories(db: Kysely<DB>, schedules: readonly ScheduleRow[], from: number, to: number): Promise<Map<number, History>> {
+/**
+ * The history of each schedule, with the overrides that count somewhere in [from, to). `known`: the
+ * members of their orgs when the caller has read them already (membersOf).
+ */
+export async function loadHistories(db: Kysely<DB>, schedules: readonly ScheduleRow[], from: number, to: number, known?: Map<number, OrgMembers>): Promise<Map<number, History>> {
   const ids = schedules.map((s) => s.id);
   const [versions, overrides, members] = await Promise.all([
     versionsOf(db, ids),
     overridesOf(db, ids, new Date(from).toISOString(), new Date(to).toISOString()),
-    membershipByOrg(db, [...new Set(schedules.map((s) => s.org_id))]),
+    known ?? membersOf(db, [...new Set(schedules.map((s) => s.org_id))]),
   ]);
   const versionsBy = groupBy(versions, (v) => v.schedule_id);
   const overridesBy = groupBy(overrides, (o) => o.schedule_id);
@@ -50,7 +66,7 @@ export async function loadHistories(db: Kysely<DB>, schedules: readonly Schedule
         end: o.deleted_at && o.deleted_at < o.end_time ? Date.parse(o.deleted_at) : Date.parse(o.end_time),
         order: o.id,
       })),
-      membership: members.get(s.org_id) ?? new Map<number, Interval[]>(),
+      membership: members.get(s.org_id)?.spans ?? new Map<number, Interval[]>(),
     });
   }
   return out;

@@ -2,10 +2,9 @@
 // feed, the job scheduler) import only this file. Every answer comes from the whole history, so a
 // question about an earlier instant is answered as things were then (layers, overrides, members).
 import type { AppContext } from '../../context.js';
-import { DAY } from '../../lib/clock.js';
 import { loadHistories } from './history.js';
 import { mergeIntervals, type Interval } from './intervals.js';
-import { around } from './queries.js';
+import { aroundMany } from './queries.js';
 import { resolve, type Shift } from './resolver.js';
 import * as repo from './schedules.repository.js';
 
@@ -14,6 +13,7 @@ export { oncallRoutes } from './oncall.routes.js';
 export { userShiftEvents, FEED_BACK, FEED_AHEAD } from './feeds.js';
 export { sendHandoffNotices, shiftsStarting, type ShiftStart } from './handoffs.js';
 export { syncShiftCalendars } from './calendar-writes.js';
+export { AroundMemo } from './around-memo.js';
 
 /** A schedule of an org by id, deleted ones included (their history stays answerable). */
 async function scheduleOf(ctx: AppContext, orgId: number, scheduleId: number) {
@@ -28,8 +28,7 @@ async function scheduleOf(ctx: AppContext, orgId: number, scheduleId: number) {
 export async function whoIsOnCall(ctx: AppContext, orgId: number, scheduleId: number, at: number): Promise<Shift | undefined> {
   const s = await scheduleOf(ctx, orgId, scheduleId);
   if (!s) return undefined;
-  const h = (await loadHistories(ctx.db, [s], at - 93 * DAY, at + 93 * DAY)).get(s.id)!;
-  return around(h, at).current;
+  return (await aroundMany(ctx, [s], at)).get(s.id)!.current;
 }
 
 /** The ids of the org's schedules that are not deleted (what an escalation level may target). */

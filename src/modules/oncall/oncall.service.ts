@@ -15,7 +15,7 @@ const namesIn = (db: AppContext['db'], shifts: Iterable<Shift | undefined>) => r
 export async function onCallAt(ctx: AppContext, actor: Actor, orgSlug: string, ref: string, atText: string | undefined) {
   const { schedule } = await scheduleAccess(ctx, actor, orgSlug, ref);
   const at = atText === undefined ? ctx.clock.nowMs() : Date.parse(atText);
-  const { current } = (await aroundMany(ctx.db, [schedule], at)).get(schedule.id)!;
+  const { current } = (await aroundMany(ctx, [schedule], at)).get(schedule.id)!;
   const names = await namesIn(ctx.db, [current]);
   return { at: iso(new Date(at)), on_call: current ? [shiftOut(current, names)] : [] };
 }
@@ -24,7 +24,7 @@ export async function onCallAt(ctx: AppContext, actor: Actor, orgSlug: string, r
 export async function orgOnCall(ctx: AppContext, actor: Actor, orgSlug: string) {
   const access = await orgAccess(ctx, actor, { slug: orgSlug });
   const schedules = await repo.listSchedules(ctx.db, [access.org.id]);
-  const found = await aroundMany(ctx.db, schedules, ctx.clock.nowMs());
+  const found = await aroundMany(ctx, schedules, ctx.clock.nowMs());
   const names = await namesIn(ctx.db, [...found.values()].flatMap((a: Around) => [a.current, a.next]));
   return {
     schedules: schedules.map((s) => {

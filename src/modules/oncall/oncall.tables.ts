@@ -12,6 +12,8 @@ export interface OncallSchedulesTable {
   description: string | null;
   /** Part of the signed feed link; bumping it revokes the old link. */
   feed_version: Generated<number>;
+  /** Moved by every write that changes who is on call (row, layers, overrides): what the on-call memo is kept under (0051). */
+  version: Generated<number>;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;

@@ -24,13 +24,17 @@ export async function createOverride(ctx: AppContext, actor: Actor, orgSlug: str
   if (end - start > MAX_RANGE) throw invalidField('end', 'must be at most 93 days after start');
   if (end <= now) throw invalidField('end', 'must be in the future: the past is not rewritten');
   if (!(await findMember(ctx.db, org.id, input.user_id))) throw invalidField('user_id', 'is not a member of the org');
-  const row = await repo.insertOverride(ctx.db, {
-    schedule_id: schedule.id,
-    user_id: input.user_id,
-    start_time: iso(new Date(Math.max(start, now))),
-    end_time: iso(new Date(end)),
-    created_by: actor.userId,
-    created_at: iso(new Date(now)),
+  const row = await ctx.transaction(async ({ db }) => {
+    const inserted = await repo.insertOverride(db, {
+      schedule_id: schedule.id,
+      user_id: input.user_id,
+      start_time: iso(new Date(Math.max(start, now))),
+      end_time: iso(new Date(end)),
+      created_by: actor.userId,
+      created_at: iso(new Date(now)),
+    });
+    await repo.bumpVersion(db, schedule.id);
+    return inserted;
   });
   return toOverride(row);
 }
@@ -46,6 +50,11 @@ export async function listOverrides(ctx: AppContext, actor: Actor, orgSlug: stri
 /** Ends an override now: what it changed before now stays in the history. */
 export async function deleteOverride(ctx: AppContext, actor: Actor, orgSlug: string, ref: string, id: number) {
   const { schedule } = await scheduleAccess(ctx, actor, orgSlug, ref, WRITE);
-  if (!(await repo.deleteOverride(ctx.db, schedule.id, id, iso(ctx.clock.now())))) throw notFound();
+  const deleted = await ctx.transaction(async ({ db }) => {
+    const done = await repo.deleteOverride(db, schedule.id, id, iso(ctx.clock.now()));
+    if (done) await repo.bumpVersion(db, schedule.id);
+    return done;
+  });
+  if (!deleted) throw notFound();
   return { id, deleted: true };
 }

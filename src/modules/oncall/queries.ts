@@ -2,11 +2,10 @@
 // call at an instant (with the bounds of their shift and who comes next), the final shifts of a
 // range, and the timeline of each layer. Always answered from the whole history: an earlier
 // instant gets the layers, overrides and members as they were then.
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
 import { DAY } from '../../lib/clock.js';
 import { invalidField } from '../../lib/errors.js';
-import { loadHistories } from './history.js';
+import type { AppContext } from '../../context.js';
+import { loadHistories, membersOf } from './history.js';
 import { resolve, type History, type Shift } from './resolver.js';
 import type { ScheduleRow } from './schedules.repository.js';
 
@@ -37,8 +36,11 @@ const WINDOWS: [number, number][] = [
   [MAX_RANGE, MAX_RANGE],
 ];
 
-/** The current and next shift at `at`, each with its whole bounds (within 93 days either side). */
-export function around(h: History, at: number): Around {
+/**
+ * The current and next shift at `at`, each with its whole bounds (within 93 days either side), and
+ * whether they are whole: false only when the widest window cut one of them (or found no next shift).
+ */
+function settle(h: History, at: number): { found: Around; whole: boolean } {
   for (const [back, ahead] of WINDOWS) {
     const last = back === MAX_RANGE;
     const from = at - back;
@@ -47,16 +49,38 @@ export function around(h: History, at: number): Around {
     const i = shifts.findIndex((s) => s.end > at);
     const current = i >= 0 && shifts[i]!.start <= at ? shifts[i] : undefined;
     const next = current ? shifts[i + 1] : i >= 0 ? shifts[i] : undefined;
-    const whole = (s: Shift | undefined) => !s || (s.start > from && s.end < to);
-    if (last || (whole(current) && next !== undefined && whole(next))) return { current, next };
+    const isWhole = (s: Shift | undefined) => !s || (s.start > from && s.end < to);
+    const whole = isWhole(current) && next !== undefined && isWhole(next);
+    if (last || whole) return { found: { current, next }, whole };
   }
-  return { current: undefined, next: undefined };
+  return { found: { current: undefined, next: undefined }, whole: false };
 }
 
-/** `around` for each schedule, its history loaded once for every window. */
-export async function aroundMany(db: Kysely<DB>, schedules: readonly ScheduleRow[], at: number): Promise<Map<number, Around>> {
-  const histories = await loadHistories(db, schedules, at - MAX_RANGE, at + MAX_RANGE);
+/** The current and next shift at `at`, each with its whole bounds (within 93 days either side). */
+export const around = (h: History, at: number): Around => settle(h, at).found;
+
+/**
+ * `around` for each schedule of `schedules` (rows read by the caller, with their version), through the
+ * context's memo (around-memo.ts): the members of their orgs are read every time; the layers and
+ * overrides only for the schedules whose answer is not held.
+ */
+export async function aroundMany(ctx: Pick<AppContext, 'db' | 'oncallMemo'>, schedules: readonly ScheduleRow[], at: number): Promise<Map<number, Around>> {
+  const memo = ctx.oncallMemo;
+  const members = await membersOf(ctx.db, [...new Set(schedules.map((s) => s.org_id))]);
+  const keyOf = (s: ScheduleRow) => members.get(s.org_id)?.key ?? '';
   const out = new Map<number, Around>();
-  for (const s of schedules) out.set(s.id, around(histories.get(s.id)!, at));
+  const missed: ScheduleRow[] = [];
+  for (const s of schedules) {
+    const held = memo?.get(s, keyOf(s), at);
+    if (held) out.set(s.id, held);
+    else missed.push(s);
+  }
+  if (missed.length === 0) return out;
+  const histories = await loadHistories(ctx.db, missed, at - MAX_RANGE, at + MAX_RANGE, members);
+  for (const s of missed) {
+    const { found, whole } = settle(histories.get(s.id)!, at);
+    if (whole) memo?.keep(s, keyOf(s), at, found);
+    out.set(s.id, found);
+  }
   return out;
 }

@@ -51,8 +51,14 @@ export async function insertSchedule(db: Kysely<DB>, row: { org_id: number; name
   return r.id;
 }
 
+/** Changes the schedule's row and moves its version (a new layer version goes in the same transaction). */
 export async function updateSchedule(db: Kysely<DB>, id: number, set: Partial<Pick<ScheduleRow, 'name' | 'slug' | 'time_zone' | 'description' | 'updated_at' | 'deleted_at'>>): Promise<void> {
-  await db.updateTable('oncall_schedules').set(set).where('id', '=', id).execute();
+  await db.updateTable('oncall_schedules').set((eb) => ({ ...set, version: eb('version', '+', 1) })).where('id', '=', id).execute();
+}
+
+/** Moves the schedule's version: in the transaction of every write that changes who is on call in it (around-memo.ts). */
+export async function bumpVersion(db: Kysely<DB>, id: number): Promise<void> {
+  await db.updateTable('oncall_schedules').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', id).execute();
 }
 
 export async function bumpFeedVersion(db: Kysely<DB>, id: number): Promise<void> {
