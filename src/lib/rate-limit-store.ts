@@ -43,21 +43,30 @@ export function memoryRateLimitStore(): RateLimitStore {
   return { hitSync, hit: (bucket, windowMs, now) => Promise.resolve(hitSync(bucket, windowMs, now)) };
 }
 
+/** INCR and PEXPIRE of one window's key, atomically: one command and one reply where MULTI took four of each. */
+const HIT_SCRIPT = `
+local n = redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return n
+`;
+
+type HitCommand = (key: string, ttlMs: string) => Promise<number>;
+
 /**
- * Counters in Redis, shared by every instance: INCR and PEXPIRE in one MULTI on a key that names
+ * Counters in Redis, shared by every instance: INCR and PEXPIRE in one script on a key that names
  * the window. When Redis fails the request is allowed (fail open) and the outage is logged once:
  * a limiter must not take the service down with it.
  */
 export function redisRateLimitStore(redis: Redis, prefix: string, log: FastifyBaseLogger): RateLimitStore {
+  redis.defineCommand('musterRateHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+  const hitCommand = (redis as unknown as { musterRateHit: HitCommand }).musterRateHit.bind(redis);
   let failing = false;
   return {
     hit: async (bucket, windowMs, now) => {
       const window = windowOf(now, windowMs);
       const key = `${prefix}rl:${bucket}:${window}`;
       try {
-        const res = await redis.multi().incr(key).pexpire(key, windowMs * 2).exec();
-        const [err, value] = res?.[0] ?? [new Error('empty MULTI reply'), null];
-        if (err) throw err;
+        const value = await hitCommand(key, String(windowMs * 2));
         if (failing) log.warn('rate limits: redis answers again');
         failing = false;
         return { count: Number(value), resetMs: resetOf(now, windowMs) };

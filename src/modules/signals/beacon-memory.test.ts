@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { createContext } from '../../context.js';
 import { sha256 } from '../../lib/crypto.js';
 import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
@@ -9,7 +10,7 @@ import { authenticate, ingest } from '../trackers/ingest.js';
 import type { MemoryBeaconStore } from './beacon-memory.js';
 
 // The memory store (no REDIS_URL): transitions written at once, positions in batches, state
-// loaded at start and flushed at close. The crash side (kill -9) is test/beacon-crash.test.ts.
+// loaded on first use (not at start) and flushed at close. The crash side (kill -9) is test/beacon-crash.test.ts.
 
 describe('beacon state in memory', () => {
   let t: TestApp;
@@ -94,16 +95,49 @@ describe('beacon state in memory', () => {
     assert.equal((await row('m4'))?.lat, 42, 'flushed by close');
   });
 
-  test('createContext hands out its beacon store loaded: a device that is on moves synchronously from the start', async () => {
+  test('createContext reads no beacon state (issue #40): the first call loads it, and answers as if it had been loaded at start', async () => {
     await ping('m6', 30);
     await t.ctx.beacons.flush();
-    const other = await createContext(t.ctx.config, { clock: t.clock });
+    const queries: string[] = [];
+    const other = await createContext(t.ctx.config, { clock: t.clock, onQuery: (sql) => queries.push(sql) });
     try {
-      // No ready() here: the context built the store and waited for it (a store still loading declines pingActive).
+      assert.deepEqual(queries.filter((q) => q.includes('beacon_states')), [], 'nothing read at start');
       const now = t.clock.now().toISOString();
       const key = { mode: 'live' as const, userId: u.id, deviceKey: 'm6' };
-      const moved = other.beacons.pingActive?.(key, { orgId: org, deviceId: 'm6', lat: 31, lng: 5, accuracy: null, meta: '{"device_id":"m6"}', positionAt: now, now });
-      assert.deepEqual(moved, { turnedOn: false, moved: true });
+      const p = { orgId: org, deviceId: 'm6', lat: 31, lng: 5, accuracy: null, meta: '{"device_id":"m6"}', positionAt: now, now };
+      assert.equal(other.beacons.pingActive?.(key, p), undefined, 'not loaded yet: the synchronous path declines (the caller calls recordPing)');
+      // The first call loads the active rows: m6 is known to be on, so this ping moves it and turns nothing on.
+      assert.deepEqual(await other.beacons.recordPing(other.db, key, p), { turnedOn: false, moved: true });
+      assert.equal(queries.filter((q) => q.includes('beacon_states')).length, 1, 'one load');
+      assert.deepEqual(await audits('m6'), ['beacon_on'], 'no second beacon_on');
+      // Loaded: the synchronous path moves it from now on, and the other calls read memory.
+      assert.deepEqual(other.beacons.pingActive?.(key, { ...p, lat: 32 }), { turnedOn: false, moved: true });
+      const seen = await other.beacons.active(other.db, { orgIds: [org], mode: 'live' });
+      assert.equal(seen.find((b) => b.device_key === 'm6')?.lat, 32);
+      assert.equal(queries.filter((q) => q.includes('beacon_states')).length, 1, 'still one load');
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('a store never used reads nothing, even at close; a failed load is tried again by the next call', async () => {
+    const queries: string[] = [];
+    const unused = await createContext(t.ctx.config, { clock: t.clock, onQuery: (sql) => queries.push(sql) });
+    await unused.close();
+    assert.deepEqual(queries.filter((q) => q.includes('beacon_states')), []);
+
+    const other = await createContext(t.ctx.config, { clock: t.clock });
+    try {
+      const db = other.db;
+      // The first load fails (the table is out of reach for a moment), the next succeeds.
+      await sql`alter table beacon_states rename to beacon_states_away`.execute(db);
+      try {
+        await assert.rejects(other.beacons.active(db, { orgIds: [org], mode: 'live' }));
+      } finally {
+        await sql`alter table beacon_states_away rename to beacon_states`.execute(db);
+      }
+      const seen = await other.beacons.active(db, { orgIds: [org], mode: 'live' });
+      assert.ok(seen.some((b) => b.device_key === 'm6'), 'loaded by the next call');
     } finally {
       await other.close();
     }

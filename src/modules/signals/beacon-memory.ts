@@ -18,8 +18,10 @@ import type { BeaconState, DeviceKey, Ping } from './beacons.repository.js';
  *   `flushMs` one transaction writes the positions of every dirty device (multi-row upserts), so
  *   a crash loses at most the positions of the last `flushMs` (the devices stay on, with the
  *   position of the flush before); a graceful stop flushes.
- * - At start the active rows of `beacon_states` are loaded: the map and the responders list come
- *   back after a restart.
+ * - The active rows of `beacon_states` are loaded on the store's first use (any call), not when it is
+ *   made: a start reads nothing that grows with the devices (issue #40), and the map and the
+ *   responders list still come back after a restart. Every call waits for the load; a failed load
+ *   fails the calls waiting for it, and the next call tries again.
  */
 export interface MemoryStoreOptions {
   db: Kysely<DB>;
@@ -66,13 +68,22 @@ export function createMemoryBeaconStore(o: MemoryStoreOptions): MemoryBeaconStor
     if (m?.size === 0) byOrg.delete(k);
   };
 
-  /** Set once the active rows are in `states` (until then every ping waits for `ready`). */
+  /** Set once the active rows are in `states` (until then every call waits for `ready()`). */
   let loaded = false;
-  const ready = repo.loadActive(o.db).then((rows) => {
-    for (const s of rows) install(idOf(keyOfState(s)), s);
-    loaded = true;
-    o.log.debug({ devices: rows.length }, 'beacon state loaded');
-  });
+  let loading: Promise<void> | undefined;
+  /** Loads the active rows, once: on the first call that needs them. */
+  const ready = (): Promise<void> =>
+    (loading ??= repo.loadActive(o.db).then(
+      (rows) => {
+        for (const s of rows) install(idOf(keyOfState(s)), s);
+        loaded = true;
+        o.log.debug({ devices: rows.length }, 'beacon state loaded');
+      },
+      (err: unknown) => {
+        loading = undefined;
+        throw err;
+      },
+    ));
 
   /** A ping of a device that is on: memory only (moved only when not older than what it shows), flushed later. */
   function move(id: string, s: State, p: Ping): { turnedOn: false; moved: boolean } {
@@ -138,9 +149,9 @@ export function createMemoryBeaconStore(o: MemoryStoreOptions): MemoryBeaconStor
 
   return {
     kind: 'memory',
-    ready: () => ready,
+    ready,
     async recordPing(_db, key: DeviceKey, p: Ping, opts: PingOptions = {}) {
-      await ready;
+      await ready();
       const id = idOf(key);
       for (;;) {
         const busy = pending.get(id);
@@ -188,7 +199,7 @@ export function createMemoryBeaconStore(o: MemoryStoreOptions): MemoryBeaconStor
       return move(id, s, p);
     },
     async switchOff(_db, key: DeviceKey, silentBefore?: string, onOff?: TurnOffHook) {
-      await ready;
+      await ready();
       const id = idOf(key);
       for (;;) {
         const busy = pending.get(id);
@@ -211,7 +222,7 @@ export function createMemoryBeaconStore(o: MemoryStoreOptions): MemoryBeaconStor
       }
     },
     async active(db, scope) {
-      await ready;
+      await ready();
       const found: State[] = [];
       for (const org of scope.orgIds) for (const s of byOrg.get(orgIndexOf(scope.mode, org))?.values() ?? []) found.push(copy(s));
       if (found.length === 0) return [];
@@ -223,7 +234,7 @@ export function createMemoryBeaconStore(o: MemoryStoreOptions): MemoryBeaconStor
         .sort((a, b) => (a.last_seen_at < b.last_seen_at ? 1 : a.last_seen_at > b.last_seen_at ? -1 : 0));
     },
     async positions(_db, orgId, mode, seenSince, box) {
-      await ready;
+      await ready();
       const out: DevicePosition[] = [];
       for (const s of byOrg.get(orgIndexOf(mode, orgId))?.values() ?? []) {
         const { lat, lng } = s;
@@ -234,7 +245,7 @@ export function createMemoryBeaconStore(o: MemoryStoreOptions): MemoryBeaconStor
       return out;
     },
     async silent(_db, beforeIso, limit) {
-      await ready;
+      await ready();
       const out: DeviceKey[] = [];
       for (const s of states.values()) {
         if (out.length >= limit) break;
@@ -243,7 +254,7 @@ export function createMemoryBeaconStore(o: MemoryStoreOptions): MemoryBeaconStor
       return out;
     },
     async lookup(keys) {
-      await ready;
+      await ready();
       return keys.map((k) => {
         const s = states.get(idOf(k));
         return s ? copy(s) : undefined;
@@ -255,7 +266,8 @@ export function createMemoryBeaconStore(o: MemoryStoreOptions): MemoryBeaconStor
       if (closed) return;
       closed = true;
       clearInterval(timer);
-      await ready.catch(() => undefined);
+      // Never loaded: nothing in memory to flush.
+      if (loading) await loading.catch(() => undefined);
       await flush();
     },
   };

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
 import { MINUTE, iso } from '../../lib/clock.js';
 import { body, buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { signUp, type TestUser } from '../../../test/factories.js';
 import { startRedisServer, type RedisServer } from '../../../test/cluster/redis-server.js';
 import type { BeaconStore } from './beacon-store.js';
-import type { DeviceKey, Ping } from './beacons.repository.js';
+import { boundingBox } from '../dispatch/geo.js';
+import type { Box, DeviceKey, Ping } from './beacons.repository.js';
 import { sweepSilentBeacons } from './beacons.service.js';
 
 // One contract, two stores: memory over the database (no REDIS_URL) and Redis (REDIS_URL set). The Redis
@@ -177,8 +179,137 @@ for (const kind of ['memory', 'redis'] as const) {
       assert.deepEqual((await store.positions(t.ctx.db, annOrg, 'test', since)).map((p) => p.device_id), ['test-mode']);
       assert.deepEqual(await store.positions(t.ctx.db, annOrg, 'live', iso(new Date(t.clock.now().getTime() + 1))), [], 'seen before the cut-off');
     });
+
+    test('positions in a box: exactly the devices a scan of every device finds, near the poles and the antimeridian too', async () => {
+      // Latitudes and longitudes weighted to the awkward places: the poles (beyond a Redis geo set's
+      // ±85.05°), the antimeridian, the exact edges, and one small region where most boxes fall.
+      const lat = fc.oneof(fc.double({ min: -90, max: 90, noNaN: true }), fc.double({ min: 84, max: 90, noNaN: true }), fc.double({ min: -90, max: -84, noNaN: true }), fc.constantFrom(-90, 90, 85.05112878, -85.05112878, 0), fc.double({ min: 52, max: 53, noNaN: true }));
+      const lng = fc.oneof(fc.double({ min: -180, max: 180, noNaN: true }), fc.double({ min: 175, max: 180, noNaN: true }), fc.double({ min: -180, max: -175, noNaN: true }), fc.constantFrom(-180, 180, 0), fc.double({ min: 4, max: 5, noNaN: true }));
+      const fate = fc.constantFrom('on', 'on', 'moved', 'off', 'left');
+      const devices = fc.array(fc.record({ lat, lng, lat2: lat, lng2: lng, fate }), { minLength: 1, maxLength: 20 });
+      // Boxes as the responder search makes them (boundingBox), corners at devices' own positions (edges are inclusive), or any rectangle.
+      const box = fc.oneof(
+        fc.record({ lat, lng, r: fc.double({ min: 10, max: 5_000_000, noNaN: true }) }).map(({ lat, lng, r }) => ({ make: 'radius' as const, lat, lng, r })),
+        fc.record({ i: fc.nat(), j: fc.nat() }).map(({ i, j }) => ({ make: 'corners' as const, i, j })),
+        fc.record({ a: lat, b: lat, c: lng, d: lng }).map(({ a, b, c, d }) => ({ make: 'rect' as const, box: { minLat: Math.min(a, b), maxLat: Math.max(a, b), minLng: Math.min(c, d), maxLng: Math.max(c, d) } })),
+      );
+      await fc.assert(
+        fc.asyncProperty(devices, fc.array(box, { minLength: 1, maxLength: 6 }), async (devs, boxes) => {
+          t.clock.advance(MINUTE);
+          const since = iso(t.clock.now());
+          const where = new Map<string, { lat: number; lng: number }>();
+          for (const d of devs) {
+            const key = device();
+            await store.recordPing(t.ctx.db, key, ping({ deviceId: key.deviceKey, lat: d.lat, lng: d.lng }));
+            if (d.fate === 'moved') {
+              t.clock.advance(1);
+              await store.recordPing(t.ctx.db, key, ping({ deviceId: key.deviceKey, lat: d.lat2, lng: d.lng2 }));
+            }
+            if (d.fate === 'off') await store.switchOff(t.ctx.db, key);
+            if (d.fate === 'left') await store.recordPing(t.ctx.db, key, ping({ orgId: bobOrg, deviceId: key.deviceKey }));
+            if (d.fate === 'on' || d.fate === 'moved') where.set(key.deviceKey, d.fate === 'moved' ? { lat: d.lat2, lng: d.lng2 } : d);
+          }
+          const at = devs.map((d) => (d.fate === 'moved' ? { lat: d.lat2, lng: d.lng2 } : d));
+          for (const b of boxes) {
+            const rect: Box =
+              b.make === 'radius'
+                ? boundingBox(b.lat, b.lng, b.r)
+                : b.make === 'rect'
+                  ? b.box
+                  : (() => {
+                      const [p, q] = [at[b.i % at.length]!, at[b.j % at.length]!];
+                      return { minLat: Math.min(p.lat, q.lat), maxLat: Math.max(p.lat, q.lat), minLng: Math.min(p.lng, q.lng), maxLng: Math.max(p.lng, q.lng) };
+                    })();
+            const inside = [...where].filter(([, p]) => p.lat >= rect.minLat && p.lat <= rect.maxLat && p.lng >= rect.minLng && p.lng <= rect.maxLng).map(([k]) => k);
+            const found = (await store.positions(t.ctx.db, annOrg, 'live', since, rect)).map((p) => p.device_id!);
+            assert.deepEqual(found.sort(), inside.sort(), JSON.stringify(rect));
+          }
+          // Without a box: every device still on in the org.
+          assert.deepEqual((await store.positions(t.ctx.db, annOrg, 'live', since)).map((p) => p.device_id!).sort(), [...where.keys()].sort());
+        }),
+        { numRuns: Number(process.env.RUNS ?? 60) },
+      );
+    });
   });
 }
+
+describe('the Redis store’s box search (issue #40)', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp({ REDIS_URL: redisServer.url, REDIS_PREFIX: `${redisServer.prefix}box:` });
+    const deadline = Date.now() + 5_000;
+    while (t.ctx.redis!.status !== 'ready' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  });
+  after(() => t.close());
+
+  /** Calls of `command` Redis has served since the last CONFIG RESETSTAT (this test's own redis-server). */
+  const calls = async (command: string) => Number(/calls=(\d+)/.exec((await t.ctx.redis!.info('commandstats')).split('\n').find((l) => l.startsWith(`cmdstat_${command}:`)) ?? '')?.[1] ?? 0);
+
+  test('reads the hashes of the devices in the box only, not every device of the org', async () => {
+    const u = await signUp(t.app, { name: 'Box' });
+    const org = body<{ orgs: { id: number; primary: boolean }[] }>(await t.app.inject({ url: '/v1/orgs', headers: { cookie: u.cookie } })).orgs.find((o) => o.primary)!.id;
+    const now = iso(t.clock.now());
+    const ping = (lat: number, lng: number): Ping => ({ orgId: org, deviceId: null, lat, lng, accuracy: null, meta: '{}', positionAt: now, now });
+    // 300 devices spread over 3 x 3 degrees of the Netherlands and Germany, and 4 in a square kilometre of Amsterdam.
+    for (let i = 0; i < 300; i++) await t.ctx.beacons.recordPing(t.ctx.db, { mode: 'live', userId: u.id, deviceKey: `far-${i}` }, ping(50 + ((i * 0.618034) % 1) * 3, 6 + ((i * 0.754878) % 1) * 3));
+    for (let i = 0; i < 4; i++) await t.ctx.beacons.recordPing(t.ctx.db, { mode: 'live', userId: u.id, deviceKey: `near-${i}` }, ping(52.37 + i * 0.001, 4.89 + i * 0.001));
+    await t.ctx.redis!.config('RESETSTAT');
+    const found = await t.ctx.beacons.positions(t.ctx.db, org, 'live', now, boundingBox(52.37, 4.89, 5_000));
+    assert.equal(found.length, 4);
+    assert.equal(await calls('hmget'), 4, 'one hash read per device in the box');
+    assert.equal(await calls('smembers'), 0, 'the org’s set of every device is not read');
+  });
+});
+
+describe('the Redis store\'s hash through the ping script\'s cases', () => {
+  let t: TestApp;
+  let u: TestUser;
+  let v: TestUser;
+  before(async () => {
+    t = await buildTestApp({ REDIS_URL: redisServer.url, REDIS_PREFIX: `${redisServer.prefix}hash:` });
+    u = await signUp(t.app, { name: 'Hal' });
+    v = await signUp(t.app, { name: 'Ivy' });
+    const deadline = Date.now() + 5_000;
+    while (t.ctx.redis!.status !== 'ready' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  });
+  after(() => t.close());
+
+  test('a turn-on clears the switch-off TTL and takes the ping\'s org even when its position is older; a later ping keeps both', async () => {
+    const redis = t.ctx.redis!;
+    const prefix = `${redisServer.prefix}hash:`;
+    const orgOf = async (x: TestUser) => body<{ orgs: { id: number; primary: boolean }[] }>(await t.app.inject({ url: '/v1/orgs', headers: { cookie: x.cookie } })).orgs.find((o) => o.primary)!.id;
+    const [first, second] = [await orgOf(u), await orgOf(v)];
+    const key: DeviceKey = { mode: 'live', userId: u.id, deviceKey: 'hash-case' };
+    const hash = `${prefix}beacon:live:${u.id}:hash-case`;
+    const at = (ms: number) => iso(new Date(t.clock.now().getTime() + ms));
+    const ping = (fields: Partial<Ping>): Ping => ({ orgId: first, deviceId: 'hash-case', lat: 1, lng: 2, accuracy: 3, meta: '{}', positionAt: at(0), now: at(0), ...fields });
+    const orgSet = (org: number) => redis.smembers(`${prefix}beacons:org:live:${org}`);
+    const member = `live:${u.id}:hash-case`;
+
+    assert.deepEqual(await t.ctx.beacons.recordPing(t.ctx.db, key, ping({})), { turnedOn: true, moved: true });
+    assert.equal(await redis.ttl(hash), -1);
+    assert.ok((await t.ctx.beacons.switchOff(t.ctx.db, key)) !== undefined);
+    assert.ok((await redis.pttl(hash)) > 0, 'a switched-off device\'s hash expires');
+    assert.ok(!(await orgSet(first)).includes(member));
+
+    // On again from the other org with a position older than the stored one: on, in that org, the old position kept.
+    const back = await t.ctx.beacons.recordPing(t.ctx.db, key, ping({ orgId: second, lat: 9, positionAt: at(-60_000), now: at(1_000) }));
+    assert.deepEqual(back, { turnedOn: true, moved: true });
+    assert.equal(await redis.ttl(hash), -1, 'the turn-on removed the TTL');
+    assert.deepEqual(await redis.hmget(hash, 'on', 'org', 'lat', 'seen'), ['1', String(second), '1', at(1_000)]);
+    assert.deepEqual([(await orgSet(first)).includes(member), (await orgSet(second)).includes(member)], [false, true]);
+    assert.equal(await redis.zscore(`${prefix}beacons:seen`, member), String(Date.parse(at(1_000))));
+
+    // A later ping that is older still: seen, not moved, still on in that org, no TTL.
+    assert.deepEqual(await t.ctx.beacons.recordPing(t.ctx.db, key, ping({ lat: 7, positionAt: at(-120_000), now: at(2_000) })), { turnedOn: false, moved: false });
+    assert.deepEqual(await redis.hmget(hash, 'on', 'org', 'lat', 'seen', 'seenms'), ['1', String(second), '1', at(2_000), String(Date.parse(at(2_000)))]);
+    assert.equal(await redis.ttl(hash), -1);
+    // And a newer one from the first org moves it back there.
+    assert.deepEqual(await t.ctx.beacons.recordPing(t.ctx.db, key, ping({ lat: 5, positionAt: at(3_000), now: at(3_000) })), { turnedOn: false, moved: true });
+    assert.deepEqual(await redis.hmget(hash, 'org', 'lat', 'pos'), [String(first), '5', at(3_000)]);
+    assert.deepEqual([(await orgSet(first)).includes(member), (await orgSet(second)).includes(member)], [true, false]);
+  });
+});
 
 describe('beacons over HTTP with REDIS_URL', () => {
   let t: TestApp;

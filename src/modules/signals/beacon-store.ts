@@ -31,7 +31,7 @@ export type TurnOffHook = (tx: Tx, state: BeaconState) => Promise<void>;
  */
 export interface BeaconStore {
   readonly kind: 'memory' | 'redis';
-  /** Resolves once the state is loaded (the memory store reads the active rows at start). */
+  /** Resolves once the state is loaded (the memory store reads the active rows on its first use; every other call waits for it). */
   ready(): Promise<void>;
   recordPing(db: Kysely<DB>, key: DeviceKey, ping: Ping, opts?: PingOptions): Promise<{ turnedOn: boolean; moved: boolean }>;
   /**

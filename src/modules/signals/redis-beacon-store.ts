@@ -10,6 +10,9 @@ import { activeBeacon, type BeaconState, type Box, type DeviceKey } from './beac
 //   P beacon:<mode>:<user>:<device key>   hash: on, org, dev, hasdev, lat, lng, acc, meta, pos, seen, seenms
 //   P beacons:seen                        sorted set of active devices by last ping (ms): the silence sweep
 //   P beacons:org:<mode>:<org>            set of the org's active devices: the live map's first paint
+//   P beacons:geo:<mode>:<org>            geo set (GEOADD) of the org's active devices with a position: the
+//                                         responder search's box (GEOSEARCH), latitude held within the geo
+//                                         range (±85.05112878°; the hash keeps the true one)
 // A member is `<mode>:<user>:<device key>`; the device key comes last, so it may hold any character.
 // Each step is one Lua script, so concurrent pings on any number of instances agree. The scripts
 // build the org set's key from the prefix, so this is for one Redis (or a primary with replicas),
@@ -17,6 +20,14 @@ import { activeBeacon, type BeaconState, type Box, type DeviceKey } from './beac
 
 /** A switched-off device's hash is kept this long (a ping after that is a new run anyway). */
 const OFF_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * The positions a Redis geo set holds: latitudes within Web Mercator's ±85.05112878° (GEOADD refuses a
+ * point beyond) and longitudes within ±180, each less a hair (0.1 m) at the top, as a point on the top
+ * edge (longitude 179.99999999999997 too) gets a geohash outside every cell that GEOSEARCH never finds.
+ */
+const GEO_LAT_MAX = 85.05112878 - 1e-6;
+const GEO_LNG_MAX = 180 - 1e-6;
 
 const PING = `
 local h = KEYS[1]
@@ -37,10 +48,22 @@ end
 redis.call('HSET', h, 'seen', ARGV[10], 'seenms', ARGV[11])
 redis.call('PERSIST', h)
 local org = redis.call('HGET', h, 'org')
-if oldOrg and oldOrg ~= org then redis.call('SREM', ARGV[12] .. oldOrg, ARGV[1]) end
+if oldOrg and oldOrg ~= org then
+  redis.call('SREM', ARGV[12] .. oldOrg, ARGV[1])
+  redis.call('ZREM', ARGV[13] .. oldOrg, ARGV[1])
+end
 redis.call('SADD', ARGV[12] .. org, ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[11], ARGV[1])
 if turnedOn == 1 then moved = 1 end
+if moved == 1 then
+  local ll = redis.call('HMGET', h, 'lat', 'lng')
+  local lat, lng = tonumber(ll[1]), tonumber(ll[2])
+  if lat and lng then
+    redis.call('GEOADD', ARGV[13] .. org, math.min(${GEO_LNG_MAX}, lng), math.max(-${GEO_LAT_MAX}, math.min(${GEO_LAT_MAX}, lat)), ARGV[1])
+  else
+    redis.call('ZREM', ARGV[13] .. org, ARGV[1])
+  end
+end
 return {turnedOn, moved}
 `;
 
@@ -50,12 +73,52 @@ if redis.call('HGET', h, 'on') ~= '1' then return false end
 if ARGV[3] ~= '' and tonumber(redis.call('HGET', h, 'seenms')) >= tonumber(ARGV[3]) then return false end
 redis.call('HSET', h, 'on', '0')
 redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('SREM', ARGV[2] .. redis.call('HGET', h, 'org'), ARGV[1])
+local org = redis.call('HGET', h, 'org')
+redis.call('SREM', ARGV[2] .. org, ARGV[1])
+redis.call('ZREM', ARGV[5] .. org, ARGV[1])
 redis.call('PEXPIRE', h, ARGV[4])
 return redis.call('HGETALL', h)
 `;
 
+/**
+ * The devices a search may return, read inside Redis in one command: the members of the org's geo set in
+ * the search area (ARGV[1] 'geo', the area in ARGV[2..5]) or of its set of every device ('all'), each once,
+ * with the fields of its hash the search needs, for those on in the org (ARGV[7]) and heard since ARGV[8]
+ * (ms) with a position: a flat reply of 8 strings a device (member, on, org, lat, lng, seenms, hasdev, dev).
+ * One round trip and one reply, where a pipelined HMGET a device cost the server a reply each to parse.
+ */
+const POSITIONS = `#!lua flags=no-writes
+local members
+if ARGV[1] == 'geo' then
+  members = redis.call('GEOSEARCH', KEYS[1], 'FROMLONLAT', ARGV[2], ARGV[3], 'BYBOX', ARGV[4], ARGV[5], 'm')
+else
+  members = redis.call('SMEMBERS', KEYS[1])
+end
+local since = tonumber(ARGV[8])
+local out, seen = {}, {}
+for _, m in ipairs(members) do
+  if not seen[m] then
+    seen[m] = true
+    local f = redis.call('HMGET', ARGV[6] .. m, 'on', 'org', 'lat', 'lng', 'seenms', 'hasdev', 'dev')
+    local heard = tonumber(f[5])
+    if f[1] == '1' and f[2] == ARGV[7] and f[3] and f[3] ~= '' and f[4] and f[4] ~= '' and heard and heard >= since then
+      local n = #out
+      out[n + 1] = m
+      out[n + 2] = f[1]
+      out[n + 3] = f[2]
+      out[n + 4] = f[3]
+      out[n + 5] = f[4]
+      out[n + 6] = f[5]
+      out[n + 7] = f[6] or ''
+      out[n + 8] = f[7] or ''
+    end
+  end
+end
+return out
+`;
+
 type Script = (hash: string, seen: string, ...args: string[]) => Promise<unknown>;
+type PositionsScript = (key: string, ...args: (string | number)[]) => Promise<string[]>;
 const num = (v: string | undefined) => (v === undefined || v === '' ? null : Number(v));
 
 /** Active, recently seen devices of the org with a position (inside `box` when given), from HMGET replies. */
@@ -75,14 +138,42 @@ function positionsOf(members: string[], rows: (string | null)[][], orgId: number
   return out;
 }
 
+/** Redis's own Earth radius (geohash_helper.c), in which GEOSEARCH measures a box's width and height. */
+const REDIS_EARTH_M = 6372797.560856;
+const RAD = Math.PI / 180;
+/** Added on every side of a box, in degrees (~11 m): far more than a geo set's rounding of a position (< 1 m). */
+const GEO_MARGIN = 1e-4;
+
+/**
+ * GEOSEARCH's FROMLONLAT ... BYBOX arguments for an area holding every point of the latitude/longitude
+ * rectangle `box` (longitude never wrapped: boundingBox opens it to ±180 instead). BYBOX is not such a
+ * rectangle: it keeps a point whose distance from the centre's meridian, measured along the point's own
+ * parallel (great circle), is within half the width. That distance is at most the parallel's arc
+ * R·cos(lat)·Δlng, largest at the box's latitude nearest the equator, so that arc is the half width;
+ * the parts of the area outside the box are filtered out by the hashes' positions. Positions are held
+ * within the geo range, as GEOADD's are (PING), so polar devices are found at its edge.
+ */
+function geoSearchArea(box: Box): [number, number, 'BYBOX', number, number, 'm'] {
+  const clamp = (lat: number) => Math.max(-GEO_LAT_MAX, Math.min(GEO_LAT_MAX, lat));
+  const lo = clamp(box.minLat);
+  const hi = clamp(box.maxLat);
+  const halfLat = (hi - lo) / 2 + GEO_MARGIN;
+  const halfLng = (box.maxLng - box.minLng) / 2 + GEO_MARGIN;
+  const nearEquator = lo - GEO_MARGIN <= 0 && hi + GEO_MARGIN >= 0 ? 0 : Math.min(Math.abs(lo - GEO_MARGIN), Math.abs(hi + GEO_MARGIN));
+  const width = 2 * REDIS_EARTH_M * Math.cos(nearEquator * RAD) * halfLng * RAD;
+  return [Math.min(GEO_LNG_MAX, (box.minLng + box.maxLng) / 2), (lo + hi) / 2, 'BYBOX', width, 2 * REDIS_EARTH_M * halfLat * RAD, 'm'];
+}
+
 type Transaction = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
 
 export function createRedisBeaconStore(redis: Redis, prefix: string, log: FastifyBaseLogger, transaction: Transaction): BeaconStore {
   redis.defineCommand('musterBeaconPing', { numberOfKeys: 2, lua: PING });
   redis.defineCommand('musterBeaconOff', { numberOfKeys: 2, lua: SWITCH_OFF });
-  const scripts = redis as unknown as { musterBeaconPing: Script; musterBeaconOff: Script };
+  redis.defineCommand('musterBeaconPositions', { numberOfKeys: 1, lua: POSITIONS });
+  const scripts = redis as unknown as { musterBeaconPing: Script; musterBeaconOff: Script; musterBeaconPositions: PositionsScript };
   const seenKey = `${prefix}beacons:seen`;
   const orgSetPrefix = (mode: Mode) => `${prefix}beacons:org:${mode}:`;
+  const geoPrefix = (mode: Mode) => `${prefix}beacons:geo:${mode}:`;
   const memberOf = (k: DeviceKey) => `${k.mode}:${k.userId}:${k.deviceKey}`;
   const hashOf = (member: string) => `${prefix}beacon:${member}`;
   const keyOf = (member: string): DeviceKey => {
@@ -115,7 +206,7 @@ export function createRedisBeaconStore(redis: Redis, prefix: string, log: Fastif
      */
     recordPing: async (_db, k, p, opts: PingOptions = {}) => {
       const member = memberOf(k);
-      const args = [member, String(p.orgId), p.deviceId ?? '', p.deviceId === null ? '0' : '1', String(p.lat ?? ''), String(p.lng ?? ''), String(p.accuracy ?? ''), p.meta, p.positionAt, p.now, String(Date.parse(p.now)), orgSetPrefix(k.mode)];
+      const args = [member, String(p.orgId), p.deviceId ?? '', p.deviceId === null ? '0' : '1', String(p.lat ?? ''), String(p.lng ?? ''), String(p.accuracy ?? ''), p.meta, p.positionAt, p.now, String(Date.parse(p.now)), orgSetPrefix(k.mode), geoPrefix(k.mode)];
       let result: { turnedOn: boolean; moved: boolean };
       opts.check?.();
       try {
@@ -132,7 +223,7 @@ export function createRedisBeaconStore(redis: Redis, prefix: string, log: Fastif
         } catch (err) {
           // The turn-on was refused (a revoked tracker) or not recorded: the device goes back off, so
           // the next ping turns it on (and writes beacon_on) again.
-          await scripts.musterBeaconOff(hashOf(member), seenKey, member, orgSetPrefix(k.mode), '', String(OFF_TTL_MS)).catch((e: unknown) => unreachable(e, 'refused turn-on not undone'));
+          await scripts.musterBeaconOff(hashOf(member), seenKey, member, orgSetPrefix(k.mode), '', String(OFF_TTL_MS), geoPrefix(k.mode)).catch((e: unknown) => unreachable(e, 'refused turn-on not undone'));
           throw err;
         }
       }
@@ -143,7 +234,7 @@ export function createRedisBeaconStore(redis: Redis, prefix: string, log: Fastif
       const silent = silentBefore === undefined ? '' : String(Date.parse(silentBefore));
       let state: BeaconState;
       try {
-        const flat = (await scripts.musterBeaconOff(hashOf(member), seenKey, member, orgSetPrefix(k.mode), silent, String(OFF_TTL_MS))) as string[] | null;
+        const flat = (await scripts.musterBeaconOff(hashOf(member), seenKey, member, orgSetPrefix(k.mode), silent, String(OFF_TTL_MS), geoPrefix(k.mode))) as string[] | null;
         if (!flat) return undefined;
         const f: Record<string, string> = {};
         for (let i = 0; i + 1 < flat.length; i += 2) f[flat[i]!] = flat[i + 1]!;
@@ -190,15 +281,21 @@ export function createRedisBeaconStore(redis: Redis, prefix: string, log: Fastif
     },
     positions: async (_db, orgId, mode, seenSince, box) => {
       const since = Date.parse(seenSince);
-      let rows: (string | null)[][];
       try {
-        const members = await redis.smembers(`${orgSetPrefix(mode)}${orgId}`);
-        // One pipelined round trip for every device, reading only the six fields the search needs.
-        const got = members.length === 0 ? [] : await redis.pipeline(members.map((m) => ['hmget', hashOf(m), 'on', 'org', 'lat', 'lng', 'seenms', 'hasdev', 'dev'])).exec();
-        rows = (got ?? []).map(([err, h]) => {
-          if (err) throw err;
-          return h as (string | null)[];
-        });
+        // With a box, only the devices of the org's geo set inside a search area that covers it (a
+        // superset: the hashes' own positions are checked below); without one, every device of the org.
+        // One script reads them and their hashes (POSITIONS), each member once should a search area wider
+        // than half the globe reach one geohash cell from two sides.
+        const [lng, lat, , width, height] = box ? geoSearchArea(box) : [0, 0, 'BYBOX', 0, 0];
+        const flat = box
+          ? await scripts.musterBeaconPositions(`${geoPrefix(mode)}${orgId}`, 'geo', lng, lat, width, height, `${prefix}beacon:`, String(orgId), since)
+          : await scripts.musterBeaconPositions(`${orgSetPrefix(mode)}${orgId}`, 'all', 0, 0, 0, 0, `${prefix}beacon:`, String(orgId), since);
+        const members: string[] = [];
+        const rows: (string | null)[][] = [];
+        for (let i = 0; i + 7 < flat.length; i += 8) {
+          members.push(flat[i]!);
+          rows.push(flat.slice(i + 1, i + 8));
+        }
         return positionsOf(members, rows, orgId, since, box);
       } catch (err) {
         unreachable(err, 'active devices unknown');
