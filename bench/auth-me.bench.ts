@@ -1,7 +1,7 @@
 // GET /v1/auth/me with an API key, against a bare node:http server answering the same bytes.
 import os from 'node:os';
 import { AUTH_ME_PROFILE } from './profile-notes.js';
-import { bothTable, CONFIGS, CPU_NOTE, pgRedis, startPgRedisMuster, type PgRedis } from './pg-redis.js';
+import { bothTable, CONFIGS, costRows, CPU_NOTE, pgRedis, startPgRedisMuster, type PgRedis } from './pg-redis.js';
 import { answerHeaders, compare, interleave, liveKey, machine, ROUNDS_TEXT, RUN_SECONDS, startBaseline, startFastifyFloor, startMuster, type BenchResult, type LoadFigures, type MusterServer, type Server } from './lib.js';
 
 const NAME = 'auth-me';
@@ -40,7 +40,7 @@ export async function run(): Promise<BenchResult> {
 
     const both = await interleave({ url: baseline.url, seconds: RUN_SECONDS }, [
       { url: `${muster.url}/v1/auth/me`, headers, seconds: RUN_SECONDS },
-      { url: `${pgMuster.url}/v1/auth/me`, headers: pgHeaders, seconds: RUN_SECONDS, otherCpuMs: pgr.backendCpuMs },
+      { url: `${pgMuster.url}/v1/auth/me`, headers: pgHeaders, seconds: RUN_SECONDS, otherCpuMs: pgr.backendCpuMs, wire: true },
     ]);
     const goal = both.subjects.map((s, i) => `${CONFIGS[i]} ${(s.ratio * 100).toFixed(1)} %, **${s.ratio >= GOAL_RATIO ? 'met' : 'not met'}**`).join('; ');
     // The framework's floor in the same run: Fastify alone answering the same bytes.
@@ -83,7 +83,7 @@ export async function run(): Promise<BenchResult> {
       '',
       PROFILE_NOTES,
     ].join('\n');
-    return { name: NAME, markdown };
+    return { name: NAME, markdown, costs: costRows('GET /v1/auth/me', both) };
   } finally {
     await baseline?.close();
     await floor?.close();

@@ -2,9 +2,10 @@
 // repeats, so after the first every request is the dedup path (insert refused by the partial
 // unique index, the open incident locked, an alert_repeated timeline event written), against a
 // bare node:http server answering the same 202 body.
+import { sql } from 'kysely';
 import os from 'node:os';
 import { interleave, liveKey, machine, ROUNDS_TEXT, RUN_SECONDS, startBaseline, startMuster, type BenchResult, type MusterServer, type Server } from './lib.js';
-import { bothTable, CONFIGS, CPU_NOTE, pgRedis, startPgRedisMuster, type PgRedis } from './pg-redis.js';
+import { bothTable, CONFIGS, costRows, CPU_NOTE, pgRedis, startPgRedisMuster, type PgRedis } from './pg-redis.js';
 
 const NAME = 'events-api';
 const SECONDS = RUN_SECONDS;
@@ -48,10 +49,13 @@ async function check(who: string, { muster, key }: Side): Promise<{ repeats: num
   const list = await muster.app.inject({ method: 'GET', url: `/v1/tickets?source_ref=${event.dedup_key}`, headers: { 'x-api-key': key } });
   const tickets = list.json<{ tickets: { Id: number }[] }>().tickets;
   if (tickets.length !== 1) throw new Error(`${who}: ${tickets.length} incidents for one dedup_key`);
-  const repeats = await muster.ctx.db.selectFrom('incident_events').select((eb) => eb.fn.countAll<number>().as('n')).where('incident_id', '=', tickets[0]!.Id).where('type', '=', 'alert_repeated').executeTakeFirstOrThrow();
-  // Each repeat carried the count of triggers so far: the last one counts the first trigger and every repeat.
-  const latest = await muster.ctx.db.selectFrom('incident_events').select('data').where('incident_id', '=', tickets[0]!.Id).where('type', '=', 'alert_repeated').orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
-  const lastCount = (JSON.parse(latest.data) as { count?: number }).count;
+  // Both from one statement, so one snapshot: a request still in flight when the load stopped may commit between two reads.
+  const id = tickets[0]!.Id;
+  const { rows } = await sql<{ n: number | string; data: string }>`
+    select count(*) as n, (select data from incident_events where incident_id = ${id} and type = 'alert_repeated' order by id desc limit 1) as data
+    from incident_events where incident_id = ${id} and type = 'alert_repeated'`.execute(muster.ctx.db);
+  const repeats = { n: rows[0]!.n };
+  const lastCount = (JSON.parse(rows[0]!.data) as { count?: number }).count;
   if (lastCount !== Number(repeats.n) + 1) throw new Error(`${who}: the last alert_repeated carries count ${lastCount}, expected ${Number(repeats.n) + 1}`);
   return { repeats: Number(repeats.n), lastCount };
 }
@@ -73,7 +77,7 @@ export async function run(): Promise<BenchResult> {
     process.stderr.write('  POST events (repeated dedup_key), SQLite and PostgreSQL + Redis...\n');
     const both = await interleave({ url: baseline.url, method: 'POST', body: event, seconds: SECONDS }, [
       { url: `${muster.url}${lite.path}`, method: 'POST', body: event, seconds: SECONDS },
-      { url: `${pgMuster.url}${pgSide.path}`, method: 'POST', body: event, seconds: SECONDS, otherCpuMs: pgr.backendCpuMs },
+      { url: `${pgMuster.url}${pgSide.path}`, method: 'POST', body: event, seconds: SECONDS, otherCpuMs: pgr.backendCpuMs, wire: true },
     ]);
     const checked = [await check(CONFIGS[0], lite), await check(CONFIGS[1], pgSide)];
     const goal = both.subjects.map((s, i) => `${CONFIGS[i]} ${int(Math.round(s.figures.requestsPerSec))} req/s, **${s.figures.requestsPerSec >= GOAL_RPS ? 'met' : 'not met'}**`).join('; ');
@@ -109,7 +113,7 @@ export async function run(): Promise<BenchResult> {
       '',
       `Machine: ${machine()} (${os.platform()} ${os.arch()}). Date: ${new Date().toISOString().slice(0, 10)}. Command: \`npm run bench -- events-api\`.`,
     ].join('\n');
-    return { name: NAME, markdown };
+    return { name: NAME, markdown, costs: costRows('Events API trigger (POST /v1/integrations/events, repeated dedup_key)', both) };
   } finally {
     await baseline?.close();
     await muster.close();

@@ -353,7 +353,8 @@ export async function run(): Promise<BenchResult> {
         );
       }
     }
-    return { name: NAME, markdown: report(phases, loadStart, limits, childFiles) };
+    const rssPerStream = median(phases.filter((p) => p.kind === 'muster').map((p) => (p.after.rss - p.before.rss) / SUBSCRIBERS));
+    return { name: NAME, markdown: report(phases, loadStart, limits, childFiles), memory: [{ what: 'open stream (idle SSE subscriber, RSS)', config: 'SQLite', bytes: rssPerStream }] };
   } finally {
     await receiver.stop();
   }

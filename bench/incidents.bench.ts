@@ -14,7 +14,7 @@ import type { IncidentSource, IncidentStatus, Priority } from '../src/db/schema.
 import { scoped, type Scope } from '../src/db/scope.js';
 import { slaTimes } from '../src/modules/incidents/sla.js';
 import { fsyncCost } from './fsync-cost.js';
-import { bothTable, CONFIGS, CPU_NOTE, PG_URL, pgRedis, startPgRedisMuster, type PgRedis } from './pg-redis.js';
+import { bothTable, CONFIGS, costRows, CPU_NOTE, PG_URL, pgRedis, startPgRedisMuster, type PgRedis } from './pg-redis.js';
 import { compare, interleave, liveKey, machine, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type Comparison, type Interleaved, type LoadFigures, type MusterServer, type Server, fsyncMedianMs, prng } from './lib.js';
 import { INCIDENTS_PROFILE } from './profile-notes.js';
 
@@ -389,7 +389,7 @@ export async function run(): Promise<BenchResult> {
     // Both configurations in the same rounds against the same baseline.
     const sides = [
       { who: CONFIGS[0], m: muster, load: { url: `${muster.url}${listUrl}`, headers, seconds: RUN_SECONDS } },
-      { who: CONFIGS[1], m: pgMuster, load: { url: `${pgMuster.url}${listUrl}`, headers: pgHeaders, seconds: RUN_SECONDS, otherCpuMs: pgr.backendCpuMs } },
+      { who: CONFIGS[1], m: pgMuster, load: { url: `${pgMuster.url}${listUrl}`, headers: pgHeaders, seconds: RUN_SECONDS, otherCpuMs: pgr.backendCpuMs, wire: true } },
     ];
     process.stderr.write(`  GET ${listUrl}, SQLite and PostgreSQL + Redis...\n`);
     const hitsBefore = sides.map((x) => x.m.ctx.listCache.hits);
@@ -532,7 +532,11 @@ export async function run(): Promise<BenchResult> {
       '',
       INCIDENTS_PROFILE,
     ].join('\n');
-    return { name: NAME, markdown };
+    const costs = [
+      ...costRows(`GET ${listUrl} (1,000,000 rows, from the list cache)`, get),
+      ...costRows(`GET ${listUrl} (1,000,000 rows, list cache off)`, uncached),
+    ];
+    return { name: NAME, markdown, costs };
   } finally {
     await baseline?.close();
     await muster.close();

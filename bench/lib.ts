@@ -1,4 +1,5 @@
 // Shared helpers of the benchmark suite: a baseline server, a real Muster, and a load runner.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import Fastify from 'fastify';
@@ -32,17 +33,97 @@ export function numberOption(name: string, def: number): number {
   return i >= 0 ? Number(args[i + 1]) : def;
 }
 
-/** Measured seconds of one load, after its 1 s warm-up (load()'s default). */
-export const RUN_SECONDS = sized(3, 1);
+/**
+ * Seconds of a load's warm-up (load()'s default) and of its measured run. Quick runs only prove that
+ * every path answers (their figures are not judged), so their loads are short: loads were ~70 % of a
+ * quick run's time (66 loads, 152 s of 213, 2026-11-27, counted once with a timer around runInWorker).
+ */
+export const WARMUP_SECONDS = sized(1, 0.5);
+export const RUN_SECONDS = sized(3, 0.5);
 /** Rounds of compare() (baseline and subject alternating; compare()'s default). */
 export const ROUNDS = sized(3, 1);
 /** "3 rounds" or "1 round", for the sections' prose. */
 export const ROUNDS_TEXT = `${ROUNDS} round${ROUNDS === 1 ? '' : 's'}`;
 
-/** One benchmark's section of docs/benchmarks.md. */
+/** One benchmark's section of docs/benchmarks.md, and its rows of the cost table (bench/costs.ts). */
 export interface BenchResult {
   name: string;
   markdown: string;
+  /** What one unit of work cost, per configuration: the run gathers every benchmark's into one table. */
+  costs?: CostRow[];
+  /** Memory per held thing (an active device, an open stream, 1,000 schedules). */
+  memory?: MemoryRow[];
+}
+
+/** One unit of work's cost in one configuration, from a measured load (bench/costs.ts renders them). */
+export interface CostRow {
+  /** The unit: 'GET /v1/auth/me', 'beacon (POST /v1/beacons)', 'event to 10,000 streams'... */
+  work: string;
+  /** 'SQLite' or 'PostgreSQL + Redis'. */
+  config: string;
+  /** CPU microseconds of Muster's main thread per unit. */
+  cpuUs: number;
+  /** CPU microseconds of the PostgreSQL backends serving it per unit. */
+  pgCpuUs?: number | undefined;
+  /** Per unit, both directions, from the kernel's counters of Muster's sockets (lib's wireNow()). */
+  wire?: Wire | undefined;
+}
+
+export interface MemoryRow {
+  what: string;
+  config: string;
+  bytes: number;
+}
+
+/**
+ * Traffic between Muster and its PostgreSQL and Redis: bytes both ways and TCP data segments Muster
+ * sent (a write the server answers: close to round trips, pipelined commands sharing one).
+ */
+export interface Wire {
+  pgBytes: number;
+  pgSegments: number;
+  redisBytes: number;
+  redisSegments: number;
+}
+
+const PG_PORT = Number(process.env.BENCH_PG_PORT ?? 5432);
+const REDIS_PORT = Number(process.env.BENCH_REDIS_PORT ?? 6379);
+
+/**
+ * The kernel's byte and segment counters (`ss -tinp`) of this process's TCP connections to PostgreSQL
+ * and Redis, summed. A connection closed between two readings takes its counts with it (the pools of
+ * a benchmark keep theirs open). Undefined where ss cannot be run.
+ */
+export function wireNow(pid = process.pid, redisPort = REDIS_PORT): Wire | undefined {
+  const out = spawnSync('ss', ['-tinpH', 'state', 'established'], { encoding: 'utf8' });
+  if (out.status !== 0) return undefined;
+  const sum: Wire = { pgBytes: 0, pgSegments: 0, redisBytes: 0, redisSegments: 0 };
+  const lines = out.stdout.split('\n');
+  for (let i = 0; i < lines.length - 1; i++) {
+    const head = lines[i]!;
+    if (!head.includes(`pid=${pid},`)) continue;
+    const peer = head.trim().split(/\s+/)[3] ?? '';
+    const port = Number(peer.slice(peer.lastIndexOf(':') + 1));
+    if (port !== PG_PORT && port !== redisPort) continue;
+    const info = lines[i + 1]!;
+    const n = (key: string) => Number(new RegExp(`\\b${key}:(\\d+)`).exec(info)?.[1] ?? 0);
+    const bytes = n('bytes_sent') + n('bytes_received');
+    if (port === PG_PORT) {
+      sum.pgBytes += bytes;
+      sum.pgSegments += n('data_segs_out');
+    } else {
+      sum.redisBytes += bytes;
+      sum.redisSegments += n('data_segs_out');
+    }
+  }
+  return sum;
+}
+
+/** The counters moved between two wireNow() readings, per unit of work (undefined unless both were read). */
+export function wireDelta(a: Wire | undefined, b: Wire | undefined, per: number): Wire | undefined {
+  if (a === undefined || b === undefined) return undefined;
+  const d = (k: keyof Wire) => Math.max(0, b[k] - a[k]) / Math.max(1, per);
+  return { pgBytes: d('pgBytes'), pgSegments: d('pgSegments'), redisBytes: d('redisBytes'), redisSegments: d('redisSegments') };
 }
 
 export interface Server {
@@ -191,8 +272,12 @@ export interface LoadOptions {
    */
   body?: object | string;
   headers?: Record<string, string>;
-  /** Measured seconds, after a 1 s warm-up that is discarded; RUN_SECONDS unless told. */
+  /** Measured seconds, after a warm-up that is discarded; RUN_SECONDS unless told. */
   seconds?: number;
+  /** The warm-up's seconds: WARMUP_SECONDS unless told (a quick run's side that only checks its path may take less). */
+  warmupSeconds?: number;
+  /** Seconds a request may wait for its answer before it counts as an error: 10 unless told. */
+  timeoutSeconds?: number;
   /** Each connection replaces this string in the body and the URL with its index (0-9), or its value of connectionValues. */
   connectionPlaceholder?: string;
   /** Connection i's value for connectionPlaceholder (a device token, say). */
@@ -210,6 +295,11 @@ export interface LoadOptions {
    * backends of bench/pg-redis.ts), read before and after the load: LoadRun's otherCpuUs.
    */
   otherCpuMs?: () => Promise<number>;
+  /**
+   * Read the traffic to PostgreSQL and Redis before and after the load (LoadRun's wire, per request); with
+   * `redisPort`, the Redis of that port (a redis-server of the benchmark's own) instead of the machine's.
+   */
+  wire?: boolean | { redisPort: number };
 }
 
 export type LoadFigures = Pick<LoadSummary, 'requestsPerSec' | 'p50' | 'p95' | 'p99' | 'errors' | 'non2xx'>;
@@ -220,7 +310,7 @@ export type LoadFigures = Pick<LoadSummary, 'requestsPerSec' | 'p50' | 'p95' | '
  * per request completed, warm-up included. A server's capacity is one over it; unlike req/s it does not
  * move with the share of a shared machine the load generator gets.
  */
-export type LoadRun = LoadFigures & { completed: number; cpuUs: number; otherCpuUs?: number };
+export type LoadRun = LoadFigures & { completed: number; cpuUs: number; otherCpuUs?: number; wire?: Wire };
 
 /** CPU time of this process's main thread (Linux: /proc/self/task/<pid>/stat, clock ticks of 10 ms). */
 export function mainThreadCpuMs(): number {
@@ -259,9 +349,13 @@ function runInWorker(job: LoadJob): Promise<{ warmup: LoadSummary; run: LoadSumm
   });
 }
 
-/** Throws unless every request of the run got a 2xx answer, so a broken setup never yields a figure. */
+/**
+ * Throws unless every request of the run got a 2xx answer, so a broken setup never yields a figure.
+ * A quick run's short warm-up may end before its first answer on a busy machine (a pool's first
+ * connections): it is discarded, so only its errors count there.
+ */
 function assertClean(url: string, phase: string, s: LoadSummary): void {
-  if (s.errors > 0 || s.non2xx > 0 || s.total === 0) {
+  if (s.errors > 0 || s.non2xx > 0 || (s.total === 0 && !(QUICK && phase === 'warm-up'))) {
     const statuses = Object.entries(s.statuses)
       .map(([status, n]) => `${n} x ${status}`)
       .join(', ');
@@ -269,11 +363,12 @@ function assertClean(url: string, phase: string, s: LoadSummary): void {
   }
 }
 
-/** Loads a URL with 10 connections: a 1 s warm-up (discarded), then the measured run. */
+/** Loads a URL with 10 connections: a warm-up (discarded; WARMUP_SECONDS unless told), then the measured run. */
 export async function load(opts: LoadOptions): Promise<LoadRun> {
   const headers = { ...opts.headers };
-  const job: LoadJob = { url: opts.url, headers, connections: 10, warmupSeconds: 1, seconds: opts.seconds ?? RUN_SECONDS };
+  const job: LoadJob = { url: opts.url, headers, connections: 10, warmupSeconds: opts.warmupSeconds ?? WARMUP_SECONDS, seconds: opts.seconds ?? RUN_SECONDS };
   if (opts.method) job.method = opts.method;
+  if (opts.timeoutSeconds !== undefined) job.timeoutSeconds = opts.timeoutSeconds;
   if (opts.connectionPlaceholder !== undefined) job.connectionPlaceholder = opts.connectionPlaceholder;
   if (opts.connectionValues !== undefined) job.connectionValues = opts.connectionValues;
   if (opts.sequencePlaceholder !== undefined) job.sequencePlaceholder = opts.sequencePlaceholder;
@@ -291,17 +386,22 @@ export async function load(opts: LoadOptions): Promise<LoadRun> {
   const q = opts.sequencePlaceholder;
   if (q !== undefined && !opts.url.includes(q) && !(job.body ?? '').includes(q)) throw new Error(`sequencePlaceholder ${q} is in neither the URL nor the body`);
   if ((q === undefined) !== (opts.sequenceValues === undefined) || opts.sequenceValues?.length === 0) throw new Error('sequencePlaceholder and sequenceValues come together, with at least one value');
+  const redisPort = typeof opts.wire === 'object' ? opts.wire.redisPort : REDIS_PORT;
+  const wire0 = opts.wire ? wireNow(process.pid, redisPort) : undefined;
   const other0 = await opts.otherCpuMs?.();
   const cpu0 = mainThreadCpuMs();
   const { warmup, run: s } = await runInWorker(job);
   const cpuMs = mainThreadCpuMs() - cpu0;
   const other1 = await opts.otherCpuMs?.();
+  const wire1 = opts.wire ? wireNow(process.pid, redisPort) : undefined;
   assertClean(opts.url, 'warm-up', warmup);
   assertClean(opts.url, 'run', s);
   const completed = warmup.total + s.total;
   const perRequest = (ms: number) => (ms * 1000) / Math.max(1, completed);
   const result: LoadRun = { requestsPerSec: s.requestsPerSec, p50: s.p50, p95: s.p95, p99: s.p99, errors: s.errors, non2xx: s.non2xx, completed, cpuUs: perRequest(cpuMs) };
   if (other0 !== undefined && other1 !== undefined) result.otherCpuUs = perRequest(other1 - other0);
+  const wire = wireDelta(wire0, wire1, completed);
+  if (wire !== undefined) result.wire = wire;
   return result;
 }
 
@@ -339,7 +439,7 @@ export interface InterleavedSubject {
   /** Median over rounds of its req/s divided by the mean of the baseline runs on either side of its round. */
   ratio: number;
   /** Per round: its req/s, that ratio, and the main thread's (and other processes') CPU microseconds per request (LoadRun). */
-  rounds: { rps: number; baseline: number; ratio: number; cpuUs: number; otherCpuUs?: number }[];
+  rounds: { rps: number; baseline: number; ratio: number; cpuUs: number; otherCpuUs?: number; wire?: Wire }[];
   /** Requests completed over all its runs, warm-ups included. */
   completed: number;
 }
@@ -382,7 +482,14 @@ export async function interleave(baseline: LoadOptions, subjects: LoadOptions[],
     subjects: runs.map((subj) => {
       const perRound = subj.map((s, i) => {
         const b = (base[i]!.requestsPerSec + (base[i + 1] ?? base[i]!).requestsPerSec) / 2;
-        return { rps: s.requestsPerSec, baseline: b, ratio: s.requestsPerSec / b, cpuUs: s.cpuUs, ...(s.otherCpuUs === undefined ? {} : { otherCpuUs: s.otherCpuUs }) };
+        return {
+          rps: s.requestsPerSec,
+          baseline: b,
+          ratio: s.requestsPerSec / b,
+          cpuUs: s.cpuUs,
+          ...(s.otherCpuUs === undefined ? {} : { otherCpuUs: s.otherCpuUs }),
+          ...(s.wire === undefined ? {} : { wire: s.wire }),
+        };
       });
       return { figures: medianFigures(subj), ratio: median(perRound.map((r) => r.ratio)), rounds: perRound, completed: completed(subj) };
     }),

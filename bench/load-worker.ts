@@ -12,6 +12,8 @@ export interface LoadJob {
   body?: string;
   headers: Record<string, string>;
   connections: number;
+  /** Seconds a request may wait for its answer before it counts as an error (autocannon's 10 when absent). */
+  timeoutSeconds?: number;
   /**
    * When set, each connection replaces this string in the body and in the URL's path and query with its own
    * value (connectionValues[i], else its index 0 to connections - 1), so that, say, each connection posts as its
@@ -92,6 +94,10 @@ function runOnce(job: LoadJob, seconds: number, sequence?: Sequence): Promise<Lo
     headers: job.headers,
     connections: job.connections,
     duration: seconds,
+    // autocannon checks for the end of a run on its sample tick (1 s by default), so a shorter run
+    // (quick mode's) would last the whole second: tick at the run's length when it is under one.
+    sampleInt: Math.min(1_000, seconds * 1_000),
+    ...(job.timeoutSeconds === undefined ? {} : { timeout: job.timeoutSeconds }),
   };
   const { connectionPlaceholder: placeholder, connectionValues: values, body, sequencePlaceholder: seq, sequenceValues: seqValues } = job;
   if (placeholder !== undefined || seq !== undefined) {

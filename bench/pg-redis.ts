@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { median, startMuster, type Interleaved, type LoadFigures, type LoadOptions, type MusterServer } from './lib.js';
+import { medianWire } from './costs.js';
+import { median, startMuster, type CostRow, type Interleaved, type LoadFigures, type LoadOptions, type MusterServer } from './lib.js';
 
 export const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -137,6 +138,20 @@ export function bothTable(r: Interleaved, labels: readonly string[] = CONFIGS): 
     `Per round, req/s of ${r.subjects.map((_, i) => labels[i]).join(' / ')} / baseline: ${r.subjects[0]!.rounds.map((_, k) => [...r.subjects.map((s) => rps(s.rounds[k]!.rps)), rps(r.subjects[0]!.rounds[k]!.baseline)].join(' / ')).join('; ')}.`,
   );
   return lines;
+}
+
+/** A configuration's name in the cost table, from its label ('Muster, PostgreSQL + Redis' -> 'PostgreSQL + Redis'). */
+export const configOf = (label: string) => (label.includes('PostgreSQL') ? 'PostgreSQL + Redis' : 'SQLite');
+
+/**
+ * The cost-table rows (bench/costs.ts) of interleave(baseline, subjects) for one unit of work: the main thread's
+ * and the PostgreSQL backends' CPU and the traffic per request (give the subjects' loads `wire: true`).
+ */
+export function costRows(work: string, r: Interleaved, labels: readonly string[] = CONFIGS): CostRow[] {
+  return r.subjects.map((s, i) => {
+    const cpu = cpuOf(s);
+    return { work, config: configOf(labels[i] ?? ''), cpuUs: cpu.server, pgCpuUs: cpu.backends, wire: medianWire(s.rounds) };
+  });
 }
 
 /** The note under every two-configuration table: what the CPU columns hold and what they leave out. */

@@ -67,6 +67,27 @@ export const BEACONS_PROFILE = [
   'samples before; the frames are the same after), then GC, Fastify and the hooks.',
 ].join('\n');
 
+/** bench/probe-beacons-redis.ts: where the Redis side of beacon ingest spends (issue #40), written by hand. */
+export const BEACONS_REDIS_PROFILE = [
+  '### Where the Redis side spends (2026-11-27, by hand)',
+  '',
+  '`npx tsx bench/probe-beacons-redis.ts --rounds 4 --seconds 3` (the load above, memory and Redis in alternating runs, CPU per',
+  'beacon of the main thread and of the redis-server, INFO commandstats, `--profile DIR` for .cpuprofiles), on a machine at load',
+  'average 10 to 14 on 2 cores, so the absolute CPU figures are inflated and move by 20 % between runs; read counts and',
+  'same-run ratios. Before: 3.0 TCP segments and about 1,470 bytes to Redis per beacon, one awaited round trip each for the',
+  'rate-limit count (`MULTI`, `INCR`, `PEXPIRE`, `EXEC`: four commands and four replies) and the ping script, and one',
+  'fire-and-forget for the event script; Muster 907 µs per beacon against 558 µs in memory, the redis-server 216 µs more.',
+  'In the Redis side\'s profile the extra work was the socket writes of the commands (`writeUtf8String`, 11 % of samples,',
+  'absent in memory), ioredis building commands and parsing replies (9 %), and GC (5 % against 1 %). Changes: the rate-limit',
+  'count is one script (`INCR` and `PEXPIRE`, one reply; src/lib/rate-limit-store.ts), and the command connection',
+  'auto-pipelines (src/lib/redis.ts): the commands of concurrent requests issued in one turn of the event loop share a write.',
+  'After: 0.47 segments and about 1,390 bytes per beacon, the redis-server 164 µs per beacon (from 216), Muster 883 µs (no',
+  'change measurable at that load; the same three replies are still parsed and awaited). A leaner ping script (one `HMGET`',
+  'instead of four `HGET`s) was tried and left out: with it the two-instance cluster test failed in 5 runs of 5 at that load',
+  '(its outbox case), for no cause found in the time. What remains per beacon: three Redis scripts, two of them awaited in',
+  'sequence on the request path (the count, then the state), and the event heard back on the subscriber connection.',
+].join('\n');
+
 /** bench/profile-incidents.ts: the incident list and creation (written by hand, printed by the incidents benchmark). */
 const INCIDENTS_PROFILE_INTRO = [
   "### Incidents: profile notes (issue #19, 2026-11-24; load average 15-24 on 2 cores, so read shares and counts, not absolute times)",
@@ -208,14 +229,12 @@ export const WATCH_PROFILE = [
 export const WRITE_LIMIT_PROFILE = [
   '### Profile notes (issue #40, 2026-11-27; load average 11-13 on 2 cores, so read shares and counts, not absolute times)',
   '',
-  '- SQLite, Events API trigger: the largest gap, and not the database\'s. Each trigger writes its entry of the integration\'s',
-  '  event log (`integration_events`, src/modules/integrations/ingest.routes.ts `record` -> event-log.repository.ts `logEvent`)',
-  '  on `ctx.db` after the incident\'s transaction: a statement outside any group, so SQLite commits it on its own with',
-  '  `synchronous = FULL`, one fsync per request on the one thread that all groups wait behind (every tenth also trims the',
-  '  log: a read and a DELETE). The counts above show it: about one write per request committed outside a group, and',
-  '  several times the time inside SQL statements per request of `POST /v1/tickets`, whose writes are the same size. The',
-  '  database alone puts the same row in the incident\'s savepoint. Not changed here (this work is the measurement): writing',
-  '  the entry through `ctx.transaction` (it then joins a group) would remove that fsync per request.',
+  '- SQLite, Events API trigger: the largest gap when profiled, and not the database\'s. Each trigger wrote its entry of the',
+  '  integration\'s event log (`integration_events`, src/modules/integrations/ingest.routes.ts `record` -> event-log.repository.ts',
+  '  `logEvent`) on `ctx.db` after the incident\'s transaction: a statement outside any group, so SQLite committed it on its own',
+  '  with `synchronous = FULL`, one fsync per request on the one thread that all groups wait behind. Since then the entry is',
+  '  written through `ctx.transaction` and joins a group (still after the incident\'s commit, as the statements above say), so',
+  '  that fsync per request is gone; the table above is from a run after that change.',
   '- SQLite, `POST /v1/tickets`: `npx tsx bench/profile-incidents.ts --rows 0 --n 1500 --prof DIR create` (load 11.2):',
   '  2,056 us CPU per request, 8.34 statements (the five writes, SAVEPOINT and RELEASE, the dispatch settings read, and',
   '  BEGIN IMMEDIATE / COMMIT 0.18 times: groups of about 5.5). Self time: better-sqlite3 `run` 31.3 % (the statements and',

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseCosts, renderCosts, type BenchCosts } from './costs.js';
 import type { BenchResult } from './lib.js';
 
 export interface Benchmark {
@@ -26,7 +27,12 @@ export interface RunOptions {
   log?: (line: string) => void;
   /** The 1-minute load average and the core count (os's unless told), noted under every section. */
   load?: () => { average: number; cores: number };
+  /** The run's date for the cost table (today's unless told). */
+  date?: string;
 }
+
+/** The cost table's section, above the benchmarks' (bench/costs.ts). */
+const COSTS = 'costs';
 
 const HEADER = `# Benchmarks
 
@@ -104,13 +110,17 @@ export async function runBenchmarks(o: RunOptions): Promise<number> {
 
   // A filtered run keeps the other sections; a full run writes the file anew.
   const sections = o.filter === undefined ? new Map<string, string>() : existingSections(o.output);
-  const outcomes: { name: string; seconds: number; failed: boolean }[] = [];
+  const costs = parseCosts(sections.get(COSTS));
+  if (o.filter === undefined) costs.clear();
+  const date = o.date ?? new Date().toISOString().slice(0, 10);
+  const outcomes: { name: string; seconds: number; failed: boolean; why?: string }[] = [];
   for (const bench of selected) {
     log(`running ${bench.name}...`);
     const t0 = performance.now();
     const loadStart = loadNow().average;
     let failed = false;
     let hung = false;
+    let why: string | undefined;
     try {
       const result = await withTimeout(bench.name, o.timeoutMs, bench.run());
       if (result.name !== bench.name) throw new Error(`${bench.name} returned a section named ${result.name}`);
@@ -118,18 +128,23 @@ export async function runBenchmarks(o: RunOptions): Promise<number> {
       const markdown = `${result.markdown}\n\n${loadLine(loadStart, average, cores)}`;
       print(markdown);
       sections.set(bench.name, `${open(bench.name)}\n${markdown}\n${close(bench.name)}`);
+      const held: BenchCosts = { costs: result.costs ?? [], memory: result.memory ?? [], date };
+      if (held.costs.length + held.memory.length > 0) costs.set(bench.name, held);
+      else costs.delete(bench.name);
     } catch (err) {
       failed = true;
       hung = err instanceof Timeout;
+      why = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 300);
       log(`${bench.name} FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     }
-    outcomes.push({ name: bench.name, seconds: (performance.now() - t0) / 1000, failed });
+    outcomes.push({ name: bench.name, seconds: (performance.now() - t0) / 1000, failed, ...(why === undefined ? {} : { why }) });
     // A benchmark that hung may still hold servers and workers: stop rather than measure beside it.
     if (hung) break;
   }
 
   log(`\n${o.quick ? 'quick run' : 'run'}:`);
-  for (const r of outcomes) log(`  ${r.failed ? 'FAIL' : 'ok  '} ${r.name} (${r.seconds.toFixed(1)} s)`);
+  // A failure's first line is repeated in the summary: CI keeps only the tail of a long log.
+  for (const r of outcomes) log(`  ${r.failed ? 'FAIL' : 'ok  '} ${r.name} (${r.seconds.toFixed(1)} s)${r.why === undefined ? '' : `: ${r.why}`}`);
   const failed = selected.length - outcomes.filter((r) => !r.failed).length;
   if (failed > 0) {
     log(`${failed} of ${selected.length} benchmarks failed or did not run${o.quick ? '' : `; ${path.basename(o.output)} left as it was`}`);
@@ -137,7 +152,9 @@ export async function runBenchmarks(o: RunOptions): Promise<number> {
   }
   if (o.quick) return 0;
 
-  const body = o.benchmarks.flatMap((b) => sections.get(b.name) ?? []);
+  const order = o.benchmarks.map((b) => b.name);
+  const costSection = costs.size === 0 ? [] : [`${open(COSTS)}\n${renderCosts(costs, order)}\n${close(COSTS)}`];
+  const body = [...costSection, ...o.benchmarks.flatMap((b) => sections.get(b.name) ?? [])];
   fs.mkdirSync(path.dirname(o.output), { recursive: true });
   fs.writeFileSync(o.output, `${HEADER}\n${body.join('\n\n')}\n`);
   log(`wrote ${path.relative(process.cwd(), o.output)}`);

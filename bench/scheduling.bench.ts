@@ -1,44 +1,68 @@
-// Scheduling: availability of a host with 10,000 bookings and of a team of 25, and 200 (quick mode: fewer)
-// concurrent bookings of one slot on SQLite and PostgreSQL, each against a bare node:http baseline.
+// Scheduling: availability of a host with 10,000 bookings and of a team of 25, on SQLite and on
+// PostgreSQL with Redis (issue #40) in the same rounds, and 200 (quick mode: fewer) concurrent bookings
+// of one slot on both, each against a bare node:http baseline.
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
-import { compare, machine, QUICK, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type Comparison, type Server } from './lib.js';
+import { col, pgBulkWriter, sqliteBulkWriter, type BulkWriter } from './bulk-writer.js';
+import { compare, interleave, machine, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type Comparison, type Interleaved, type LoadOptions, type MusterServer, type Server } from './lib.js';
+import { bothTable, CONFIGS, costRows, CPU_NOTE, PG_URL, pgRedis, startPgRedisMuster, type PgRedis } from './pg-redis.js';
 
 const NAME = 'scheduling';
 const DAY = 86_400_000;
 /** Bookings seeded for the host, and for the team; members of the team; concurrent bookings of one slot. */
 const BOOKINGS = sized(10_000, 1_000);
+/** On PostgreSQL: the same in a full run; in a quick one (CI, at its time limit) the fewest that still check the answers. */
+const PG_BOOKINGS = sized(BOOKINGS, 100);
+/** Likewise its loads' seconds, measured and warm-up: half a second each in a quick run checks the path. */
+const PG_RUN_SECONDS = sized(RUN_SECONDS, 0.5);
+const PG_WARMUP_SECONDS = sized(1, 0.5);
 const MEMBERS = sized(25, 5);
 const RACERS = sized(200, 50);
-const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 interface Instance extends Server {
   app: FastifyInstance;
+  /** Where its bookings are seeded: a second connection to its SQLite file, or a bulk writer into its PostgreSQL schema. */
+  writer: () => Promise<BulkWriter>;
+  /** The SQLite file (undefined on PostgreSQL). */
   file: string | undefined;
+  /** The PostgreSQL side's schema and Redis prefix (its backends' CPU). */
+  pgr: PgRedis | undefined;
 }
 
 /**
  * A real Muster through lib's startMuster (so with the benchmarks' configuration, rate limits out of
- * reach) on a fresh database: a temp SQLite file, or a new PostgreSQL schema (dropped at close).
+ * reach) on a fresh database: a temp SQLite file, or PostgreSQL with Redis through bench/pg-redis.ts
+ * (a schema and a key prefix of the run's, dropped at close).
  */
 async function start(engine: 'sqlite' | 'postgres'): Promise<Instance> {
-  const schema = `bench_${randomBytes(4).toString('hex')}`;
-  const m = await startMuster(engine === 'postgres' ? { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema } : {});
+  if (engine === 'sqlite') {
+    const m = await startMuster();
+    const file = path.join(m.dataDir, 'muster.db');
+    return { url: m.url, app: m.app, writer: async () => sqliteBulkWriter(file), file, pgr: undefined, close: () => m.close() };
+  }
+  const pgr = await pgRedis(NAME);
+  let m: MusterServer | undefined;
+  try {
+    m = await startPgRedisMuster(pgr);
+  } catch (err) {
+    await pgr.drop();
+    throw err;
+  }
+  const started = m;
   return {
-    url: m.url,
-    app: m.app,
-    file: engine === 'sqlite' ? path.join(m.dataDir, 'muster.db') : undefined,
+    url: started.url,
+    app: started.app,
+    writer: () => pgBulkWriter(PG_URL, pgr.schema, ['bookings']),
+    file: undefined,
+    pgr,
     close: async () => {
-      await m.close();
-      if (engine === 'postgres') {
-        const c = new pg.Client({ connectionString: PG_URL });
-        await c.connect();
-        await c.query(`drop schema if exists ${schema} cascade`);
-        await c.end();
+      try {
+        await started.close();
+      } finally {
+        await pgr.drop();
       }
     },
   };
@@ -62,31 +86,36 @@ async function signUp(app: FastifyInstance, name: string) {
 const ALWAYS = { timezone: 'UTC', weekly: (['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const).map((day) => ({ day, start: '00:00', end: '24:00' })) };
 const EVENT = { duration_minutes: 30, max_advance_days: 3650, availability: ALWAYS };
 
+const BOOKING_COLUMNS = [
+  col('id'), col('event_type_id', 'bigint'), col('host_id', 'bigint'), col('team_id', 'bigint'), col('org_id', 'bigint'), col('livemode', 'int'), col('status'),
+  col('attendee_name'), col('attendee_email'), col('start_time'), col('end_time'), col('buffer_before_minutes', 'int'), col('buffer_after_minutes', 'int'),
+  col('timezone'), col('requires_confirmation', 'int'), col('created_at'), col('updated_at'),
+];
+
 /**
  * Inserts `n` confirmed bookings spread over `days` days from `from` on the 30-minute grid, dealt
- * round the hosts, through a second connection to the SQLite file (one transaction).
+ * round the hosts, through the instance's bulk writer (one transaction, then its statistics); answers the milliseconds taken.
  */
-function seedBookings(file: string, eventTypeId: number, orgId: number, teamId: number | null, hostIds: number[], n: number, from: number, days: number): number {
-  const db = new SQLite(file);
-  db.pragma('busy_timeout = 5000');
+async function seedBookings(m: Instance, eventTypeId: number, orgId: number, teamId: number | null, hostIds: number[], n: number, from: number, days: number): Promise<number> {
   const t0 = performance.now();
-  const insert = db.prepare(`insert into bookings (id, event_type_id, host_id, team_id, org_id, livemode, status, attendee_name, attendee_email,
-    start_time, end_time, buffer_before_minutes, buffer_after_minutes, notes, timezone, requires_confirmation, cancel_reason, created_at, updated_at)
-    values (?, ?, ?, ?, ?, 1, 'confirmed', 'Seed', 'seed@example.com', ?, ?, 0, 0, null, 'UTC', 0, null, ?, ?)`);
-  const now = new Date().toISOString();
-  const used = new Set<string>();
-  db.transaction(() => {
+  const w = await m.writer();
+  try {
+    const now = new Date().toISOString();
+    const used = new Set<string>();
+    const rows: unknown[][] = [];
     for (let i = 0; i < n; i++) {
       const host = hostIds[i % hostIds.length]!;
       let start: number;
       do start = from + Math.floor(Math.random() * days * 48) * 30 * 60_000;
       while (used.has(`${host}:${start}`));
       used.add(`${host}:${start}`);
-      insert.run(`bk_seed_${eventTypeId}_${i}`, eventTypeId, host, teamId, orgId, new Date(start).toISOString(), new Date(start + 30 * 60_000).toISOString(), now, now);
+      rows.push([`bk_seed_${eventTypeId}_${i}`, eventTypeId, host, teamId, orgId, 1, 'confirmed', 'Seed', 'seed@example.com', new Date(start).toISOString(), new Date(start + 30 * 60_000).toISOString(), 0, 0, 'UTC', 0, now, now]);
     }
-  })();
-  db.exec('analyze');
-  db.close();
+    await w.insert('bookings', BOOKING_COLUMNS, rows);
+    await w.finish();
+  } finally {
+    await w.close();
+  }
   return performance.now() - t0;
 }
 
@@ -112,14 +141,33 @@ function seedCalendarBusy(file: string, hostIds: number[], perHost: number, from
   return performance.now() - t0;
 }
 
-/** Loads GET `path` on Muster against a baseline answering the same JSON. */
-async function measure(m: Instance, urlPath: string): Promise<Comparison> {
+/** GET `urlPath`'s answer, checked to hold slots. */
+async function slotsOf(m: Instance, urlPath: string): Promise<object> {
   const sample = await m.app.inject({ url: urlPath });
   const slots = sample.statusCode === 200 ? sample.json<{ slots?: unknown[] }>().slots : undefined;
   if (!slots?.length) throw new Error(`GET ${urlPath}: ${sample.statusCode} ${sample.body.slice(0, 200)} (expected slots)`);
-  const baseline = await startBaseline(sample.json<object>());
+  return sample.json<object>();
+}
+
+/** Loads GET `path` on Muster against a baseline answering the same JSON. */
+async function measure(m: Instance, urlPath: string): Promise<Comparison> {
+  const baseline = await startBaseline(await slotsOf(m, urlPath));
   try {
     return await compare({ url: baseline.url, seconds: RUN_SECONDS }, { url: `${m.url}${urlPath}`, seconds: RUN_SECONDS });
+  } finally {
+    await baseline.close();
+  }
+}
+
+/** The same GET on each configuration (each its own path), in the same rounds against a baseline answering the first's JSON. */
+async function measureBoth(sides: [Instance, string][]): Promise<Interleaved> {
+  const answers = await Promise.all(sides.map(([m, urlPath]) => slotsOf(m, urlPath)));
+  const baseline = await startBaseline(answers[0]);
+  try {
+    return await interleave(
+      { url: baseline.url, seconds: RUN_SECONDS },
+      sides.map(([m, urlPath]): LoadOptions => ({ url: `${m.url}${urlPath}`, ...(m.pgr ? { seconds: PG_RUN_SECONDS, warmupSeconds: PG_WARMUP_SECONDS, otherCpuMs: m.pgr.backendCpuMs, wire: true } : { seconds: RUN_SECONDS }) })),
+    );
   } finally {
     await baseline.close();
   }
@@ -160,17 +208,6 @@ async function baselineRace(n = RACERS) {
   }
 }
 
-async function pgReachable(): Promise<boolean> {
-  const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await c.connect();
-    await c.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const ms = (n: number) => n.toFixed(2);
 const int = (n: number) => n.toLocaleString('en-US');
 const rps = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -182,84 +219,98 @@ const table = (c: Comparison) => [
   `| Muster | ${rps(c.subject.requestsPerSec)} | ${ms(c.subject.p50)} | ${ms(c.subject.p95)} | ${ms(c.subject.p99)} | ${(c.ratio * 100).toFixed(1)} % |`,
 ];
 
+/** A host with a personal event type, and a team of MEMBERS with a team event type, set up through the API. */
+async function setUp(m: Instance) {
+  const root = await signUp(m.app, 'Root');
+  const host = await signUp(m.app, 'Solo Host');
+  const solo = await call<{ id: number; org_id: number; slug: string }>(m.app, 'POST', '/v1/event-types', { name: 'Visit', ...EVENT }, { cookie: host.cookie });
+  await call(m.app, 'PATCH', `/v1/users/${root.id}`, { plan: 'enterprise' }, { cookie: root.cookie });
+  const org = await call<{ id: number; slug: string }>(m.app, 'POST', '/v1/orgs', { name: 'Field Crew' }, { cookie: root.cookie });
+  const team = await call<{ id: number; slug: string }>(m.app, 'POST', `/v1/orgs/${org.slug}/teams`, { name: 'Day Shift' }, { cookie: root.cookie });
+  const members: number[] = [];
+  for (let i = 0; i < MEMBERS; i++) {
+    const u = await signUp(m.app, `Member ${i}`);
+    // Only a proven address joins when added by email; the admin vouches for it (issue #14).
+    await call(m.app, 'PATCH', `/v1/users/${u.id}`, { email_verified: true }, { cookie: root.cookie });
+    await call(m.app, 'POST', `/v1/orgs/${org.slug}/members`, { email: u.email }, { cookie: root.cookie });
+    await call(m.app, 'POST', `/v1/orgs/${org.slug}/teams/${team.slug}/members`, { user_id: u.id }, { cookie: root.cookie });
+    members.push(u.id);
+  }
+  const teamEt = await call<{ id: number; slug: string }>(m.app, 'POST', `/v1/orgs/${org.slug}/teams/${team.slug}/event-types`, { name: 'Crew visit', ...EVENT }, { cookie: root.cookie });
+  return { host, solo, org, team, members, teamEt };
+}
+
 export async function run(): Promise<BenchResult> {
-  const m = await start('sqlite');
+  const t0 = performance.now();
+  const at = (what: string) => process.stderr.write(`  ${what} (${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
+  // Both configurations start (migrations) at once; whichever started is closed if the other did not.
+  const started = await Promise.allSettled([start('sqlite'), start('postgres')]);
   const lines: string[] = ['## Scheduling: availability and concurrent bookings', ''];
   try {
-    const root = await signUp(m.app, 'Root');
-    const host = await signUp(m.app, 'Solo Host');
-    const solo = await call<{ id: number; org_id: number; slug: string }>(m.app, 'POST', '/v1/event-types', { name: 'Visit', ...EVENT }, { cookie: host.cookie });
+    for (const x of started) if (x.status === 'rejected') throw x.reason;
+    const [m, p] = started.map((x) => (x as PromiseFulfilledResult<Instance>).value) as [Instance, Instance];
+    at('SQLite and PostgreSQL + Redis started');
     const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
-    const soloSeed = seedBookings(m.file!, solo.id, solo.org_id, null, [host.id], BOOKINGS, today - 365 * DAY, 730);
     const day = new Date(today + 7 * DAY).toISOString().slice(0, 10);
-    const soloPath = `/v1/slots/${host.slug}/${solo.slug}?date=${day}&timezone=Europe/Paris`;
-    const soloRun = await measure(m, soloPath);
+    // The same setup and the same number of bookings on both (fewer on PostgreSQL in a quick run); paths by instance.
+    const seeded = await Promise.all(
+      [m, p].map(async (x) => {
+        const s = await setUp(x);
+        const n = x === m ? BOOKINGS : PG_BOOKINGS;
+        const soloSeed = await seedBookings(x, s.solo.id, s.solo.org_id, null, [s.host.id], n, today - 365 * DAY, 730);
+        const teamSeed = await seedBookings(x, s.teamEt.id, s.org.id, s.team.id, s.members, n, today - 200 * DAY, 400);
+        return { ...s, n, soloSeed, teamSeed, soloPath: `/v1/slots/${s.host.slug}/${s.solo.slug}?date=${day}&timezone=Europe/Paris`, teamPath: `/v1/slots/${s.org.slug}/${s.team.slug}/${s.teamEt.slug}?date=${day}` };
+      }),
+    );
+    const [lite, pgSide] = [seeded[0]!, seeded[1]!];
+    at('both set up and seeded');
+    const soloRun = await measureBoth([[m, lite.soloPath], [p, pgSide.soloPath]]);
+    const teamRun = await measureBoth([[m, lite.teamPath], [p, pgSide.teamPath]]);
+    at('slots measured on both');
+    const calSeed = seedCalendarBusy(m.file!, lite.members, 500, today, 60);
+    const teamCalRun = await measure(m, lite.teamPath);
 
-    await call(m.app, 'PATCH', `/v1/users/${root.id}`, { plan: 'enterprise' }, { cookie: root.cookie });
-    const org = await call<{ id: number; slug: string }>(m.app, 'POST', '/v1/orgs', { name: 'Field Crew' }, { cookie: root.cookie });
-    const team = await call<{ id: number; slug: string }>(m.app, 'POST', `/v1/orgs/${org.slug}/teams`, { name: 'Day Shift' }, { cookie: root.cookie });
-    const members: number[] = [];
-    for (let i = 0; i < MEMBERS; i++) {
-      const u = await signUp(m.app, `Member ${i}`);
-      // Only a proven address joins when added by email; the admin vouches for it (issue #14).
-      await call(m.app, 'PATCH', `/v1/users/${u.id}`, { email_verified: true }, { cookie: root.cookie });
-      await call(m.app, 'POST', `/v1/orgs/${org.slug}/members`, { email: u.email }, { cookie: root.cookie });
-      await call(m.app, 'POST', `/v1/orgs/${org.slug}/teams/${team.slug}/members`, { user_id: u.id }, { cookie: root.cookie });
-      members.push(u.id);
-    }
-    const teamEt = await call<{ id: number; slug: string }>(m.app, 'POST', `/v1/orgs/${org.slug}/teams/${team.slug}/event-types`, { name: 'Crew visit', ...EVENT }, { cookie: root.cookie });
-    const teamSeed = seedBookings(m.file!, teamEt.id, org.id, team.id, members, BOOKINGS, today - 200 * DAY, 400);
-    const teamPath = `/v1/slots/${org.slug}/${team.slug}/${teamEt.slug}?date=${day}`;
-    const teamRun = await measure(m, teamPath);
-    const calSeed = seedCalendarBusy(m.file!, members, 500, today, 60);
-    const teamCalRun = await measure(m, teamPath);
-
-    const slotOf = async (p: string) => (await call<{ slots: { start_time: string }[] }>(m.app, 'GET', p)).slots.at(-1)!.start_time;
-    const sqliteRace = await race(m, `/v1/book/${host.slug}/${solo.slug}`, await slotOf(soloPath));
-    let pgLine = 'PostgreSQL was not reachable at the time: not run.';
-    if (await pgReachable()) {
-      const p = await start('postgres');
-      try {
-        const h = await signUp(p.app, 'Pg Host');
-        const et = await call<{ slug: string }>(p.app, 'POST', '/v1/event-types', { name: 'Visit', ...EVENT }, { cookie: h.cookie });
-        const slot = (await call<{ slots: { start_time: string }[] }>(p.app, 'GET', `/v1/slots/${h.slug}/${et.slug}?date=${day}`)).slots[10]!.start_time;
-        const r = await race(p, `/v1/book/${h.slug}/${et.slug}`, slot);
-        pgLine = `PostgreSQL: ${r.won} booking, ${r.refused} × 409, all settled in ${ms(r.ms)} ms.`;
-      } finally {
-        await p.close();
-      }
-    } else if (QUICK) {
-      throw new Error(`PostgreSQL is not reachable at ${PG_URL}: the booking race is not checked on it`);
-    }
+    const slotOf = async (x: Instance, q: string) => (await call<{ slots: { start_time: string }[] }>(x.app, 'GET', q)).slots.at(-1)!.start_time;
+    const sqliteRace = await race(m, `/v1/book/${lite.host.slug}/${lite.solo.slug}`, await slotOf(m, lite.soloPath));
+    const pgRace = await race(p, `/v1/book/${pgSide.host.slug}/${pgSide.solo.slug}`, await slotOf(p, pgSide.soloPath));
     const baseRace = await baselineRace();
+    at('bookings raced');
+    const p95 = (r: Interleaved, limit: number) => r.subjects.map((s, i) => `${CONFIGS[i]} ${goal(s.figures.p95, limit)}`).join('; ');
+    const pgBookings = PG_BOOKINGS === BOOKINGS ? '' : ` (PostgreSQL + Redis: ${int(PG_BOOKINGS)}, runs of ${PG_RUN_SECONDS} s after ${PG_WARMUP_SECONDS} s of warm-up; quick mode: its rows only check the path)`;
 
     lines.push(
-      `Availability is \`GET /v1/slots/...\` for one day (public, no key) with ${int(BOOKINGS)} confirmed bookings of the host spread over two years`,
-      `(seeded in ${(soloSeed / 1000).toFixed(1)} s through a second SQLite connection), a schedule open around the clock, 30-minute slots;`,
-      `the day is asked in Europe/Paris. The baseline is a bare \`node:http\` server sending the same JSON. 10 connections, ${ROUNDS_TEXT}`,
-      `alternating baseline and Muster, each a 1 s warm-up then ${RUN_SECONDS} s; medians; latencies in ms.`,
+      `Availability is \`GET /v1/slots/...\` for one day (public, no key) with ${int(BOOKINGS)} confirmed bookings of the host spread over two years${pgBookings}`,
+      `(seeded in ${(lite.soloSeed / 1000).toFixed(1)} s through a second SQLite connection; on PostgreSQL in ${(pgSide.soloSeed / 1000).toFixed(1)} s by one bulk insert), a schedule open around the clock,`,
+      '30-minute slots; the day is asked in Europe/Paris. The baseline is a bare `node:http` server sending the same JSON (SQLite\'s answer).',
+      `10 connections; two configurations in the same ${ROUNDS_TEXT} (baseline, SQLite, PostgreSQL + Redis, baseline, PostgreSQL + Redis, SQLite, ...):`,
+      'Muster on SQLite alone, and Muster on PostgreSQL (a schema of its own) with Redis (a key prefix of its own), both on this machine,',
+      `the same hosts, event types and number of bookings set up on each; each run a 1 s warm-up then ${RUN_SECONDS} s; medians; latencies in ms.`,
       '',
-      `### One host, ${int(BOOKINGS)} bookings (goal p95 < 20 ms: ${goal(soloRun.subject.p95, 20)})`,
+      `### One host, ${int(BOOKINGS)} bookings (goal p95 < 20 ms: ${p95(soloRun, 20)})`,
       '',
-      ...table(soloRun),
+      ...bothTable(soloRun),
       '',
-      `### A team of ${MEMBERS}, ${int(BOOKINGS)} bookings among them (goal < 50 ms: ${goal(teamRun.subject.p95, 50)})`,
+      `### A team of ${MEMBERS}, ${int(BOOKINGS)} bookings among them (goal < 50 ms: ${p95(teamRun, 50)})`,
       '',
-      `Seeded in ${(teamSeed / 1000).toFixed(1)} s; each slot needs one of the ${MEMBERS} members free, from one query for all their bookings of the window.`,
+      `Seeded in ${(lite.teamSeed / 1000).toFixed(1)} s (PostgreSQL: ${(pgSide.teamSeed / 1000).toFixed(1)} s); each slot needs one of the ${MEMBERS} members free, from one query for all their bookings of the window.`,
       '',
-      ...table(teamRun),
+      ...bothTable(teamRun),
       '',
-      `### The same team with 500 external calendar busy intervals per host (goal < 50 ms: ${goal(teamCalRun.subject.p95, 50)})`,
+      CPU_NOTE,
+      'On PostgreSQL the queries of a request go to a backend over the pool, where SQLite answers them in the process; the slot grid',
+      'is built in Muster on both. The traffic to PostgreSQL and Redis per request is in the cost table.',
       '',
-      `${members.length * 500} intervals over the next 60 days (seeded in ${(calSeed / 1000).toFixed(1)} s), read in the same one query as the bookings`,
-      `(\`UNION ALL\` over \`calendar_busy_user_time_idx\`). Against the run above: p95 ${ms(teamRun.subject.p95)} ms without, ${ms(teamCalRun.subject.p95)} ms with.`,
+      `### The same team with 500 external calendar busy intervals per host, SQLite (goal < 50 ms: ${goal(teamCalRun.subject.p95, 50)})`,
+      '',
+      `${lite.members.length * 500} intervals over the next 60 days (seeded in ${(calSeed / 1000).toFixed(1)} s), read in the same one query as the bookings`,
+      `(\`UNION ALL\` over \`calendar_busy_user_time_idx\`). Against the run above: p95 ${ms(teamRun.subjects[0]!.figures.p95)} ms without, ${ms(teamCalRun.subject.p95)} ms with.`,
       '',
       ...table(teamCalRun),
       '',
       `### ${RACERS} concurrent bookings of one slot`,
       '',
       `SQLite: ${sqliteRace.won} booking, ${sqliteRace.refused} × 409, all settled in ${ms(sqliteRace.ms)} ms.`,
-      pgLine,
+      `PostgreSQL + Redis: ${pgRace.won} booking, ${pgRace.refused} × 409, all settled in ${ms(pgRace.ms)} ms.`,
       `Baseline: a bare \`node:http\` server answers the same ${RACERS} concurrent POSTs in ${ms(baseRace)} ms.`,
       '',
       'What limits these figures: every request runs on one event loop and, on SQLite, one connection; a day of availability is one',
@@ -269,8 +320,12 @@ export async function run(): Promise<BenchResult> {
       '',
       `Machine: ${machine()} (${os.platform()} ${os.arch()}). Date: ${new Date().toISOString().slice(0, 10)}. Command: \`npm run bench -- scheduling\`.`,
     );
-    return { name: NAME, markdown: lines.join('\n') };
+    return {
+      name: NAME,
+      markdown: lines.join('\n'),
+      costs: [...costRows(`GET /v1/slots (one host, ${int(BOOKINGS)} bookings)`, soloRun), ...costRows(`GET /v1/slots (a team of ${MEMBERS}, ${int(BOOKINGS)} bookings)`, teamRun)],
+    };
   } finally {
-    await m.close();
+    for (const x of started) if (x.status === 'fulfilled') await x.value.close();
   }
 }

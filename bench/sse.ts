@@ -151,20 +151,22 @@ export function checkDeliveries(who: string, s: GroupStats, published: number, s
 /**
  * After a run: waits until each group has received every event published to it (by name: Muster's
  * published count, a baseline's broadcasts), checks that each of its `subscribers` got exactly those,
- * and answers the groups' stats by name. The counts are read again after each wait until they stop
- * moving: a request of the run's last moments may still be handled (and broadcast) after the load ends.
+ * and answers the groups' stats by name. The count is read again after each wait and after the stats
+ * until it stops moving: a request of the run's last moments may still be handled (and broadcast) after
+ * the load ends, and with Redis an event is published after its request is answered and heard back later.
  */
 export async function checkedDeliveries(receiver: Child, subscribers: number, published: Record<string, () => number>): Promise<Record<string, GroupStats>> {
   const out: Record<string, GroupStats> = {};
   for (const [group, count] of Object.entries(published)) {
-    for (let n = -1; n !== count(); ) {
+    let n: number;
+    let stats: GroupStats;
+    do {
       n = count();
       await settle(receiver, group, subscribers * n);
-    }
-  }
-  for (const [group, count] of Object.entries(published)) {
-    out[group] = await receiver.call<GroupStats>('stats', group);
-    checkDeliveries(group, out[group], count(), subscribers);
+      stats = await receiver.call<GroupStats>('stats', group);
+    } while (n !== count());
+    checkDeliveries(group, stats, n, subscribers);
+    out[group] = stats;
   }
   return out;
 }

@@ -22,7 +22,8 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { timeOrderedToken } from '../src/lib/crypto.js';
 import { caller } from './incidents.bench.js';
 import { WRITE_LIMIT_PROFILE } from './profile-notes.js';
-import { load, machine, median, QUICK, ROUNDS, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type LoadFigures, type LoadOptions, type LoadRun, type MusterServer, type Server } from './lib.js';
+import { load, machine, median, QUICK, ROUNDS, ROUNDS_TEXT, RUN_SECONDS, sized, startBaseline, startMuster, type BenchResult, type CostRow, type LoadFigures, type LoadOptions, type LoadRun, type MusterServer, type Server, type Wire } from './lib.js';
+import { medianWire } from './costs.js';
 
 const NAME = 'write-limit';
 const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -354,6 +355,8 @@ interface Measured {
   rounds: { muster: number; limit: number }[];
   /** Muster's main thread: CPU us per request (median of its runs). */
   cpuUs: number;
+  /** Traffic to the database per request (PostgreSQL). */
+  wire: Wire | undefined;
   counted: { statements: number; incidents: number; commits: number; autocommitWrites: number; queryMs: number };
   groupSizes: number[];
   /** Incidents per COMMIT of the database alone (SQLite), or 1 (pgbench). */
@@ -470,7 +473,7 @@ async function runEngine(engine: Engine): Promise<Measured[]> {
         // Counted around each Muster run: on PostgreSQL pgbench writes into the same table.
         const before = await count(muster, SOURCE[t.id]);
         recorder.mode = 'count';
-        const m = await load(t.options());
+        const m = await load({ ...t.options(), wire: engine === 'PostgreSQL' });
         recorder.mode = 'off';
         created += (await settled(muster, SOURCE[t.id])) - before;
         t.ran(m.completed);
@@ -507,6 +510,7 @@ async function runEngine(engine: Engine): Promise<Measured[]> {
         limit: median(limits.map((l) => l.perSec)),
         rounds: musterRuns.map((m, i) => ({ muster: m.requestsPerSec, limit: limits[i]!.perSec })),
         cpuUs: median(musterRuns.map((m) => m.cpuUs)),
+        wire: medianWire(musterRuns),
         counted: { statements: recorder.statements, incidents: recorder.incidents, commits: recorder.commits, autocommitWrites: recorder.autocommitWrites, queryMs: recorder.queryMs },
         groupSizes: [...recorder.groupSizes],
         limitPerCommit: median(limits.map((l) => l.perCommit)),
@@ -618,5 +622,7 @@ function section(results: Measured[]): string {
 export async function run(): Promise<BenchResult> {
   const results = [...(await runEngine('SQLite')), ...(await runEngine('PostgreSQL'))];
   if (QUICK) for (const m of results) process.stderr.write(`  ${m.engine} ${m.id}: Muster ${rps(m.muster.requestsPerSec)} req/s, alone ${rps(m.limit)}/s\n`);
-  return { name: NAME, markdown: section(results) };
+  // PostgreSQL alone here (no Redis: a creation touches none), so its rows name that configuration.
+  const costs: CostRow[] = results.map((m) => ({ work: `${PATH_LABEL[m.id]} (a new incident)`, config: m.engine === 'SQLite' ? 'SQLite' : 'PostgreSQL', cpuUs: m.cpuUs, wire: m.wire }));
+  return { name: NAME, markdown: section(results), costs };
 }

@@ -55,7 +55,8 @@ describe('benchmark runner', () => {
     assert.equal(r.code, 1);
     assert.deepEqual(ran, ['a', 'b', 'c']);
     assert.match(r.logged, /b FAILED: Error: warm-up of .*12 non-2xx/);
-    assert.match(r.logged, /FAIL b/);
+    // The summary repeats the failure's first line (CI keeps only the tail of a long log).
+    assert.match(r.logged, /FAIL b \([0-9.]+ s\): warm-up of .*12 non-2xx/);
     assert.equal(fs.readFileSync(output, 'utf8'), 'figures of a full run\n');
   });
 
@@ -95,6 +96,34 @@ describe('benchmark runner', () => {
     assert.deepEqual(ran, []);
     const text = fs.readFileSync(output, 'utf8');
     assert.ok(text.includes('## a figures') && text.includes('## b again') && !text.includes('## b figures'));
+  });
+
+  test('the cost table gathers every benchmark\'s rows above the sections, and a filtered run replaces only its own', async () => {
+    const output = outputFile();
+    const costly = (name: string, cpuUs: number): Benchmark => ({
+      name,
+      run: () =>
+        Promise.resolve({
+          name,
+          markdown: `## ${name} figures`,
+          costs: [
+            { work: `GET /${name}`, config: 'SQLite', cpuUs },
+            { work: `GET /${name}`, config: 'PostgreSQL + Redis', cpuUs: cpuUs * 2, pgCpuUs: 40, wire: { pgBytes: 900, pgSegments: 2, redisBytes: 120, redisSegments: 1 } },
+          ],
+          memory: [{ what: 'active device', config: 'SQLite', bytes: 2048 }],
+        }),
+    });
+    await run([costly('a', 100), costly('b', 300)], { output, date: '2026-11-27' });
+    let text = fs.readFileSync(output, 'utf8');
+    assert.ok(text.indexOf('<!-- bench:costs -->') < text.indexOf('<!-- bench:a -->'), text);
+    assert.match(text, /\| GET \/a \| SQLite \| 100 \| - \| - \| - \| - \| - \| a \(2026-11-27\) \|/);
+    assert.match(text, /\| GET \/b \| PostgreSQL \+ Redis \| 600 \| 40 \| 900 \| 2\.0 \| 120 \| 1\.0 \| b \(2026-11-27\) \|/);
+    assert.match(text, /\| active device \| SQLite \| 2,048 B \| a \(2026-11-27\) \|/);
+    await run([costly('a', 100), costly('b', 500)], { output, filter: 'b', date: '2026-11-28' });
+    text = fs.readFileSync(output, 'utf8');
+    assert.match(text, /\| GET \/a \| SQLite \| 100 \|.*\| a \(2026-11-27\) \|/);
+    assert.match(text, /\| GET \/b \| SQLite \| 500 \|.*\| b \(2026-11-28\) \|/);
+    assert.ok(!text.includes('| GET /b | SQLite | 300 |'), text);
   });
 
   test('a section named other than its benchmark fails the run', async () => {
