@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type SQLite from 'better-sqlite3';
-import { Kysely, sql, type KyselyConfig } from 'kysely';
+import { Kysely, sql, type CompiledQuery, type KyselyConfig } from 'kysely';
 import type * as Pg from 'pg';
 import { lazyRequire } from '../lib/lazy-require.js';
 import { SchemaPostgresDialect } from './pg-introspector.js';
 import type { DB } from './schema.js';
+import { SqliteLongReader } from './long-read.js';
 import { ImmediateSqliteDialect } from './sqlite-dialect.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -20,6 +21,12 @@ export interface Database {
   destroy(): Promise<void>;
   /** PostgreSQL: the pool's connections (metrics); absent on SQLite. */
   poolStats?(): { total: number; idle: number; waiting: number };
+  /**
+   * Runs a read that may take seconds (a report over a year) without holding the event loop: on
+   * SQLite in a worker thread on a read-only connection (long-read.ts; on the server's own connection
+   * for `:memory:`), on PostgreSQL on the pool like any query; read-only on both.
+   */
+  longRead<R>(query: CompiledQuery<R>): Promise<R[]>;
 }
 
 export interface DatabaseOptions {
@@ -76,13 +83,18 @@ function openSqlite(file: string, log: KyselyConfig['log']): Database {
   // Another process holding the write lock (a migration, a second CLI) makes us wait, not fail.
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }), ...(log ? { log } : {}) });
+  const reader = file === ':memory:' ? undefined : new SqliteLongReader(file);
   return {
     db,
     dialect: 'sqlite',
     ping: async () => {
       await sql`select 1`.execute(db);
     },
-    destroy: () => db.destroy(),
+    destroy: async () => {
+      await reader?.close();
+      await db.destroy();
+    },
+    longRead: async <R>(query: CompiledQuery<R>) => (reader ? reader.read(query) : (await db.executeQuery(query)).rows),
   };
 }
 
@@ -138,6 +150,12 @@ function openPostgres(connectionString: string, schema: string | undefined, max:
       await sql`select 1`.execute(db);
     },
     destroy: () => db.destroy(),
+    // In a read-only transaction, as SQLite's read-only connection: a long read never writes.
+    longRead: <R>(query: CompiledQuery<R>) =>
+      db.transaction().execute(async (trx) => {
+        await sql`set transaction read only`.execute(trx);
+        return (await trx.executeQuery(query)).rows;
+      }),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
 }
