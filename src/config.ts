@@ -114,6 +114,8 @@ export interface Config {
   credentialCache: { ttlMs: number; maxEntries: number };
   /** Schedules whose on-call answer each instance keeps (modules/oncall/around-memo.ts); 0 = none. */
   oncallMemoSize: number;
+  /** Stored report answers (modules/reports/stored-results.ts, docs/reports.md "Stored answers"). */
+  reports: { storeAfterMs: number; maxAgeMs: number; freshWaitMs: number };
   /** Operations (issue #22, docs/operations.md): metrics token, scheduled backups, retention defaults and sweep. */
   ops: OpsConfig;
 }
@@ -323,6 +325,11 @@ export function loadConfig(env: Env = process.env): Config {
     inboundEmailDomain: inbound.domain,
     credentialCache: { ttlMs: int('CREDENTIAL_CACHE_TTL_MS', 5_000, 0, 60_000), maxEntries: int('CREDENTIAL_CACHE_SIZE', 10_000, 1, 1_000_000) },
     oncallMemoSize: int('ONCALL_MEMO_SIZE', 10_000, 0, 1_000_000),
+    reports: {
+      storeAfterMs: int('REPORT_STORE_AFTER_MS', 250, 0, 3_600_000),
+      maxAgeMs: int('REPORT_MAX_AGE_SECONDS', 60, 1, 86_400) * 1000,
+      freshWaitMs: int('REPORT_FRESH_WAIT_MS', 250, 0, 60_000),
+    },
     ops: opsConfig(value, int, problems, databaseUrl),
   };
 

@@ -24,6 +24,7 @@ import { DeviceCache } from './modules/devices/index.js';
 import { createTrackRecorder, type TrackRecorder } from './modules/tracks/index.js';
 import { ListCache } from './modules/incidents/index.js';
 import { AroundMemo } from './modules/oncall/index.js';
+import { ReportStore } from './modules/reports/index.js';
 import { escalationPort, type EscalationPort } from './modules/paging/index.js';
 import { arrivalWatch, type ArrivalWatch } from './modules/dispatch/index.js';
 import { subscriptionsPort, type SubscriptionsPort } from './modules/subscriptions/index.js';
@@ -50,6 +51,8 @@ export interface AppContext {
   listCache: ListCache;
   /** Who is on call now and next per schedule (modules/oncall, around-memo.ts); none with ONCALL_MEMO_SIZE=0. */
   oncallMemo: AroundMemo | undefined;
+  /** The report computations this instance runs (modules/reports, stored-results.ts). */
+  reportStore: ReportStore;
   /** Tracker devices by token, dropped on access notices (modules/devices). */
   deviceCache: DeviceCache;
   /** Failed sign-in tries per account and door (lib/account-throttle.ts): in Redis when there is one. */
@@ -204,6 +207,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     beacons,
     listCache: new ListCache(),
     oncallMemo: config.oncallMemoSize === 0 ? undefined : new AroundMemo(config.oncallMemoSize),
+    reportStore: new ReportStore(config.reports),
     deviceCache: new DeviceCache(database.db, bus),
     accountThrottle: createFailureStore(redis, config.redisPrefix, log),
     escalation,

@@ -70,6 +70,12 @@ async function freshDatabaseEnv(): Promise<{ env: Record<string, string>; drop()
 export const GENEROUS_RATE_LIMITS = { RATE_LIMIT_API: '1000000', RATE_LIMIT_AUTH: '1000000', RATE_LIMIT_BOOKING: '1000000', RATE_LIMIT_PUBLIC: '1000000', RATE_LIMIT_ACCOUNT: '1000000' };
 
 /**
+ * Reports whose every request computes its answer, none stored whatever its time (modules/reports,
+ * stored-results.ts): for tests that read figures after writing or moving the clock.
+ */
+export const REPORTS_COMPUTED_EVERY_TIME = { REPORT_STORE_AFTER_MS: '3600000' };
+
+/**
  * Argon2id at 1 MiB and one pass for the tests' thousands of sign-ups and logins (OWASP's 19 MiB and two
  * passes cost ~30 ms of CPU each; src/modules/users/users.test.ts checks that the service keeps those). The same
  * library and code path: a stored hash carries its cost, and verify reads it.

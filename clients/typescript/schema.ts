@@ -3323,6 +3323,11 @@ export interface components {
         };
         /** IncidentReport */
         IncidentReport: {
+            /**
+             * Format: date-time
+             * @description the instant the figures are of: now, or for a report that takes long to compute its stored answer (docs/reports.md, "Stored answers")
+             */
+            as_of: string;
             from: string;
             group_by: string;
             livemode: boolean;
@@ -3684,6 +3689,11 @@ export interface components {
         };
         /** OncallReport */
         OncallReport: {
+            /**
+             * Format: date-time
+             * @description the instant the figures are of: now, or for a report that takes long to compute its stored answer (docs/reports.md, "Stored answers")
+             */
+            as_of: string;
             from: string;
             livemode: boolean;
             rows: components["schemas"]["OncallReportRow"][];

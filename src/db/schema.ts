@@ -18,6 +18,7 @@ import type { TracksTables } from '../modules/tracks/index.js';
 import type { PagingTables } from '../modules/paging/index.js';
 import type { SubscriptionTables } from '../modules/subscriptions/index.js';
 import type { SitesTables } from '../modules/sites/index.js';
+import type { ReportsTables } from '../modules/reports/index.js';
 
 /**
  * Row shapes as stored. Both dialects store the same representations:
@@ -86,7 +87,8 @@ export interface DB
     TracksTables,
     PagingTables,
     SubscriptionTables,
-    SitesTables {
+    SitesTables,
+    ReportsTables {
   settings: SettingsTable;
   idempotency_keys: IdempotencyKeysTable;
 }

@@ -36,6 +36,7 @@ import * as m0048 from './0048-oncall-report.js';
 import * as m0049 from './0049-incident-report-range.js';
 import * as m0050 from './0050-track-staging.js';
 import * as m0051 from './0051-oncall-schedule-version.js';
+import * as m0052 from './0052-report-results.js';
 
 /** Every migration, in order. Names never change once released. */
 export const migrations: Record<string, MigrationModule> = {
@@ -76,4 +77,5 @@ export const migrations: Record<string, MigrationModule> = {
   '0049-incident-report-range': m0049,
   '0050-track-staging': m0050,
   '0051-oncall-schedule-version': m0051,
+  '0052-report-results': m0052,
 };

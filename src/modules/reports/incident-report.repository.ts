@@ -1,9 +1,8 @@
 // The incident report's SQL (issue #39): one statement over the incidents opened in a range,
 // grouped and aggregated in the database, on SQLite and on PostgreSQL alike. Percentiles are
 // nearest-rank (the value at rank ceil(p * n) of the n values in order), by window functions.
-import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import type { DialectName as Dialect } from '../../db/database.js';
+import { sql, type RawBuilder } from 'kysely';
+import type { Database, DialectName as Dialect } from '../../db/database.js';
 
 export type Grouping = 'day' | 'week' | 'month' | 'priority' | 'source' | 'integration' | 'assignee' | 'team';
 
@@ -91,15 +90,16 @@ function keyOf(dialect: Dialect, q: ReportQuery): RawBuilder<string | null> {
  * The report's rows, one per key that has incidents, and the totals (key `*`), in one statement.
  * By team, an incident counts in each team its assignee is an active member of (none: key null).
  */
-export async function incidentReport(db: Kysely<DB>, dialect: Dialect, q: ReportQuery): Promise<{ rows: ReportRow[]; totals: ReportRow }> {
+export async function incidentReport(database: Database, q: ReportQuery): Promise<{ rows: ReportRow[]; totals: ReportRow }> {
   // By team an incident may count in several rows: its totals come from a grouping that counts it once.
-  if (q.group === 'team') return { rows: (await report(db, dialect, q)).rows, totals: (await report(db, dialect, { ...q, group: 'source' })).totals };
-  return report(db, dialect, q);
+  if (q.group === 'team') return { rows: (await report(database, q)).rows, totals: (await report(database, { ...q, group: 'source' })).totals };
+  return report(database, q);
 }
 
-async function report(db: Kysely<DB>, dialect: Dialect, q: ReportQuery): Promise<{ rows: ReportRow[]; totals: ReportRow }> {
-  const result = await incidentReportSql(dialect, q).execute(db);
-  const rows = result.rows.map(({ k, ...r }) => ({ ...numbers(r), key: k }));
+/** A long read (Database.longRead): on SQLite off the event loop, in a worker thread. */
+async function report(database: Database, q: ReportQuery): Promise<{ rows: ReportRow[]; totals: ReportRow }> {
+  const result = await database.longRead(incidentReportSql(database.dialect, q).compile(database.db));
+  const rows = result.map(({ k, ...r }) => ({ ...numbers(r), key: k }));
   return { rows: rows.filter((r) => r.key !== '*'), totals: rows.find((r) => r.key === '*') ?? { ...empty(), key: '*' } };
 }
 

@@ -16,6 +16,9 @@ export function wantsCsv(request: FastifyRequest, format: string | undefined): b
   return /\btext\/csv\b/i.test(accept) && !/\bapplication\/json\b/i.test(accept);
 }
 
+/** `Cache-Control: no-cache` (or `no-store`) on the request: the answer is computed for it, never a stored one (stored-results.ts). */
+export const wantsFresh = (cacheControl: string | undefined) => /\bno-(cache|store)\b/i.test(cacheControl ?? '');
+
 export const incidentReportRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.get(
     '/v1/orgs/:org_slug/reports/incidents',
@@ -29,7 +32,7 @@ export const incidentReportRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
       },
     },
     async (request, reply) => {
-      const report = await incidentReport(ctx, actorOf(request), request.params.org_slug, request.query);
+      const report = await incidentReport(ctx, actorOf(request), request.params.org_slug, request.query, wantsFresh(request.headers['cache-control']));
       if (!wantsCsv(request, request.query.format)) return report;
       const name = `incidents-${report.from.slice(0, 10)}-${report.to.slice(0, 10)}-${report.group_by}.csv`;
       return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}"`).send(incidentReportCsv(report));

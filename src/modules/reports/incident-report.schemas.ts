@@ -49,6 +49,7 @@ export const IncidentReport = Type.Object(
     tz: Type.String(),
     group_by: Type.String(),
     livemode: Type.Boolean(),
+    as_of: Type.String({ format: 'date-time', description: 'the instant the figures are of: now, or for a report that takes long to compute its stored answer (docs/reports.md, "Stored answers")' }),
     rows: Type.Array(IncidentReportRow),
     totals: IncidentReportRow,
   },

@@ -2,7 +2,7 @@
 // every figure below is worked out by hand from that history (docs/reports.md has the definitions).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { queryPlan, testDialect } from '../../../test/helpers.js';
+import { queryPlan, REPORTS_COMPUTED_EVERY_TIME, testDialect } from '../../../test/helpers.js';
 import { dispatchWorld, type DispatchWorld } from '../../../test/world.js';
 import { backfill } from '../../db/migrations/0047-incident-report-facts.js';
 import { incidentReportSql, type ReportQuery } from './incident-report.repository.js';
@@ -28,6 +28,7 @@ interface Report {
   tz: string;
   group_by: string;
   livemode: boolean;
+  as_of: string;
   rows: Row[];
   totals: Row;
 }
@@ -38,7 +39,7 @@ describe('GET /v1/orgs/:org_slug/reports/incidents', () => {
   const owner = () => w.as(w.owner);
 
   before(async () => {
-    w = await dispatchWorld();
+    w = await dispatchWorld(REPORTS_COMPUTED_EVERY_TIME);
     const policy = await w.ok<{ id: number }>(owner(), 'POST', `/v1/orgs/${w.orgSlug}/escalation-policies`, {
       name: 'Ops',
       levels: [{ delay_minutes: 30, targets: [{ type: 'user', id: w.admin.id }] }, { delay_minutes: 30, targets: [{ type: 'user', id: w.owner.id }] }],
@@ -91,6 +92,8 @@ describe('GET /v1/orgs/:org_slug/reports/incidents', () => {
   test('by day in UTC: every day of the range, each figure worked out by hand, and the totals', async () => {
     const r = await report(`${range}&group_by=day&tz=UTC`);
     assert.deepEqual([r.tz, r.group_by, r.livemode], ['UTC', 'day', true]);
+    // Computed for the request: its figures are of now (the clock the test set).
+    assert.equal(r.as_of, '2026-01-07T12:00:00.000Z');
     assert.deepEqual(r.rows.map((x) => x.key), ['2026-01-05', '2026-01-06', '2026-01-07']);
     // Jan 5: A and B. MTTA 120, 600 (nearest rank: p50 the 1st of 2, p90 the 2nd); MTTR 1,800, 10,800; both in time; B reopened.
     assert.deepEqual(figures(r.rows[0]!), [2, 2, 2, { p50: 120, p90: 600, mean: 360 }, { p50: 1800, p90: 10800, mean: 6300 }, 100, 0, 1]);
@@ -190,7 +193,7 @@ describe('GET /v1/orgs/:org_slug/reports/incidents', () => {
 
 describe('the report facts of incidents that existed before migration 0047', () => {
   test('read from their timelines, they are the facts the timeline keeps live', async () => {
-    const w = await dispatchWorld();
+    const w = await dispatchWorld(REPORTS_COMPUTED_EVERY_TIME);
     try {
       const owner = w.as(w.owner);
       const a = (await w.incident(owner, { priority: 'urgent' })).Id;

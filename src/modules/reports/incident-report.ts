@@ -13,6 +13,7 @@ import { toCsv } from './csv.js';
 import { incidentReport as queryReport, type Grouping, type ReportRow } from './incident-report.repository.js';
 import { integrationNames, ownerTimeZone, teamNames, userNames } from './labels.repository.js';
 import { offsetsOver, periodKeys } from './periods.js';
+import { storedAnswer } from './stored-results.js';
 import { GROUPINGS, type IncidentReport, type IncidentReportQuery, type IncidentReportRow } from './incident-report.schemas.js';
 
 /** The longest range a report covers. */
@@ -55,44 +56,32 @@ function toRow(r: ReportRow, label: string | null): IncidentReportRow {
 
 const ZERO: Omit<ReportRow, 'key'> = { incidents: 0, acknowledged: 0, resolved: 0, reopened: 0, escalated: 0, sla_due: 0, sla_met: 0, mtta_mean: null, mtta_p50: null, mtta_p90: null, mttr_mean: null, mttr_p50: null, mttr_p90: null };
 
-export async function incidentReport(ctx: AppContext, actor: Actor, orgSlug: string, q: IncidentReportQuery): Promise<IncidentReport> {
+export async function incidentReport(ctx: AppContext, actor: Actor, orgSlug: string, q: IncidentReportQuery, fresh = false): Promise<IncidentReport> {
   const org = await reportAccess(ctx, actor, orgSlug);
   const group = (q.group_by ?? 'day') as Grouping;
   if (!GROUPINGS.includes(group)) throw invalidField('group_by', `must be one of ${GROUPINGS.join(', ')}`);
   const { from, to, tz } = await reportFrame(ctx, org.id, q);
   const livemode = actor.mode === 'live' ? 1 : 0;
-  const { rows, totals } = await queryReport(ctx.db, ctx.database.dialect, {
-    orgId: org.id,
-    livemode,
-    from: new Date(from).toISOString(),
-    to: new Date(to).toISOString(),
-    dueBy: ctx.clock.now().toISOString(),
-    group,
-    offsets: offsetsOver(tz, from, to),
+  const range = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+  const question = JSON.stringify({ ...range, tz, group_by: group });
+  const { report, asOf } = await storedAnswer(ctx, { orgId: org.id, livemode, kind: 'incidents', question }, fresh, async (now) => {
+    const { rows, totals } = await queryReport(ctx.database, { orgId: org.id, livemode, ...range, dueBy: now.toISOString(), group, offsets: offsetsOver(tz, from, to) });
+    let out: IncidentReportRow[];
+    if (group === 'day' || group === 'week' || group === 'month') {
+      // Every period of the range, in order, with or without incidents.
+      const byKey = new Map(rows.map((r) => [r.key, r]));
+      out = periodKeys(group, tz, from, to).map((k) => toRow(byKey.get(k) ?? { ...ZERO, key: k }, k));
+    } else {
+      const ids = rows.flatMap((r) => (r.key === null ? [] : [Number(r.key)]));
+      const names =
+        group === 'assignee' ? await userNames(ctx.db, ids) : group === 'team' ? await teamNames(ctx.db, org.id, ids) : group === 'integration' ? await integrationNames(ctx.db, org.id, ids) : undefined;
+      out = rows
+        .map((r) => toRow(r, r.key === null ? null : names ? (names.get(Number(r.key)) ?? null) : r.key))
+        .sort((a, b) => b.incidents - a.incidents || String(a.key).localeCompare(String(b.key)));
+    }
+    return { rows: out, totals: toRow(totals, null) };
   });
-
-  let out: IncidentReportRow[];
-  if (group === 'day' || group === 'week' || group === 'month') {
-    // Every period of the range, in order, with or without incidents.
-    const byKey = new Map(rows.map((r) => [r.key, r]));
-    out = periodKeys(group, tz, from, to).map((k) => toRow(byKey.get(k) ?? { ...ZERO, key: k }, k));
-  } else {
-    const ids = rows.flatMap((r) => (r.key === null ? [] : [Number(r.key)]));
-    const names =
-      group === 'assignee' ? await userNames(ctx.db, ids) : group === 'team' ? await teamNames(ctx.db, org.id, ids) : group === 'integration' ? await integrationNames(ctx.db, org.id, ids) : undefined;
-    out = rows
-      .map((r) => toRow(r, r.key === null ? null : names ? (names.get(Number(r.key)) ?? null) : r.key))
-      .sort((a, b) => b.incidents - a.incidents || String(a.key).localeCompare(String(b.key)));
-  }
-  return {
-    from: new Date(from).toISOString(),
-    to: new Date(to).toISOString(),
-    tz,
-    group_by: group,
-    livemode: livemode === 1,
-    rows: out,
-    totals: toRow(totals, null),
-  };
+  return { ...range, tz, group_by: group, livemode: livemode === 1, as_of: asOf, ...report };
 }
 
 const CSV_HEADER = [

@@ -2,3 +2,5 @@
 export { incidentReportRoutes } from './incident-report.routes.js';
 export { oncallReportRoutes } from './oncall-report.routes.js';
 export { reportsRoutes } from './reports.routes.js';
+export { ReportStore } from './stored-results.js';
+export type { ReportsTables, ReportResultsTable } from './reports.tables.js';

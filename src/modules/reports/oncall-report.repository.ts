@@ -3,7 +3,7 @@
 // paged for one incident, by a level of its policy or by hand), whatever number of notifications
 // it sent. Definitions, with a worked example, in docs/reports.md.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { DialectName as Dialect } from '../../db/database.js';
+import type { Database, DialectName as Dialect } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import { seconds, type OffsetSpan } from './incident-report.repository.js';
 
@@ -79,11 +79,12 @@ function localParts(dialect: Dialect) {
  *   or round, by the walk or by hand) or `escalation_exhausted` event came after it, before the
  *   person's acknowledgement (or with none). A page by hand (no level) is never moved past.
  */
-export async function pageFigures(db: Kysely<DB>, dialect: Dialect, q: PagesQuery, zones: readonly ZoneOffsets[]): Promise<PageFigures[]> {
+export async function pageFigures(database: Database, q: PagesQuery, zones: readonly ZoneOffsets[]): Promise<PageFigures[]> {
   if (zones.length === 0) return [];
-  const result = await pageFiguresSql(dialect, q, zones).execute(db);
+  // A long read (Database.longRead): on SQLite off the event loop, in a worker thread.
+  const rows = await database.longRead(pageFiguresSql(database.dialect, q, zones).compile(database.db));
   // PostgreSQL answers counts (bigint) as text: every figure as a number.
-  return result.rows.map((r) => ({
+  return rows.map((r) => ({
     user_id: Number(r.user_id),
     pages: Number(r.pages),
     night_pages: Number(r.night_pages),

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { actorOf } from '../../lib/actor.js';
 import { OrgParams } from '../orgs/index.js';
-import { wantsCsv } from './incident-report.routes.js';
+import { wantsCsv, wantsFresh } from './incident-report.routes.js';
 import { oncallReport, oncallReportCsv, oncallReportFileName } from './oncall-report.js';
 import { OncallReport, OncallReportQuery } from './oncall-report.schemas.js';
 
@@ -22,7 +22,7 @@ export const oncallReportRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
       },
     },
     async (request, reply) => {
-      const report = await oncallReport(ctx, actorOf(request), request.params.org_slug, request.query);
+      const report = await oncallReport(ctx, actorOf(request), request.params.org_slug, request.query, wantsFresh(request.headers['cache-control']));
       if (!wantsCsv(request, request.query.format)) return report;
       return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${oncallReportFileName(report)}"`).send(oncallReportCsv(report));
     },

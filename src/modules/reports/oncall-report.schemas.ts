@@ -26,6 +26,7 @@ export const OncallReport = Type.Object(
     to: Type.String(),
     tz: Type.String(),
     livemode: Type.Boolean(),
+    as_of: Type.String({ format: 'date-time', description: 'the instant the figures are of: now, or for a report that takes long to compute its stored answer (docs/reports.md, "Stored answers")' }),
     rows: Type.Array(OncallReportRow),
     totals: OncallReportRow,
   },

@@ -4,7 +4,7 @@
 // definitions and this same example).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { queryPlan, testDialect } from '../../../test/helpers.js';
+import { queryPlan, REPORTS_COMPUTED_EVERY_TIME, testDialect } from '../../../test/helpers.js';
 import { signInAgain, dispatchWorld, type DispatchWorld } from '../../../test/world.js';
 import { runPaging } from '../paging/index.js';
 import { pageFiguresSql } from './oncall-report.repository.js';
@@ -44,7 +44,7 @@ describe('GET /v1/orgs/:org_slug/reports/oncall', () => {
   const ack = (who: { cookie: string }, id: number) => w.ok(w.as(who), 'POST', `/v1/tickets/${id}/acknowledge`, undefined, 200);
 
   before(async () => {
-    w = await dispatchWorld();
+    w = await dispatchWorld(REPORTS_COMPUTED_EVERY_TIME);
     w.t.clock.set('2026-03-01T00:00:00Z');
     await signInAgain(w);
     // Ann lives in Berlin (CET +1, CEST +2 from 29 March 01:00 UTC), Ben in New York (EST -5, EDT -4
@@ -224,7 +224,7 @@ describe('GET /v1/orgs/:org_slug/reports/oncall across the autumn changes of bot
   }
 
   before(async () => {
-    w = await dispatchWorld();
+    w = await dispatchWorld(REPORTS_COMPUTED_EVERY_TIME);
     w.t.clock.set('2026-04-01T00:00:00Z');
     await signInAgain(w);
     await w.ok(w.as(w.ann), 'PATCH', '/v1/auth/me', { timezone: 'Australia/Sydney' }, 200);

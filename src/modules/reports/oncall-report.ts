@@ -11,9 +11,10 @@ import { hoursOnCall } from '../oncall/index.js';
 import { toCsv } from './csv.js';
 import { reportAccess, reportFrame } from './incident-report.js';
 import { userProfiles } from './labels.repository.js';
-import { pageFigures, pagedZones, type PageFigures } from './oncall-report.repository.js';
+import { pageFigures, pagedZones, type PageFigures, type PagesQuery } from './oncall-report.repository.js';
 import type { OncallReport, OncallReportQuery, OncallReportRow } from './oncall-report.schemas.js';
 import { offsetsOver } from './periods.js';
+import { storedAnswer } from './stored-results.js';
 
 /** What an account deleted since is called (as in the schedules' shifts). */
 const DELETED_USER = 'Deleted user';
@@ -37,19 +38,27 @@ function toRow(who: Pick<OncallReportRow, 'user_id' | 'name' | 'timezone'>, hour
   };
 }
 
-export async function oncallReport(ctx: AppContext, actor: Actor, orgSlug: string, q: OncallReportQuery): Promise<OncallReport> {
+export async function oncallReport(ctx: AppContext, actor: Actor, orgSlug: string, q: OncallReportQuery, fresh = false): Promise<OncallReport> {
   const org = await reportAccess(ctx, actor, orgSlug);
   const { from, to, tz } = await reportFrame(ctx, org.id, q);
   const livemode = actor.mode === 'live' ? 1 : 0;
+  const range = { orgId: org.id, livemode, from: new Date(from).toISOString(), to: new Date(to).toISOString() } as const;
+  const question = JSON.stringify({ from: range.from, to: range.to, tz });
+  const { report, asOf } = await storedAnswer(ctx, { orgId: org.id, livemode, kind: 'oncall', question }, fresh, (now) => figures(ctx, range, now.getTime()));
+  return { from: range.from, to: range.to, tz, livemode: livemode === 1, as_of: asOf, ...report };
+}
 
+/** The rows and totals of the range, as of `now`. */
+async function figures(ctx: AppContext, range: PagesQuery, now: number): Promise<Pick<OncallReport, 'rows' | 'totals'>> {
+  const from = Date.parse(range.from);
+  const to = Date.parse(range.to);
   // Hours served: the schedules are shared by both modes, and a shift still ahead is not served yet.
-  const servedTo = Math.min(to, ctx.clock.nowMs());
-  const hours = servedTo > from ? await hoursOnCall(ctx, org.id, from, servedTo) : new Map<number, number>();
+  const servedTo = Math.min(to, now);
+  const hours = servedTo > from ? await hoursOnCall(ctx, range.orgId, from, servedTo) : new Map<number, number>();
 
   // Pages: the zones of the people paged, each with its offsets over the range, then one statement.
-  const range = { orgId: org.id, livemode, from: new Date(from).toISOString(), to: new Date(to).toISOString() } as const;
   const zones = (await pagedZones(ctx.db, range)).map((zone) => ({ zone, offsets: offsetsOver(isTimeZone(zone) ? zone : 'UTC', from, to) }));
-  const pages = new Map((await pageFigures(ctx.db, ctx.database.dialect, range, zones)).map((p) => [p.user_id, p]));
+  const pages = new Map((await pageFigures(ctx.database, range, zones)).map((p) => [p.user_id, p]));
 
   const ids = [...new Set([...hours.keys(), ...pages.keys()])];
   const people = await userProfiles(ctx.db, ids);
@@ -63,14 +72,7 @@ export async function oncallReport(ctx: AppContext, actor: Actor, orgSlug: strin
   const sum = (k: keyof Counts) => [...pages.values()].reduce((s, p) => s + p[k], 0);
   const totalCounts: Counts = { pages: sum('pages'), night_pages: sum('night_pages'), weekend_pages: sum('weekend_pages'), acknowledged: sum('acknowledged'), mtta_sum: sum('mtta_sum'), escalated_past: sum('escalated_past') };
   const totalHours = [...hours.values()].reduce((s, h) => s + h, 0);
-  return {
-    from: range.from,
-    to: range.to,
-    tz,
-    livemode: livemode === 1,
-    rows,
-    totals: toRow({ user_id: null, name: null, timezone: null }, totalHours, totalCounts),
-  };
+  return { rows, totals: toRow({ user_id: null, name: null, timezone: null }, totalHours, totalCounts) };
 }
 
 const CSV_HEADER = ['user_id', 'name', 'timezone', 'hours_on_call', 'pages', 'night_pages', 'weekend_pages', 'acknowledged', 'mtta_seconds', 'escalated_past'] as const;
