@@ -115,7 +115,7 @@ export interface Config {
   /** Schedules whose on-call answer each instance keeps (modules/oncall/around-memo.ts); 0 = none. */
   oncallMemoSize: number;
   /** Stored report answers (modules/reports/stored-results.ts, docs/reports.md "Stored answers"). */
-  reports: { storeAfterMs: number; maxAgeMs: number; freshWaitMs: number };
+  reports: { storeAfterMs: number; maxAgeMs: number; maxStaleMs: number; freshWaitMs: number };
   /** Operations (issue #22, docs/operations.md): metrics token, scheduled backups, retention defaults and sweep. */
   ops: OpsConfig;
 }
@@ -328,6 +328,7 @@ export function loadConfig(env: Env = process.env): Config {
     reports: {
       storeAfterMs: int('REPORT_STORE_AFTER_MS', 250, 0, 3_600_000),
       maxAgeMs: int('REPORT_MAX_AGE_SECONDS', 60, 1, 86_400) * 1000,
+      maxStaleMs: int('REPORT_MAX_STALE_SECONDS', 600, 1, 86_400) * 1000,
       freshWaitMs: int('REPORT_FRESH_WAIT_MS', 250, 0, 60_000),
     },
     ops: opsConfig(value, int, problems, databaseUrl),

@@ -14,6 +14,8 @@ let member: ApiUser;
 let orgId: number;
 const slug = 'report-ops';
 const ZONE = 'Europe/Berlin';
+/** Before this file's server answered anything: no answer it gives can be of an earlier instant. */
+const opened = Date.now();
 
 browserSuite({
   setUp: async () => {
@@ -82,6 +84,10 @@ for (const [kind, viewport] of [
     assert.equal(totals.acknowledged, '2');
     assert.equal(totals.resolved, '1');
     assert.equal(totals.sla, '100 %');
+    // When the figures are of (the answer's as_of: computed for this request, or stored by this file's
+    // earlier one: between this file's start and now).
+    const asOf = Date.parse((await page.getAttribute('[data-testid="report-as-of"] time', 'datetime')) ?? '');
+    assert.ok(asOf >= opened && asOf <= Date.now(), `as_of ${new Date(asOf).toISOString()}`);
     assert.equal(await page.textContent('[data-testid="incident-table"] tfoot td[data-col="incidents"]'), '4');
     // MTTA and MTTR: the line chart has a marker for the day with acknowledged incidents.
     assert.ok((await page.$$('#chart-times .line circle')).length >= 1);

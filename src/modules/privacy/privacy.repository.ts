@@ -235,10 +235,13 @@ export async function deleteOrgsWithoutMembers(db: Kysely<DB>, orgIds: readonly 
  * Removes the account. Sessions, keys, devices, push subscriptions, calendar connections,
  * memberships, event types and hosted bookings go with the user row (ON DELETE CASCADE);
  * incidents and audit entries keep their row with the person's id cleared (SET NULL); replies are
- * marked so their author shows as "Deleted user". Codes, invites and queued emails to the address go too.
+ * marked so their author shows as "Deleted user". Codes, invites and queued emails to the address go too,
+ * and every stored report answer (modules/reports, stored-results.ts): one may name the person (an
+ * assignee, a person on call, in any org they ever served), and each is computed again when next asked.
  */
 export async function deleteAccount(db: Kysely<DB>, user: { id: number; email: string }): Promise<boolean> {
   await db.updateTable('replies').set({ author_deleted: 1 }).where('author_id', '=', user.id).execute();
+  await db.deleteFrom('report_results').execute();
   await db.deleteFrom('magic_codes').where('email', 'in', [user.email, `phone:${user.id}`]).execute();
   await db.deleteFrom('org_invites').where('email', '=', user.email).execute();
   await db.deleteFrom('outbox').where('user_id', '=', user.id).execute();

@@ -13,10 +13,10 @@ import { dispatchWorld, signInAgain, type DispatchWorld } from '../../../test/wo
 
 interface Report {
   as_of: string;
-  totals: { incidents: number; hours_on_call?: number };
+  totals: { incidents: number; hours_on_call?: number; pages?: number };
 }
 
-const STORED = { REPORT_STORE_AFTER_MS: '0', REPORT_FRESH_WAIT_MS: '0', REPORT_MAX_AGE_SECONDS: '60' };
+const STORED = { REPORT_STORE_AFTER_MS: '0', REPORT_FRESH_WAIT_MS: '0', REPORT_MAX_AGE_SECONDS: '60', REPORT_MAX_STALE_SECONDS: '600' };
 const RANGE = 'from=2026-03-01T00:00:00Z&to=2026-03-08T00:00:00Z&tz=UTC';
 
 describe(`stored report answers (${testDialect})`, () => {
@@ -76,12 +76,23 @@ describe(`stored report answers (${testDialect})`, () => {
     assert.equal((await incidents()).as_of, new Date(Date.parse(before.as_of) + 60_000).toISOString());
   });
 
+  test('an answer older than REPORT_MAX_STALE_SECONDS is never served: the request waits for the new one', async () => {
+    const before = await current();
+    await w.incident(owner(), { title: 'After a quiet while' });
+    const n = computed();
+    const later = new Date(Date.parse(before.as_of) + 600_000).toISOString();
+    w.t.clock.set(later);
+    const r = await incidents();
+    assert.deepEqual([r.totals.incidents, r.as_of, computed()], [before.totals.incidents + 1, later, n + 1]);
+  });
+
   test('Cache-Control: no-cache computes the answer for the request, and it is stored', async () => {
+    const before = await current();
     await w.incident(owner(), { title: 'Third' });
     const n = computed();
     const now = w.t.clock.now().toISOString();
     const fresh = await incidents({ 'cache-control': 'no-cache' });
-    assert.deepEqual([fresh.totals.incidents, fresh.as_of, computed()], [3, now, n + 1]);
+    assert.deepEqual([fresh.totals.incidents, fresh.as_of, computed()], [before.totals.incidents + 1, now, n + 1]);
     assert.deepEqual(await incidents(), fresh, 'the next request gets it stored');
     assert.equal(computed(), n + 1);
   });
@@ -96,14 +107,43 @@ describe(`stored report answers (${testDialect})`, () => {
       time_zone: 'UTC',
       layers: [{ name: 'Week', start: '2026-03-01T00:00', turn: { unit: 'week', length: 1 }, users: [w.ann.id] }],
     }, 201);
-    // The schedules' history counts from the schedule's creation: an hour later, Ann has served one.
+    // The schedules' history counts from the schedule's creation: 9 minutes later (within
+    // REPORT_MAX_STALE_SECONDS of the stored answer), Ann has served 0.15 hours.
     const created = w.t.clock.nowMs();
-    w.t.clock.set(new Date(created + 3_600_000).toISOString());
+    w.t.clock.set(new Date(created + 9 * 60_000).toISOString());
     assert.deepEqual(await oncall(), first, 'the stored answer while it is recomputed');
     await w.t.ctx.reportStore.idle();
     assert.equal(computed(), n + 1);
     const after = await oncall();
-    assert.deepEqual([after.totals.hours_on_call, after.as_of], [1, new Date(created + 3_600_000).toISOString()]);
+    assert.deepEqual([after.totals.hours_on_call, after.as_of], [0.15, new Date(created + 9 * 60_000).toISOString()]);
+  });
+
+  test("a page alone (its incident's row unchanged) makes the on-call answer recomputed", async () => {
+    const incident = await w.incident(owner(), { title: 'Paged behind the API' });
+    await oncall();
+    await w.t.ctx.reportStore.idle();
+    const before = await oncall();
+    const n = computed();
+    await w.t.ctx.db
+      .insertInto('paging_pages')
+      .values({ incident_id: incident.Id, org_id: w.orgId, livemode: 1, user_id: w.ann.id, level: 2, loop: 0, target_type: 'user', target_id: w.ann.id, created_at: w.t.clock.now().toISOString() })
+      .execute();
+    assert.deepEqual(await oncall(), before, 'the stored answer while it is recomputed');
+    await w.t.ctx.reportStore.idle();
+    assert.equal(computed(), n + 1);
+    assert.equal((await oncall()).totals.pages, (before.totals.pages ?? 0) + 1);
+  });
+
+  test('every column a report reads moves the version when written alone (first acknowledgement, first escalation, reopen count)', async () => {
+    const incident = await w.incident(owner(), { title: 'Written behind the API' });
+    const version = async () =>
+      Number((await w.t.ctx.db.selectFrom('incident_list_versions').select('version').where('org_id', '=', w.orgId).where('livemode', '=', 1).executeTakeFirstOrThrow()).version);
+    const at = w.t.clock.now().toISOString();
+    for (const set of [{ first_acknowledged_at: at }, { escalated_at: at }, { reopened_count: 1 }]) {
+      const before = await version();
+      await w.t.ctx.db.updateTable('incidents').set(set).where('id', '=', incident.Id).execute();
+      assert.ok((await version()) > before, `${Object.keys(set)[0]} moved the version`);
+    }
   });
 
   test("a lease held by another instance: its stored answer is served and nothing is computed here until the lease ends", async () => {
@@ -150,6 +190,32 @@ describe(`stored report answers (${testDialect})`, () => {
     } finally {
       if (app !== w.t.app) await app.close();
       await other.close();
+    }
+  });
+});
+
+describe(`stored report answers and account deletion (${testDialect})`, () => {
+  test('deleting an account deletes every stored answer (one may name the person); the next request computes without them', async () => {
+    const w = await dispatchWorld(STORED);
+    try {
+      const incident = await w.incident(w.as(w.owner), { title: 'For Ann' });
+      await w.ok(w.as(w.owner), 'PATCH', `/v1/tickets/${incident.Id}`, { assignee_id: w.ann.id }, 200);
+      // Another question, of a year without incidents: every stored answer goes, not only those naming her.
+      const other = `/v1/orgs/${w.orgSlug}/reports/incidents?from=2020-01-01T00:00:00Z&to=2021-01-01T00:00:00Z&group_by=assignee`;
+      const labels = (r: { rows: { label: string | null }[] }) => r.rows.map((x) => x.label);
+      // Today's range, by assignee: Ann is named.
+      const now = w.t.clock.nowMs();
+      const today = `/v1/orgs/${w.orgSlug}/reports/incidents?from=${new Date(now - 86_400_000).toISOString()}&to=${new Date(now + 60_000).toISOString()}&group_by=assignee`;
+      assert.deepEqual(labels(await w.ok(w.as(w.owner), 'GET', today)), ['Ann Responder']);
+      await w.ok(w.as(w.owner), 'GET', other);
+      assert.equal((await w.t.ctx.db.selectFrom('report_results').select('org_id').execute()).length, 2);
+      await w.ok(w.as(w.ann), 'DELETE', '/v1/auth/me', { password: w.ann.password });
+      assert.deepEqual(await w.t.ctx.db.selectFrom('report_results').selectAll().execute(), []);
+      const n = w.t.ctx.reportStore.computed;
+      assert.deepEqual(labels(await w.ok(w.as(w.owner), 'GET', today)), [null]);
+      assert.equal(w.t.ctx.reportStore.computed, n + 1);
+    } finally {
+      await w.close();
     }
   });
 });

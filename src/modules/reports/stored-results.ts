@@ -8,13 +8,15 @@
 //   row per org, mode, report and question); quicker ones are computed on every request, as before.
 // - A stored answer holds while the data it was computed from has not changed (`dataVersion`: the
 //   org's incident version, moved by a trigger on every change of its incidents, and for the on-call
-//   report the org's schedules' versions) and it is younger than REPORT_MAX_AGE_SECONDS (what moves
-//   with time alone: SLA deadlines coming due, hours served up to now, names).
+//   report the org's schedules' versions and its latest page) and it is younger than
+//   REPORT_MAX_AGE_SECONDS (what moves with time alone: SLA deadlines coming due, hours served up to
+//   now; and what no version follows: names, people's zones).
 // - One that no longer holds is recomputed by one instance (a lease on its row, taken by a
 //   conditional write: every other instance sees it and does not compute), while every request
 //   meanwhile gets the last stored answer with its `as_of`; a request that came within
-//   REPORT_FRESH_WAIT_MS of the recomputation's start waits for it up to then. `Cache-Control:
-//   no-cache` computes the answer for that request, and waits.
+//   REPORT_FRESH_WAIT_MS of the recomputation's start waits for it up to then. An answer older than
+//   REPORT_MAX_STALE_SECONDS (a question nobody asked for a while) is never served: the request waits
+//   for the new one. `Cache-Control: no-cache` computes the answer for that request, and waits.
 // - The data version is read before computing: a change that commits during the computation leaves
 //   the answer older than its version, so it is recomputed at the next request, never served as new.
 import { randomBytes } from 'node:crypto';
@@ -42,6 +44,8 @@ export interface ReportStoreConfig {
   storeAfterMs: number;
   /** A stored answer older than this is recomputed, whatever changed. */
   maxAgeMs: number;
+  /** A stored answer older than this is never served: the request waits for the new one. */
+  maxStaleMs: number;
   /** How long after a recomputation's start a request waits for it before taking the stored answer. */
   freshWaitMs: number;
 }
@@ -94,13 +98,22 @@ async function dataVersion(ctx: AppContext, k: ResultKey): Promise<string> {
   const v = `i${Number(incidents?.version ?? 0)}`;
   if (k.kind !== 'oncall') return v;
   // Every write that changes who is on call moves its schedule's version (migration 0051); a deleted
-  // schedule lowers the count.
-  const s = await ctx.db
-    .selectFrom('oncall_schedules')
-    .select([sql<number>`count(*)`.as('n'), sql<number>`coalesce(sum(version), 0)`.as('sum')])
-    .where('org_id', '=', k.orgId)
-    .executeTakeFirstOrThrow();
-  return `${v}:s${Number(s.n)}.${Number(s.sum)}`;
+  // schedule lowers the count. A page is a new row of paging_pages, the latest by its index by org and
+  // time (one made with no change of its incident's row: a later level of a walk).
+  const [s, p] = await Promise.all([
+    ctx.db
+      .selectFrom('oncall_schedules')
+      .select([sql<number>`count(*)`.as('n'), sql<number>`coalesce(sum(version), 0)`.as('sum')])
+      .where('org_id', '=', k.orgId)
+      .executeTakeFirstOrThrow(),
+    ctx.db
+      .selectFrom('paging_pages')
+      .select(sql<string | null>`max(created_at)`.as('last'))
+      .where('org_id', '=', k.orgId)
+      .where('livemode', '=', k.livemode)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return `${v}:s${Number(s.n)}.${Number(s.sum)}:p${p.last ?? ''}`;
 }
 
 function readRow(ctx: AppContext, k: ResultKey) {
@@ -131,7 +144,13 @@ export async function storedAnswer<T>(ctx: AppContext, k: ResultKey, fresh: bool
   }
   const stored = (): Answer<T> => ({ report: JSON.parse(body) as T, asOf: row.as_of });
   const now = ctx.clock.nowMs();
-  if (row.data_version === version && now - Date.parse(row.as_of) < store.config.maxAgeMs) return stored();
+  const age = now - Date.parse(row.as_of);
+  if (row.data_version === version && age < store.config.maxAgeMs) return stored();
+  if (age >= store.config.maxStaleMs) {
+    // Too old to be served (nobody asked for a while): this request waits for the new answer, as for a first one.
+    const done = (await store.join(id, () => computeAndSave(ctx, k, compute, undefined)).done) as Answer<T> | undefined;
+    return done ?? computeAndSave(ctx, k, compute, undefined);
+  }
   // Another instance holds the lease: it is recomputing.
   if (row.lease_until !== null && Date.parse(row.lease_until) > now) return stored();
   const flight = store.join(id, () => refresh(ctx, k, compute, row));

@@ -4,7 +4,7 @@
 // only (the API answers others 403; the navigation shows the page to those who administer an org).
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, pageHeaders, qs } from '../../lib/api';
-import { browserZone } from '../../lib/format';
+import { browserZone, formatDateTime } from '../../lib/format';
 import { navigate, setQuery, type Loc } from '../router';
 import { administeredOrgs, useSession, viewingTestData } from '../session';
 import { isKnownZone, TimeZoneInput } from '../timezone-input';
@@ -257,6 +257,15 @@ function Totals({ t }: { t: IncidentRow }) {
   );
 }
 
+/** When the figures are of: now, or a stored answer's instant for a report that takes long (docs/reports.md, "Stored answers"). */
+function AsOf({ iso }: { iso: string }) {
+  return (
+    <p class="muted" data-testid="report-as-of">
+      Figures as of <time dateTime={iso}>{formatDateTime(iso)}</time>
+    </p>
+  );
+}
+
 function IncidentPart({ report, group, heading, csv, busy }: { report: IncidentReport; group: Group; heading: string; csv: string; busy: boolean }) {
   const labels = report.rows.map((r) => rowLabel(group, r));
   const most = Math.max(0, ...report.rows.map((r) => r.incidents));
@@ -270,6 +279,7 @@ function IncidentPart({ report, group, heading, csv, busy }: { report: IncidentR
   return (
     <div class="stack report-incidents" aria-busy={busy} data-testid="incident-report" data-group={report.group_by}>
       <Totals t={report.totals} />
+      <AsOf iso={report.as_of} />
       {report.rows.length === 0 ? (
         <Empty title="No incidents in this period">Nothing was opened between these dates.</Empty>
       ) : (
