@@ -658,7 +658,7 @@ function section(runs: EngineRun[]): string {
       lines.push(
         `| ${ww.c.label}, while written (${ww.writes} incidents created, ${ww.recomputed} recomputations) | - | - | - | ${rps(c.baseline.requestsPerSec)} | ${rps(c.subject.requestsPerSec)} | ${ms(c.subject.p50)} | ${ms(c.subject.p95)} | ${ms(c.subject.p99)} | ${goalOf(c.subject)} |`,
         '',
-        `While written: the \`as_of\` of the answer served trailed the request by ${lag.length ? `${secs(median(lag))} (median) and ${secs(lag.at(-1)!)} (most)` : '-'} over ${lag.length} samples, one after each incident created.`,
+        `While written: the \`as_of\` of the answer served trailed the request by ${lag.length ? `${secs(median(lag))} (median) and ${secs(lag.at(-1)!)} (most)` : '-'} over ${lag.length} samples, one after each incident created. The most is the answer stored when the case was first asked, minutes before (the other cases ran in between), served until the first recomputation under load ended; after that, an answer trails by about one recomputation.`,
       );
     }
     lines.push('');
