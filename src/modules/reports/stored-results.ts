@@ -86,6 +86,8 @@ export class ReportStore {
 }
 
 const idOf = (k: ResultKey) => `${k.orgId}/${k.livemode}/${k.kind}/${k.question}`;
+/** The row of `k`, as columns (a where filter, an insert's values). */
+const rowKey = (k: ResultKey) => ({ org_id: k.orgId, livemode: k.livemode, kind: k.kind, question: k.question });
 
 /** The version of what a report reads, as text: equal versions, equal data (but for time passing). */
 async function dataVersion(ctx: AppContext, k: ResultKey): Promise<string> {
@@ -120,10 +122,7 @@ function readRow(ctx: AppContext, k: ResultKey) {
   return ctx.db
     .selectFrom('report_results')
     .select(['data_version', 'as_of', 'body', 'compute_ms', 'lease_until'])
-    .where('org_id', '=', k.orgId)
-    .where('livemode', '=', k.livemode)
-    .where('kind', '=', k.kind)
-    .where('question', '=', k.question)
+    .where((eb) => eb.and(rowKey(k)))
     .executeTakeFirst();
 }
 type Row = NonNullable<Awaited<ReturnType<typeof readRow>>>;
@@ -168,10 +167,7 @@ async function refresh<T>(ctx: AppContext, k: ResultKey, compute: (now: Date) =>
   const claimed = await ctx.db
     .updateTable('report_results')
     .set({ lease_until: leaseUntil, lease_token: token })
-    .where('org_id', '=', k.orgId)
-    .where('livemode', '=', k.livemode)
-    .where('kind', '=', k.kind)
-    .where('question', '=', k.question)
+    .where((eb) => eb.and(rowKey(k)))
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', new Date(now).toISOString())]))
     // Still the answer this request found old: another instance may have stored a new one since.
     .where('as_of', '=', row.as_of)
@@ -185,10 +181,7 @@ async function refresh<T>(ctx: AppContext, k: ResultKey, compute: (now: Date) =>
     await ctx.db
       .updateTable('report_results')
       .set({ lease_until: null, lease_token: null })
-      .where('org_id', '=', k.orgId)
-      .where('livemode', '=', k.livemode)
-      .where('kind', '=', k.kind)
-      .where('question', '=', k.question)
+      .where((eb) => eb.and(rowKey(k)))
       .where('lease_token', '=', token)
       .execute();
     return undefined;
@@ -209,15 +202,11 @@ async function computeAndSave<T>(ctx: AppContext, k: ResultKey, compute: (now: D
   const computeMs = performance.now() - started;
   const asOf = now.toISOString();
   const values = { data_version: version, as_of: asOf, body: JSON.stringify(report), compute_ms: computeMs, lease_until: null, lease_token: null };
-  const where = { org_id: k.orgId, livemode: k.livemode, kind: k.kind, question: k.question };
   if (token !== undefined) {
     await ctx.db
       .updateTable('report_results')
       .set(values)
-      .where('org_id', '=', k.orgId)
-      .where('livemode', '=', k.livemode)
-      .where('kind', '=', k.kind)
-      .where('question', '=', k.question)
+      .where((eb) => eb.and(rowKey(k)))
       .where('lease_token', '=', token)
       .execute();
     return { report, asOf };
@@ -225,7 +214,7 @@ async function computeAndSave<T>(ctx: AppContext, k: ResultKey, compute: (now: D
   if (computeMs >= ctx.reportStore.config.storeAfterMs || (await readRow(ctx, k)) !== undefined) {
     const inserted = await ctx.db
       .insertInto('report_results')
-      .values({ ...where, ...values })
+      .values({ ...rowKey(k), ...values })
       .onConflict((oc) =>
         oc
           .columns(['org_id', 'livemode', 'kind', 'question'])
