@@ -194,6 +194,28 @@ describe(`stored report answers (${testDialect})`, () => {
   });
 });
 
+describe(`a recomputation waited for (REPORT_FRESH_WAIT_MS) (${testDialect})`, () => {
+  test('a request that comes while the recomputation it started runs waits for it, up to the wait, and gets the new answer; access is checked before any answer', async () => {
+    // A minute's wait: far longer than this recomputation takes, so the answer is the new one whatever the machine's load.
+    const w = await dispatchWorld({ ...STORED, REPORT_FRESH_WAIT_MS: '60000' });
+    try {
+      const url = `/v1/orgs/${w.orgSlug}/reports/incidents?${RANGE}`;
+      w.t.clock.set('2026-03-02T10:00:00Z');
+      await signInAgain(w);
+      const first = await w.ok<Report>(w.as(w.owner), 'GET', url);
+      await w.incident(w.as(w.owner), { title: 'Changed' });
+      w.t.clock.set('2026-03-02T10:00:10Z');
+      const next = await w.ok<Report>(w.as(w.owner), 'GET', url);
+      assert.deepEqual([next.totals.incidents, next.as_of], [first.totals.incidents + 1, '2026-03-02T10:00:10.000Z']);
+      // A member gets 403 and another org's person 404, with an answer stored for the question.
+      assert.equal((await w.call(w.as(w.ann), 'GET', url)).statusCode, 403);
+      assert.equal((await w.call(w.as(w.stranger), 'GET', url)).statusCode, 404);
+    } finally {
+      await w.close();
+    }
+  });
+});
+
 describe(`stored report answers and account deletion (${testDialect})`, () => {
   test('deleting an account deletes every stored answer (one may name the person); the next request computes without them', async () => {
     const w = await dispatchWorld(STORED);
