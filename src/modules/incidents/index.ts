@@ -23,7 +23,7 @@ export { acknowledgeIncident, type AckVia, type Acknowledger } from './acknowled
 export type { Placed } from './dedup.js';
 export { claimEscalationStep, MAX_ESCALATIONS, recordEscalation, timeoutOf, type EscalationStep } from './escalation.js';
 export { DEFAULT_ACK_TIMEOUTS, dueEscalations, findAckTimeouts, saveAckTimeouts, type AckTimeouts, type DueEscalation } from './escalation.repository.js';
-export { deleteClosedIncident, findIncident, findOpenByRef, oldClosedIncidents, type IncidentRow } from './incidents.repository.js';
+export { deleteClosedIncident, findIncident, findOpenByRef, listVersion, oldClosedIncidents, type IncidentRow } from './incidents.repository.js';
 export { ListCache } from './list-cache.js';
 export { Incident, IncidentParams, Lat, Lng, PrioritySchema, Reply } from './incidents.schemas.js';
 export { applyChange, findVisible, openIncident, placeIncident, toIncident, type Opening } from './incidents.service.js';

@@ -63,25 +63,31 @@ export async function incidentReport(ctx: AppContext, actor: Actor, orgSlug: str
   const { from, to, tz } = await reportFrame(ctx, org.id, q);
   const livemode = actor.mode === 'live' ? 1 : 0;
   const range = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
-  const question = JSON.stringify({ ...range, tz, group_by: group });
-  const { report, asOf } = await storedAnswer(ctx, { orgId: org.id, livemode, kind: 'incidents', question }, fresh, async (now) => {
-    const { rows, totals } = await queryReport(ctx.database, { orgId: org.id, livemode, ...range, dueBy: now.toISOString(), group, offsets: offsetsOver(tz, from, to) });
-    let out: IncidentReportRow[];
-    if (group === 'day' || group === 'week' || group === 'month') {
-      // Every period of the range, in order, with or without incidents.
-      const byKey = new Map(rows.map((r) => [r.key, r]));
-      out = periodKeys(group, tz, from, to).map((k) => toRow(byKey.get(k) ?? { ...ZERO, key: k }, k));
-    } else {
-      const ids = rows.flatMap((r) => (r.key === null ? [] : [Number(r.key)]));
-      const names =
-        group === 'assignee' ? await userNames(ctx.db, ids) : group === 'team' ? await teamNames(ctx.db, org.id, ids) : group === 'integration' ? await integrationNames(ctx.db, org.id, ids) : undefined;
-      out = rows
-        .map((r) => toRow(r, r.key === null ? null : names ? (names.get(Number(r.key)) ?? null) : r.key))
-        .sort((a, b) => b.incidents - a.incidents || String(a.key).localeCompare(String(b.key)));
-    }
-    return { rows: out, totals: toRow(totals, null) };
-  });
+  const key = JSON.stringify({ ...range, tz, group_by: group });
+  const question = { from, to, tz, group, orgId: org.id, livemode } as const;
+  const { report, asOf } = await storedAnswer(ctx, { orgId: org.id, livemode, kind: 'incidents', question: key }, fresh, (now) => figures(ctx, question, now));
   return { ...range, tz, group_by: group, livemode: livemode === 1, as_of: asOf, ...report };
+}
+
+/** The rows (every period of a period grouping, else the keys with incidents) and totals of a question, as of `now`. */
+async function figures(
+  ctx: AppContext,
+  q: { from: number; to: number; tz: string; group: Grouping; orgId: number; livemode: 0 | 1 },
+  now: Date,
+): Promise<Pick<IncidentReport, 'rows' | 'totals'>> {
+  const { from, to, tz, group, orgId } = q;
+  const range = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+  const { rows, totals } = await queryReport(ctx.database, { orgId, livemode: q.livemode, ...range, dueBy: now.toISOString(), group, offsets: offsetsOver(tz, from, to) });
+  if (group === 'day' || group === 'week' || group === 'month') {
+    const byKey = new Map(rows.map((r) => [r.key, r]));
+    return { rows: periodKeys(group, tz, from, to).map((k) => toRow(byKey.get(k) ?? { ...ZERO, key: k }, k)), totals: toRow(totals, null) };
+  }
+  const ids = rows.flatMap((r) => (r.key === null ? [] : [Number(r.key)]));
+  const names = group === 'assignee' ? await userNames(ctx.db, ids) : group === 'team' ? await teamNames(ctx.db, orgId, ids) : group === 'integration' ? await integrationNames(ctx.db, orgId, ids) : undefined;
+  const out = rows
+    .map((r) => toRow(r, r.key === null ? null : names ? (names.get(Number(r.key)) ?? null) : r.key))
+    .sort((a, b) => b.incidents - a.incidents || String(a.key).localeCompare(String(b.key)));
+  return { rows: out, totals: toRow(totals, null) };
 }
 
 const CSV_HEADER = [

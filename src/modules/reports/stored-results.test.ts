@@ -192,6 +192,14 @@ describe(`stored report answers (${testDialect})`, () => {
       await other.close();
     }
   });
+  test('an answer nobody asked for a day is deleted when a new question of its org is stored', async () => {
+    const before = await current();
+    const questions = async () => (await w.t.ctx.db.selectFrom('report_results').select('question').where('org_id', '=', w.orgId).execute()).map((r) => r.question);
+    assert.ok((await questions()).some((q) => q.includes('2026-03-01T00:00:00.000Z')));
+    w.t.clock.set(new Date(Date.parse(before.as_of) + 86_400_000 + 60_000).toISOString());
+    await w.ok(owner(), 'GET', `/v1/orgs/${w.orgSlug}/reports/incidents?from=2026-02-01T00:00:00Z&to=2026-02-08T00:00:00Z&tz=UTC`);
+    assert.deepEqual(await questions(), [JSON.stringify({ from: '2026-02-01T00:00:00.000Z', to: '2026-02-08T00:00:00.000Z', tz: 'UTC', group_by: 'day' })]);
+  });
 });
 
 describe(`a recomputation waited for (REPORT_FRESH_WAIT_MS) (${testDialect})`, () => {

@@ -23,6 +23,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { DAY } from '../../lib/clock.js';
+import { listVersion } from '../incidents/index.js';
 
 /** What identifies a stored answer. */
 export interface ResultKey {
@@ -91,13 +92,8 @@ const rowKey = (k: ResultKey) => ({ org_id: k.orgId, livemode: k.livemode, kind:
 
 /** The version of what a report reads, as text: equal versions, equal data (but for time passing). */
 async function dataVersion(ctx: AppContext, k: ResultKey): Promise<string> {
-  const incidents = await ctx.db
-    .selectFrom('incident_list_versions')
-    .select('version')
-    .where('org_id', '=', k.orgId)
-    .where('livemode', '=', k.livemode)
-    .executeTakeFirst();
-  const v = `i${Number(incidents?.version ?? 0)}`;
+  // The incident list's own version of the org and mode (modules/incidents): moved in every transaction writing its incidents.
+  const v = `i${await listVersion(ctx.db, { orgIds: [k.orgId], mode: k.livemode === 1 ? 'live' : 'test' })}`;
   if (k.kind !== 'oncall') return v;
   // Every write that changes who is on call moves its schedule's version (migration 0051); a deleted
   // schedule lowers the count. A page is a new row of paging_pages, the latest by its index by org and
@@ -134,12 +130,12 @@ type Row = NonNullable<Awaited<ReturnType<typeof readRow>>>;
 export async function storedAnswer<T>(ctx: AppContext, k: ResultKey, fresh: boolean, compute: (now: Date) => Promise<T>): Promise<Answer<T>> {
   const store = ctx.reportStore;
   const id = idOf(k);
-  if (fresh) return computeAndSave(ctx, k, compute, undefined);
+  if (fresh) return computeAndSave(ctx, k, compute, {});
   const [row, version] = await Promise.all([readRow(ctx, k), dataVersion(ctx, k)]);
   const body = row?.body;
   if (!row || body === null || body === undefined) {
     // Nothing stored: computed here, once however many requests ask it of this instance meanwhile.
-    return (await store.join(id, () => computeAndSave(ctx, k, compute, undefined)).done) as Answer<T>;
+    return (await store.join(id, () => computeAndSave(ctx, k, compute, { version, stored: false })).done) as Answer<T>;
   }
   const stored = (): Answer<T> => ({ report: JSON.parse(body) as T, asOf: row.as_of });
   const now = ctx.clock.nowMs();
@@ -147,19 +143,20 @@ export async function storedAnswer<T>(ctx: AppContext, k: ResultKey, fresh: bool
   if (row.data_version === version && age < store.config.maxAgeMs) return stored();
   if (age >= store.config.maxStaleMs) {
     // Too old to be served (nobody asked for a while): this request waits for the new answer, as for a first one.
-    const done = (await store.join(id, () => computeAndSave(ctx, k, compute, undefined)).done) as Answer<T> | undefined;
-    return done ?? computeAndSave(ctx, k, compute, undefined);
+    const known = { version, stored: true };
+    const done = (await store.join(id, () => computeAndSave(ctx, k, compute, known)).done) as Answer<T> | undefined;
+    return done ?? computeAndSave(ctx, k, compute, known);
   }
   // Another instance holds the lease: it is recomputing.
   if (row.lease_until !== null && Date.parse(row.lease_until) > now) return stored();
-  const flight = store.join(id, () => refresh(ctx, k, compute, row));
+  const flight = store.join(id, () => refresh(ctx, k, compute, row, version));
   const wait = flight.startedAt + store.config.freshWaitMs - performance.now();
   const done = wait > 0 ? await Promise.race([flight.done.catch(() => undefined), new Promise<undefined>((r) => setTimeout(r, wait))]) : undefined;
   return (done as Answer<T> | undefined) ?? stored();
 }
 
 /** A stored answer recomputed under a lease; undefined when another instance took it, or stored a new one, first. Errors are logged. */
-async function refresh<T>(ctx: AppContext, k: ResultKey, compute: (now: Date) => Promise<T>, row: Row): Promise<Answer<T> | undefined> {
+async function refresh<T>(ctx: AppContext, k: ResultKey, compute: (now: Date) => Promise<T>, row: Row, version: string): Promise<Answer<T> | undefined> {
   const token = randomBytes(12).toString('base64url');
   const now = ctx.clock.nowMs();
   // The lease outlasts the computation: three times the last one's time, at least 30 s.
@@ -175,7 +172,7 @@ async function refresh<T>(ctx: AppContext, k: ResultKey, compute: (now: Date) =>
     .executeTakeFirst();
   if (Number(claimed.numUpdatedRows) !== 1) return undefined;
   try {
-    return await computeAndSave(ctx, k, compute, token);
+    return await computeAndSave(ctx, k, compute, { version, stored: true, token });
   } catch (err) {
     ctx.log.error({ err, report: k.kind, org_id: k.orgId }, 'report recomputation failed');
     await ctx.db
@@ -188,13 +185,21 @@ async function refresh<T>(ctx: AppContext, k: ResultKey, compute: (now: Date) =>
   }
 }
 
+/** What the caller read before computing: the data version, whether an answer is stored, the lease it holds. */
+interface Known {
+  version?: string;
+  stored?: boolean;
+  token?: string;
+}
+
 /**
  * Computes the answer and stores it: under the lease `token` into the leased row; without one, where
  * it took REPORT_STORE_AFTER_MS or more (or a stored answer exists), unless the row is leased or
- * holds an answer of a later instant.
+ * holds an answer of a later instant. What the caller read (`known`) is not read again.
  */
-async function computeAndSave<T>(ctx: AppContext, k: ResultKey, compute: (now: Date) => Promise<T>, token: string | undefined): Promise<Answer<T>> {
-  const version = await dataVersion(ctx, k);
+async function computeAndSave<T>(ctx: AppContext, k: ResultKey, compute: (now: Date) => Promise<T>, known: Known): Promise<Answer<T>> {
+  const { token } = known;
+  const version = known.version ?? (await dataVersion(ctx, k));
   const now = ctx.clock.now();
   const started = performance.now();
   ctx.reportStore.computed++;
@@ -211,7 +216,7 @@ async function computeAndSave<T>(ctx: AppContext, k: ResultKey, compute: (now: D
       .execute();
     return { report, asOf };
   }
-  if (computeMs >= ctx.reportStore.config.storeAfterMs || (await readRow(ctx, k)) !== undefined) {
+  if (computeMs >= ctx.reportStore.config.storeAfterMs || (known.stored ?? (await readRow(ctx, k)) !== undefined)) {
     const inserted = await ctx.db
       .insertInto('report_results')
       .values({ ...rowKey(k), ...values })
