@@ -164,6 +164,16 @@ async function fire(name: string, summary: string): Promise<number> {
   return incident.Id;
 }
 
+/** Until incident `id`'s timeline has its first `paged` event (the first level's page is made after the incident). */
+async function pagedOnce(id: number): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    const { events } = await ok<{ events: { type: string }[] }>('GET', `/v1/tickets/${id}/timeline`, undefined, admin);
+    if (events.some((e) => e.type === 'paged')) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.fail(`incident ${id} was never paged`);
+}
+
 test('an Alertmanager alert pages the responder on call: /field shows the page and acknowledges it; the incident page shows the walk and who was paged how', async () => {
   // The responder's phone, open on /field before the alert.
   const phone = await signedInContext(browser, server, responder, { viewport: PHONE, timezoneId: 'UTC' });
@@ -227,6 +237,10 @@ test('an Alertmanager alert pages the responder on call: /field shows the page a
   // A push notification opens /field#incident-N: that page first; "Not now" folds it into the strip.
   const second = await fire('TankLow', 'Tank 2 below 10%');
   const third = await fire('ValveStuck', 'Valve 7 stuck open');
+  // Both paged before the page opens: an alert's page follows its incident's creation (the walk's first
+  // level), and a page opened in between showed one page, not "1 more waiting".
+  await pagedOnce(second);
+  await pagedOnce(third);
   const tapped = await phone.newPage();
   const tappedErrors = watchErrors(tapped);
   await tapped.goto(`${server.url}/field#incident-${second}`);
