@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { sql } from 'kysely';
+import { buildTestApp, testDialect, type TestApp } from '../../../test/helpers.js';
 import { alertmanagerMessage, grafanaMessage, pdFollowUp, pdTrigger } from '../../../test/integrations-payloads.js';
 import { integrationsWorld, type CreatedIntegration, type IntegrationsWorld } from '../../../test/world.js';
 import { DAY } from '../../lib/clock.js';
@@ -134,5 +135,60 @@ describe('the integration event log', () => {
     const i = await w.integration();
     assert.equal((await w.call({ cookie: w.member.cookie }, 'GET', `/v1/integrations/${i.id}/events`)).statusCode, 403);
     assert.equal((await w.call({ 'x-api-key': w.testKey }, 'GET', `/v1/integrations/${i.id}/events`)).statusCode, 404, 'not in test mode');
+  });
+});
+
+describe("an Events API event's log entry commits with the change it reports", () => {
+  let t: TestApp;
+  let w: IntegrationsWorld;
+  let commits = 0;
+  const live = () => ({ 'x-api-key': w.liveKey });
+  before(async () => {
+    t = await buildTestApp({}, { onQuery: (text) => void (/^commit\b/i.test(text) && commits++) });
+    w = await integrationsWorld(t);
+  });
+  after(() => t.close());
+
+  const committed = async (url: string, payload: unknown) => {
+    commits = 0;
+    const res = await w.call({}, 'POST', url, payload);
+    assert.equal(res.statusCode, 202, res.body);
+    return commits;
+  };
+
+  test('one COMMIT per trigger, acknowledge and resolve: the incident and its entry together', async () => {
+    const i = await w.integration();
+    const url = w.path(i.events_url);
+    assert.equal(await committed(url, pdTrigger('', 'one-1', 'critical')), 1, 'opened');
+    assert.equal(await committed(url, pdTrigger('', 'one-1', 'critical')), 1, 'repeated');
+    assert.equal(await committed(url, pdFollowUp('', 'one-1', 'acknowledge')), 1, 'acknowledged');
+    assert.equal(await committed(url, pdFollowUp('', 'one-1', 'resolve')), 1, 'resolved');
+    const events = (await w.call(live(), 'GET', `/v1/integrations/${i.id}/events`)).json<{ events: LogEntry[] }>().events;
+    assert.deepEqual(
+      events.map((e) => e.outcome),
+      ['resolved', 'acknowledged', 'repeated', 'opened'],
+    );
+  });
+
+  test('an entry that cannot be written undoes its incident (5xx, so the tool retries), and the retry opens it once', async () => {
+    const i = await w.integration();
+    const url = w.path(i.events_url);
+    // The log refuses bodies that name 'refused-1' (a full disk, a lost connection: any failure of the entry's insert).
+    if (testDialect === 'sqlite') {
+      await sql`create trigger refuse_log before insert on integration_events when new.body like '%refused-1%' begin select raise(abort, 'log refused'); end`.execute(t.ctx.db);
+    } else {
+      await sql`create function refuse_log() returns trigger language plpgsql as $$ begin if new.body like '%refused-1%' then raise exception 'log refused'; end if; return new; end $$`.execute(t.ctx.db);
+      await sql`create trigger refuse_log before insert on integration_events for each row execute function refuse_log()`.execute(t.ctx.db);
+    }
+    const refused = await w.call({}, 'POST', url, pdTrigger('', 'refused-1', 'critical'));
+    assert.ok(refused.statusCode >= 500, `${refused.statusCode} ${refused.body}`);
+    assert.deepEqual(await w.tickets(live(), '?source_ref=refused-1'), [], 'no incident without its entry');
+
+    await sql`drop trigger refuse_log${sql.raw(testDialect === 'sqlite' ? '' : ' on integration_events')}`.execute(t.ctx.db);
+    assert.equal(await committed(url, pdTrigger('', 'refused-1', 'critical')), 1);
+    const opened = await w.tickets(live(), '?source_ref=refused-1');
+    assert.equal(opened.length, 1, 'the retry opened it, once');
+    const events = (await w.call(live(), 'GET', `/v1/integrations/${i.id}/events`)).json<{ events: LogEntry[] }>().events;
+    assert.deepEqual(events.map((e) => [e.outcome, e.incident_id]), [['opened', opened[0]!.Id]]);
   });
 });

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/ty
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/transaction.js';
 import { AppError, notFound, unauthorized } from '../../lib/errors.js';
 import { toFieldErrors } from '../../plugins/errors.js';
 import { AlertNotification, AlertsAccepted, alertTrigger, fingerprintOf, type AlertNotification as Notification } from './alerts.js';
@@ -82,15 +83,29 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     await ping(ctx, keyed.integration, keyed.heartbeat);
     return reply.status(status).send(answer);
   };
+  const entry = (request: FastifyRequest, results: AlertResult[], reason: string | null) => ({ source: sourceOf(request), ...headline(results), results, reason, body: request.body });
+  /**
+   * The log entry of an event that changed no incident (suppressed, rejected, an Alertmanager
+   * notification's several transactions), after what it did: in a transaction of the app's, so on
+   * SQLite it joins a group of commits instead of paying a commit (an fsync) of its own per event.
+   */
   const record = async (request: FastifyRequest, results: AlertResult[], reason: string | null = null) => {
     const { integration, key } = keyedOf(request);
     try {
-      // In a transaction of the app's, so on SQLite it joins a group of commits instead of paying a commit (an fsync) of its own per event.
-      await ctx.transaction((tx) => logEvent(tx.db, integration, { source: sourceOf(request), ...headline(results), results, reason, body: request.body }, ctx.clock.now(), key));
+      await ctx.transaction((tx) => logEvent(tx.db, integration, entry(request, results, reason), ctx.clock.now(), key));
     } catch (err) {
       // The tool's event was processed: a log entry lost is not worth a retry of it.
       request.log.error({ err }, 'integration event log');
     }
+  };
+  /**
+   * The Events API's entry, in the transaction of the change it reports: the entry and the incident
+   * commit together (one commit per event on PostgreSQL, one member of a group on SQLite), and the
+   * log never names an incident that was rolled back.
+   */
+  const recordIn = (tx: Tx, request: FastifyRequest, results: AlertResult[], reason: string | null = null) => {
+    const { integration, key } = keyedOf(request);
+    return logEvent(tx.db, integration, entry(request, results, reason), ctx.clock.now(), key);
   };
   app.addHook('onError', async (request, _reply, err) => {
     const keyed = found.get(request);
@@ -116,14 +131,18 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         if (suppressed) {
           await record(request, [{ ref: t.ref, outcome: 'suppressed', incident_id: null }], suppressed);
         } else {
-          const placed = await trigger(ctx, integration, t);
-          await record(request, [{ ref: t.ref, outcome: placed.created ? 'opened' : 'repeated', incident_id: placed.incident.id }]);
+          await ctx.transaction(async (tx) => {
+            const placed = await trigger(ctx, integration, t, tx);
+            await recordIn(tx, request, [{ ref: t.ref, outcome: placed.created ? 'opened' : 'repeated', incident_id: placed.incident.id }]);
+          });
         }
         return { status: 'success', message: 'Event processed', dedup_key: t.ref };
       }
       const ack = event.event_action === 'acknowledge';
-      const r = await (ack ? acknowledge : resolve)(ctx, integration, event.dedup_key!);
-      await record(request, [{ ref: event.dedup_key!, outcome: r ? (ack ? 'acknowledged' : 'resolved') : 'ignored', incident_id: r?.id ?? null }], r ? null : 'no open incident with this dedup_key');
+      await ctx.transaction(async (tx) => {
+        const r = await (ack ? acknowledge : resolve)(ctx, integration, event.dedup_key!, tx);
+        await recordIn(tx, request, [{ ref: event.dedup_key!, outcome: r ? (ack ? 'acknowledged' : 'resolved') : 'ignored', incident_id: r?.id ?? null }], r ? null : 'no open incident with this dedup_key');
+      });
       return { status: 'success', message: 'Event processed', dedup_key: event.dedup_key! };
     };
     const checks = [authenticate, pingHeartbeat(202, { status: 'success', message: 'Event processed', dedup_key: '' })];

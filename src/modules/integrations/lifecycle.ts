@@ -57,20 +57,22 @@ export async function trigger(ctx: AppContext, integration: IntegrationRow, t: T
  * `acknowledge`: the open incident of the ref is acknowledged (`acknowledged_at` set once, by no
  * user, which stops its escalation, as the dispatch acknowledgement does) with an `acknowledged`
  * timeline event, and goes from open to in_progress. Dropped (undefined) when none is open, as
- * PagerDuty drops it.
+ * PagerDuty drops it. In `tx0` when given (the caller writes more in the same transaction).
  */
-export async function acknowledge(ctx: AppContext, integration: IntegrationRow, ref: string): Promise<IncidentRow | undefined> {
-  return ctx.transaction(async (tx) => {
+export async function acknowledge(ctx: AppContext, integration: IntegrationRow, ref: string, tx0?: Tx): Promise<IncidentRow | undefined> {
+  const run = async (tx: Tx) => {
     const open = await findOpenByRef(tx.db, lockRows(ctx), refOf(integration, ref));
     if (!open) return undefined;
     return acknowledgeIncident(ctx, tx, open, { userId: null, data: { source: 'integration', integration_id: integration.id } });
-  });
+  };
+  return tx0 ? run(tx0) : ctx.transaction(run);
 }
 
-/** `resolve`: through the incidents service's own change path; dropped when nothing is open. */
-export async function resolve(ctx: AppContext, integration: IntegrationRow, ref: string): Promise<IncidentRow | undefined> {
-  return ctx.transaction(async (tx) => {
+/** `resolve`: through the incidents service's own change path; dropped when nothing is open. In `tx0` when given. */
+export async function resolve(ctx: AppContext, integration: IntegrationRow, ref: string, tx0?: Tx): Promise<IncidentRow | undefined> {
+  const run = async (tx: Tx) => {
     const open = await findOpenByRef(tx.db, lockRows(ctx), refOf(integration, ref));
     return open ? applyChange(ctx, tx, open, { status: 'resolved' }, null) : undefined;
-  });
+  };
+  return tx0 ? run(tx0) : ctx.transaction(run);
 }
