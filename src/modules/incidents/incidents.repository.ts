@@ -325,6 +325,13 @@ async function countDirectly(db: Kysely<DB>, scope: Scope, f: ListFilter): Promi
 /** The predicate of the partial unique index incidents_open_source_ref_uq (migration 0020), written the same way. */
 const OPEN_REF = sql<SqlBool>`status in ('open', 'in_progress') and source_ref is not null`;
 
+/** The open incident of a tool's ref (every trigger, acknowledge and resolve reads it): compiled once, with and without the row lock. */
+type RefValues = { org_id: number; livemode: Flag; source_ref: string };
+const openByRef = (db: Kysely<DB>, mark: Mark) =>
+  db.selectFrom('incidents').selectAll().where('org_id', '=', mark('org_id')).where('livemode', '=', mark('livemode')).where('source_ref', '=', mark('source_ref')).where(OPEN_REF);
+const OPEN_BY_REF = new FixedQuery<RefValues>(openByRef);
+const OPEN_BY_REF_LOCKED = new FixedQuery<RefValues>((db, mark) => openByRef(db, mark).forUpdate());
+
 /**
  * Inserts unless an open or in-progress incident of the same org, mode and source_ref exists (or
  * is being inserted by a concurrent transaction, which this one then waits for): undefined then.
@@ -345,14 +352,7 @@ export async function insertIncidentUnlessOpen(db: Kysely<DB>, row: NewIncident)
 
 /** The open or in-progress incident of a source_ref, locked on PostgreSQL until the transaction ends. */
 export async function findOpenByRef(db: Kysely<DB>, lock: boolean, ref: { org_id: number; livemode: Flag; source_ref: string }): Promise<IncidentRow | undefined> {
-  const q = db
-    .selectFrom('incidents')
-    .selectAll()
-    .where('org_id', '=', ref.org_id)
-    .where('livemode', '=', ref.livemode)
-    .where('source_ref', '=', ref.source_ref)
-    .where(OPEN_REF);
-  return (lock ? q.forUpdate() : q).executeTakeFirst();
+  return (await (lock ? OPEN_BY_REF_LOCKED : OPEN_BY_REF).execute<IncidentRow>(db, ref)).rows[0];
 }
 
 /** A row by id, locked on PostgreSQL until the transaction ends (SQLite already holds its write lock). */

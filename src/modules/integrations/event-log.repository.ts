@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { insertRows } from '../../db/fixed.js';
 import type { DB } from '../../db/schema.js';
 import { iso } from '../../lib/clock.js';
 import type { IntegrationRow } from './integrations.repository.js';
@@ -49,22 +50,26 @@ export function storedBody(body: unknown, key: string | undefined): { body: stri
  */
 export async function logEvent(db: Kysely<DB>, integration: Pick<IntegrationRow, 'id' | 'org_id' | 'livemode'>, e: LoggedEvent, now: Date, key?: string): Promise<void> {
   const stored = storedBody(e.body, key);
-  const row = await db
-    .insertInto('integration_events')
-    .values({
-      integration_id: integration.id,
-      org_id: integration.org_id,
-      livemode: integration.livemode,
-      source: e.source,
-      outcome: e.outcome,
-      reason: e.reason ? e.reason.slice(0, 1000) : null,
-      incident_id: e.incident_id ?? null,
-      results: e.results && e.results.length > 1 ? JSON.stringify(e.results) : null,
-      ...stored,
-      created_at: iso(now),
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const { rows } = await insertRows<{ id: number }>(
+    db,
+    'integration_events',
+    [
+      {
+        integration_id: integration.id,
+        org_id: integration.org_id,
+        livemode: integration.livemode,
+        source: e.source,
+        outcome: e.outcome,
+        reason: e.reason ? e.reason.slice(0, 1000) : null,
+        incident_id: e.incident_id ?? null,
+        results: e.results && e.results.length > 1 ? JSON.stringify(e.results) : null,
+        ...stored,
+        created_at: iso(now),
+      },
+    ],
+    'id',
+  );
+  const row = rows[0]!;
   if (Number(row.id) % 10 === 0) await trimLog(db, integration.id);
 }
 

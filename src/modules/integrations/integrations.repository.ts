@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { FixedQuery } from '../../db/fixed.js';
 import type { DB, IntegrationsTable } from '../../db/schema.js';
 import type { IntegrationHeartbeatsTable } from './integrations.tables.js';
 import { scoped, type Scope } from '../../db/scope.js';
@@ -75,19 +76,30 @@ export async function findIntegrationsByIds(db: Kysely<DB>, ids: number[]): Prom
   return new Map(rows.map((r) => [r.id, valuesOf(r)]));
 }
 
+const BY_KEY_HASH = new FixedQuery<{ keyHash: string }>((db, mark) =>
+  db
+    .selectFrom('integrations')
+    .leftJoin('integration_heartbeats as h', 'h.integration_id', 'integrations.id')
+    .selectAll('integrations')
+    .select(['h.integration_id as hb_id', 'h.interval_seconds as hb_interval', 'h.grace_seconds as hb_grace', 'h.status as hb_status', 'h.last_ping_at as hb_last_ping_at', 'h.due_at as hb_due_at', 'h.incident_id as hb_incident_id', 'h.down_at as hb_down_at'])
+    .where('integrations.key_hash', '=', mark('keyHash'))
+    .where('integrations.revoked_at', 'is', null),
+);
+/** A row of BY_KEY_HASH: the integration and its heartbeat's columns (null: not a heartbeat). */
+type KeyedRow = StoredIntegration & { [K in 'hb_id' | 'hb_interval' | 'hb_grace']: number | null } & {
+  hb_status: IntegrationHeartbeatsTable['status'] | null;
+  hb_last_ping_at: string | null;
+  hb_due_at: string | null;
+  hb_incident_id: number | null;
+  hb_down_at: string | null;
+};
+
 /**
  * The active integration of a key with its heartbeat (null: not a heartbeat), in one read: every
  * request of a tool, and every ping, starts here.
  */
 export async function findByKeyHashWithHeartbeat(db: Kysely<DB>, keyHash: string): Promise<{ integration: IntegrationRow; heartbeat: IntegrationHeartbeatsTable | null } | undefined> {
-  const row = await db
-    .selectFrom('integrations')
-    .leftJoin('integration_heartbeats as h', 'h.integration_id', 'integrations.id')
-    .selectAll('integrations')
-    .select(['h.integration_id as hb_id', 'h.interval_seconds as hb_interval', 'h.grace_seconds as hb_grace', 'h.status as hb_status', 'h.last_ping_at as hb_last_ping_at', 'h.due_at as hb_due_at', 'h.incident_id as hb_incident_id', 'h.down_at as hb_down_at'])
-    .where('integrations.key_hash', '=', keyHash)
-    .where('integrations.revoked_at', 'is', null)
-    .executeTakeFirst();
+  const row = (await BY_KEY_HASH.execute<KeyedRow>(db, { keyHash })).rows[0];
   if (!row) return undefined;
   const { hb_id, hb_interval, hb_grace, hb_status, hb_last_ping_at, hb_due_at, hb_incident_id, hb_down_at, ...integration } = row;
   const heartbeat =

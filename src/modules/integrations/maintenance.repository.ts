@@ -1,4 +1,5 @@
 import type { Insertable, Kysely } from 'kysely';
+import { FixedQuery } from '../../db/fixed.js';
 import type { DB, Flag } from '../../db/schema.js';
 import type { MaintenanceWindowsTable } from './integrations.tables.js';
 
@@ -9,9 +10,14 @@ export type WindowRow = Omit<Stored, 'integration_ids'> & { integration_ids: num
 const valueOf = (w: Stored): WindowRow => ({ ...w, integration_ids: w.integration_ids === null ? null : (JSON.parse(w.integration_ids) as number[]) });
 const idsText = (ids: number[] | null) => (ids === null ? null : JSON.stringify(ids));
 
+/** Read on every trigger of every tool: compiled once. */
+const ACTIVE = new FixedQuery<{ orgId: number; livemode: Flag; at: string }>((db, mark) =>
+  db.selectFrom('maintenance_windows').selectAll().where('org_id', '=', mark('orgId')).where('livemode', '=', mark('livemode')).where('ends_at', '>', mark('at')).where('starts_at', '<=', mark('at')).orderBy('ends_at', 'desc'),
+);
+
 /** The org's windows in a mode that have begun and not ended at `at`, the one ending last first. */
 export async function activeWindows(db: Kysely<DB>, orgId: number, livemode: Flag, at: string): Promise<WindowRow[]> {
-  const rows = await db.selectFrom('maintenance_windows').selectAll().where('org_id', '=', orgId).where('livemode', '=', livemode).where('ends_at', '>', at).where('starts_at', '<=', at).orderBy('ends_at', 'desc').execute();
+  const { rows } = await ACTIVE.execute<Stored>(db, { orgId, livemode, at });
   return rows.map(valueOf);
 }
 
