@@ -13,6 +13,27 @@ export interface Tx {
 
 export type HookErrorHandler = (err: unknown) => void;
 
+/** Per open transaction of withTransaction (PostgreSQL), the work to run as its last statements. */
+const lastWork = new WeakMap<object, Hook[]>();
+
+/**
+ * Runs `work` as the last statements of the transaction `db` is, just before its COMMIT, when `db`
+ * is one of withTransaction's (PostgreSQL): answers true then. Otherwise (SQLite's grouped commits,
+ * or no transaction) it does nothing and answers false, and the caller writes at once.
+ *
+ * For writes of a row every transaction of an org writes (a counter): PostgreSQL holds that row's
+ * lock from the statement to the COMMIT, so written first it is held across every later round trip
+ * of the transaction (and the event loop's turns between them), and concurrent transactions of the
+ * org queue behind it; written last it is held for the commit alone. On SQLite the one writer
+ * holds every row anyway.
+ */
+export function beforeCommit(db: Kysely<DB>, work: Hook): boolean {
+  const last = lastWork.get(db);
+  if (!last) return false;
+  last.push(work);
+  return true;
+}
+
 /**
  * Runs `fn` in one transaction. Hooks registered with `tx.onCommit` run after the commit, in order;
  * a failing hook is reported and never undoes or fails the operation. On rollback they never run.
@@ -23,7 +44,14 @@ export async function withTransaction<T>(
   onHookError: HookErrorHandler,
 ): Promise<T> {
   const hooks: Hook[] = [];
-  const result = await db.transaction().execute((trx) => fn({ db: trx, onCommit: (hook) => hooks.push(hook) }));
+  const result = await db.transaction().execute(async (trx) => {
+    const last: Hook[] = [];
+    lastWork.set(trx, last);
+    const r = await fn({ db: trx, onCommit: (hook) => hooks.push(hook) });
+    for (let i = 0; i < last.length; i++) await last[i]!();
+    lastWork.delete(trx);
+    return r;
+  });
   for (const hook of hooks) {
     try {
       await hook();

@@ -72,7 +72,9 @@ export interface PhoneAlert {
  * caller that queues it with other deliveries in one statement (queueDeliveries) in the same transaction.
  */
 export async function phoneAlert(ctx: AppContext, tx: Tx, a: PhoneAlert): Promise<Delivery> {
-  await lockUsers(tx.db, ctx.database.dialect, [a.userId]);
+  // Without a phone number there is nothing to count, and no lock: creations for one user (an
+  // integration's default assignee, an API client) would otherwise queue behind each other on PostgreSQL.
+  if (a.phone !== null) await lockUsers(tx.db, ctx.database.dialect, [a.userId]);
   const since = iso(new Date(ctx.clock.now().getTime() - DAY));
   const capped = a.phone !== null && (await phoneAlertsSince(tx.db, a.userId, since)) >= ctx.config.phoneDailyCap;
   const skip = a.phone === null ? 'no phone number' : capped ? `daily cap of ${ctx.config.phoneDailyCap} reached` : undefined;

@@ -12,9 +12,15 @@ describe(`incident creation from the caches (${testDialect})`, () => {
   let t: TestApp;
   let root: TestUser;
   const queries: string[] = [];
+  const parameters: (readonly unknown[])[] = [];
 
   before(async () => {
-    t = await buildTestApp({ CREDENTIAL_CACHE_TTL_MS: '60000' }, { onQuery: (sql) => queries.push(sql) });
+    t = await buildTestApp({ CREDENTIAL_CACHE_TTL_MS: '60000' }, {
+      onQuery: (sql, params) => {
+        queries.push(sql);
+        parameters.push(params);
+      },
+    });
     root = await signUp(t.app);
     await setPlan(t.app, root.cookie, root.id, 'enterprise');
   });
@@ -32,13 +38,13 @@ describe(`incident creation from the caches (${testDialect})`, () => {
     return rows.filter((r) => (JSON.parse(r.payload) as { incident_id: number }).incident_id === incidentId);
   }
 
-  test('the second creation reads no org, membership, user or key row (PostgreSQL only locks the user\'s row)', async () => {
+  test('the second creation reads no org, membership, user or key row', async () => {
     const { key } = await keyed();
     assert.equal((await create(key)).statusCode, 201);
     queries.length = 0;
     const res = await create(key, { title: 'Second' });
     assert.equal(res.statusCode, 201);
-    // PostgreSQL locks the creator's row for the phone cap (db/locks.ts): a lock, not a read of it.
+    // A creator with a phone number has their row locked on PostgreSQL for the phone cap (db/locks.ts): a lock, not a read of it.
     const reads = queries.filter((q) => /\b(from|join) "(orgs|memberships|users|api_keys)"/i.test(q) && !/ for no key update$/i.test(q));
     assert.deepEqual(reads, []);
     const incident = res.json<{ Id: number; title: string; priority: string }>();
@@ -116,5 +122,65 @@ describe(`incident creation from the caches (${testDialect})`, () => {
       assert.equal(res.json<{ code: string }>().code, 'resource_locked');
     }
     for (const res of await Promise.all(racing)) assert.ok([201, 403].includes(res.statusCode), res.body);
+  });
+
+  // Issue #40: what concurrent creations of one org and one creator queue behind on PostgreSQL.
+  const lastStatements = (n: number) => {
+    const end = queries.findLastIndex((q) => /^commit\b/i.test(q));
+    return queries.slice(Math.max(0, end - n), end + 1);
+  };
+  const countsWrite = (q: string) => /^insert into "incident_counts"/.test(q);
+  const userLock = (q: string) => /from "users" .*for no key update$/is.test(q);
+
+  test("the org's incident counter is written as the creation's last statement on PostgreSQL, its lock held for the commit alone", async () => {
+    const { key } = await keyed();
+    queries.length = 0;
+    assert.equal((await create(key)).statusCode, 201);
+    const insert = queries.findIndex((q) => /^insert into "incidents"/.test(q));
+    assert.ok(insert >= 0, queries.join('\n'));
+    if (testDialect === 'postgres') {
+      assert.deepEqual(lastStatements(1).map(countsWrite), [true, false], `the counter, then COMMIT:\n${queries.join('\n')}`);
+      assert.equal(queries.filter(countsWrite).length, 1);
+    } else {
+      // SQLite's one writer holds every row anyway: written with the insert.
+      assert.ok(countsWrite(queries[insert + 1]!), queries.join('\n'));
+    }
+  });
+
+  test('a resolve and a reopen move two counter rows, in one order on PostgreSQL whatever the change', async () => {
+    const { key } = await keyed();
+    const { Id } = (await create(key)).json<{ Id: number }>();
+    /** The statuses of the counter rows the change wrote, in order, and whether they came last (then COMMIT). */
+    const moves = async (status: string) => {
+      queries.length = 0;
+      parameters.length = 0;
+      const res = await send('PATCH', `/v1/tickets/${Id}`, key, { status });
+      assert.equal(res.statusCode, 200, res.body);
+      const at = queries.flatMap((q, i) => (countsWrite(q) ? [i] : []));
+      const commit = queries.findLastIndex((q) => /^commit\b/i.test(q));
+      return { statuses: at.map((i) => parameters[i]![2]), last: at.length > 0 && at.at(-1) === commit - 1 && at[0] === commit - at.length };
+    };
+    const resolving = await moves('resolved');
+    const reopening = await moves('open');
+    if (testDialect === 'postgres') {
+      // Code order would be (before, after): open then resolved, and resolved then open: two such changes could wait for each other crosswise.
+      assert.deepEqual([resolving, reopening], [
+        { statuses: ['open', 'resolved'], last: true },
+        { statuses: ['open', 'resolved'], last: true },
+      ]);
+    } else {
+      assert.deepEqual([resolving.statuses, reopening.statuses], [['open', 'resolved'], ['resolved', 'open']], 'SQLite: as the change goes');
+    }
+  });
+
+  test("a creator without a phone number takes no lock of their row; with one, the phone cap's lock (PostgreSQL)", async () => {
+    const { key } = await keyed();
+    queries.length = 0;
+    assert.equal((await create(key)).statusCode, 201);
+    assert.deepEqual(queries.filter(userLock), [], 'nothing to count: no lock');
+    await ok('PATCH', '/v1/auth/me', key, { phone: '+31612345679' });
+    queries.length = 0;
+    assert.equal((await create(key)).statusCode, 201);
+    assert.equal(queries.filter(userLock).length, testDialect === 'postgres' ? 1 : 0);
   });
 });

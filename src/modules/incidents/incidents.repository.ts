@@ -3,6 +3,7 @@ import { ROWS_AS_ARRAYS } from '../../db/database.js';
 import { compiledOnce, FixedQuery, insertRows, onSqlite, type Mark } from '../../db/fixed.js';
 import type { DB, Flag, IncidentStatus, IncidentsTable, Priority } from '../../db/schema.js';
 import { scoped, type Scope } from '../../db/scope.js';
+import { beforeCommit } from '../../db/transaction.js';
 import { hasExtras, orderList, whereExtras, type ListExtras } from './list-filters.js';
 
 export type IncidentRow = Selectable<IncidentsTable>;
@@ -19,12 +20,41 @@ export interface ListFilter extends ListExtras {
   source_ref?: string | undefined;
 }
 
+type CountKey = { org_id: number; livemode: Flag; status: IncidentStatus; priority: Priority };
+/** Per PostgreSQL transaction, the counts it moves, by key (`org|mode|status|priority`), written before its COMMIT. */
+const pendingCounts = new WeakMap<object, Map<string, CountKey & { n: number }>>();
+
 /**
  * Keeps `incident_counts` in step with the incidents of one (org, mode, status, priority), in the
  * caller's transaction, so a list's `total` is a sum of a few rows instead of a count of millions.
+ * On PostgreSQL the moves are summed per row and written as the transaction's last statements, in
+ * key order (db/transaction.ts `beforeCommit`): every creation of an org writes the same row, whose
+ * lock is then held for the commit alone, and two transactions moving two rows (a resolve and a
+ * reopen) take them in one order. A move that nets to zero writes nothing.
  */
-async function bump(db: Kysely<DB>, i: { org_id: number; livemode: Flag; status: IncidentStatus; priority: Priority }, delta: number) {
-  await BUMP.execute(db, { org_id: i.org_id, livemode: i.livemode, status: i.status, priority: i.priority, n: delta });
+async function bump(db: Kysely<DB>, i: CountKey, delta: number) {
+  const k = `${i.org_id}|${i.livemode}|${i.status}|${i.priority}`;
+  let pending = pendingCounts.get(db);
+  if (!pending && !onSqlite(db)) {
+    const made = new Map<string, CountKey & { n: number }>();
+    if (beforeCommit(db, () => writeCounts(db, made))) pendingCounts.set(db, (pending = made));
+  }
+  if (!pending) {
+    await BUMP.execute(db, { org_id: i.org_id, livemode: i.livemode, status: i.status, priority: i.priority, n: delta });
+    return;
+  }
+  const p = pending.get(k);
+  if (p) p.n += delta;
+  else pending.set(k, { org_id: i.org_id, livemode: i.livemode, status: i.status, priority: i.priority, n: delta });
+}
+
+async function writeCounts(db: Kysely<DB>, pending: Map<string, CountKey & { n: number }>): Promise<void> {
+  pendingCounts.delete(db);
+  const keys = [...pending.keys()].sort();
+  for (const k of keys) {
+    const c = pending.get(k)!;
+    if (c.n !== 0) await BUMP.execute(db, c);
+  }
 }
 
 /** bump's upsert, compiled once (db/fixed.ts). */
