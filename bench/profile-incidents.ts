@@ -3,9 +3,10 @@
 // by a separate load process (10 keep-alive connections), with an optional CPU profile of the
 // measured requests only (node:inspector) and its top self-time frames.
 //
-//   npx tsx bench/profile-incidents.ts [--rows 200000] [--n 2000] [--prof DIR] [list|list-priority|list-sla|create ...]
+//   npx tsx bench/profile-incidents.ts [--rows 200000] [--n 2000] [--prof DIR] [list|list-priority|list-sla|create|events ...]
 //
-// list: GET /v1/tickets?limit=50; list-priority and list-sla: the same with sort=priority or sort=sla_due.
+// list: GET /v1/tickets?limit=50; list-priority and list-sla: the same with sort=priority or sort=sla_due;
+// create: POST /v1/tickets; events: an Events API trigger with a new dedup_key (a new incident each).
 //
 // Not a benchmark of the registry (bench/run.ts): a tool for the profile notes of docs/benchmarks.md.
 import { spawn } from 'node:child_process';
@@ -39,13 +40,15 @@ const [url, method, body, headers, n] = JSON.parse(process.argv[1]);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 10 });
 let sent = 0, bad = 0;
 const u = new URL(url);
+// '@N@' in the body: a number of its own per request (the Events API's dedup_key: a new incident each).
+const run = process.pid + '-' + Date.now();
 function one() {
   return new Promise((resolve) => {
     const req = http.request({ agent, host: u.hostname, port: u.port, path: u.pathname + u.search, method, headers }, (res) => {
       if (res.statusCode >= 300) bad++;
       res.resume(); res.on('end', resolve);
     });
-    req.end(body ?? undefined);
+    req.end(body === null ? undefined : body.replace('@N@', run + '-' + sent));
   });
 }
 async function conn() { while (sent < n) { sent++; await one(); } }
@@ -110,6 +113,20 @@ if (TIMING) {
   }
 }
 
+/** A PagerDuty Events API v2 trigger whose dedup_key the load numbers ('@N@'). */
+const TRIGGER = {
+  event_action: 'trigger',
+  dedup_key: 'prof-@N@',
+  payload: { summary: 'Disk 95% full on db-1', source: 'db-1.example.com', severity: 'critical', component: 'postgres', custom_details: { free: '5%' } },
+};
+
+/** A new integration's Events API URL on this server. */
+async function eventsUrl(app: Awaited<ReturnType<typeof buildApp>>, base: string, headers: Record<string, string>): Promise<string> {
+  const r = await app.inject({ method: 'POST', url: '/v1/integrations', headers, payload: { name: 'profile' } });
+  if (r.statusCode !== 201) throw new Error(`POST /v1/integrations: ${r.statusCode} ${r.body}`);
+  return base + new URL(r.json<{ events_url: string }>().events_url).pathname;
+}
+
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-prof-'));
 let statements = 0;
 const kinds = new Map<string, number>();
@@ -133,7 +150,9 @@ try {
     const sort = p === 'list-priority' ? '&sort=priority' : p === 'list-sla' ? '&sort=sla_due' : '';
     const [method, target, body] = p.startsWith('list')
       ? ['GET', `${url}/v1/tickets?limit=50${sort}`, null]
-      : ['POST', `${url}/v1/tickets`, JSON.stringify({ title: 'Pump station 4: pressure low', priority: 'high' })];
+      : p === 'events'
+        ? ['POST', await eventsUrl(app, url, headers), JSON.stringify(TRIGGER)]
+        : ['POST', `${url}/v1/tickets`, JSON.stringify({ title: 'Pump station 4: pressure low', priority: 'high' })];
     await drive(target, method, body, headers, Math.min(300, N)); // warm-up
     statements = 0;
     kinds.clear();
