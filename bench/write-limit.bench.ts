@@ -111,7 +111,7 @@ interface Step {
 interface Plan {
   /** In its transaction, in order. */
   tx: Step[];
-  /** After its commit, each in a commit of its own (the Events API's event log). */
+  /** After its commit, each in a commit of its own (none on the paths measured since the Events API's log entry joined the incident's transaction). */
   after: Step[];
   /** Reads of the request (inside and outside its transaction): Muster's, not in the limit. */
   reads: string[];
@@ -587,7 +587,8 @@ function section(results: Measured[]): string {
     '- SQLite: this process, `better-sqlite3` on a fresh file of Muster\'s migrations with the setup rows copied in, WAL,',
     '  `synchronous = FULL`, foreign keys on, committing the incidents in groups of the sizes Muster\'s group commit made',
     '  during the Muster run just before (docs/architecture.md, "Grouped commits"), each in a SAVEPOINT in a group of more',
-    '  than one; the writes Muster commits after the incident\'s transaction (the Events API\'s event log) go in its savepoint.',
+    '  than one; writes Muster commits after the incident\'s transaction, if any, go in its savepoint (the Events API\'s',
+    '  event log entry is in the incident\'s transaction since 2026-11-28: docs/integrations.md, "Event log").',
     '- PostgreSQL: `pgbench -n -c 10 -j 2 -T ' + LIMIT_SECONDS + '` with a script of the same statements, one transaction per',
     '  incident (`BEGIN; ...; COMMIT;`), values by `\\set r random(...)`, against the schema Muster migrated;',
     '  `synchronous_commit` as the server has it; tps without connection time.',
