@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { buildApp } from '../../app.js';
+import { buildTestApp, secondInstance, testDialect, type TestApp } from '../../../test/helpers.js';
 import { createKey, signUp, type TestUser } from '../../../test/factories.js';
 
 /**
@@ -122,5 +123,42 @@ describe('concurrent incident creation', () => {
       .where('status', '!=', 'skipped')
       .executeTakeFirstOrThrow();
     assert.equal(Number(sent.n), t.ctx.config.phoneDailyCap);
+  });
+
+  // Issue #40: on PostgreSQL a transaction's counter moves are written last, in key order; a resolve
+  // (open -1, resolved +1) and a reopen (resolved -1, open +1) written in code order would take the
+  // two rows crosswise and could deadlock. Two instances on PostgreSQL (one on SQLite, by design).
+  test('creations, resolves and reopens at once on two instances: every answer 2xx and the counters exact', async () => {
+    const other = await secondInstance(t);
+    const app2 = testDialect === 'postgres' ? await buildApp(other.ctx) : t.app;
+    try {
+      const { key } = await createKey(t.app, owner.cookie, 'live');
+      const org = await orgId();
+      const ids = [];
+      for (let i = 0; i < 40; i++) ids.push((await post(key)).json<{ Id: number }>().Id);
+      const patch = (app: typeof t.app, id: number, status: string) =>
+        app.inject({ method: 'PATCH', url: `/v1/tickets/${id}`, headers: { 'x-api-key': key }, payload: { status } });
+      for (const id of ids.slice(20)) assert.equal((await patch(t.app, id, 'resolved')).statusCode, 200);
+      const answers = await Promise.all([
+        ...ids.slice(0, 20).map((id, i) => patch(i % 2 ? app2 : t.app, id, 'resolved')),
+        ...ids.slice(20).map((id, i) => patch(i % 2 ? t.app : app2, id, 'open')),
+        ...Array.from({ length: 20 }, (_, i) => app2.inject({ method: 'POST', url: '/v1/tickets', headers: { 'x-api-key': key }, payload: { title: `Storm ${i}`, priority: 'urgent' } })),
+      ]);
+      assert.deepEqual(answers.filter((r) => r.statusCode >= 300).map((r) => r.body), []);
+      const counted = await t.ctx.db.selectFrom('incident_counts').select(['status', 'priority', 'n']).where('org_id', '=', org).where('livemode', '=', 1).execute();
+      const actual = await t.ctx.db
+        .selectFrom('incidents')
+        .select(['status', 'priority', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('org_id', '=', org)
+        .where('livemode', '=', 1)
+        .groupBy(['status', 'priority'])
+        .execute();
+      const norm = (rows: { status: string; priority: string; n: unknown }[]) =>
+        rows.filter((r) => Number(r.n) !== 0).map((r) => `${r.status}/${r.priority}=${Number(r.n)}`).sort();
+      assert.deepEqual(norm(counted), norm(actual));
+    } finally {
+      if (app2 !== t.app) await app2.close();
+      await other.close();
+    }
   });
 });
