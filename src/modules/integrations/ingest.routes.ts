@@ -112,8 +112,9 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     if (!keyed || keyed.heartbeat || (err.statusCode ?? 500) >= 500) return;
     await record(request, [{ ref: '', outcome: 'rejected', incident_id: null }], reasonOf(err));
   });
-  const suppression = async (integration: IntegrationRow) => {
-    const window = await coveringWindow(ctx.db, integration, ctx.clock.now());
+  /** `db`: the app's, or the event's own transaction's (tx.db), where on SQLite the read needs no snapshot of its own. */
+  const suppression = async (integration: IntegrationRow, db = ctx.db) => {
+    const window = await coveringWindow(db, integration, ctx.clock.now());
     return window ? `maintenance window ${window.id}` : null;
   };
 
@@ -127,15 +128,12 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
       const { integration } = keyedOf(request);
       if (event.event_action === 'trigger') {
         const t = triggerOf(integration, event);
-        const suppressed = await suppression(integration);
-        if (suppressed) {
-          await record(request, [{ ref: t.ref, outcome: 'suppressed', incident_id: null }], suppressed);
-        } else {
-          await ctx.transaction(async (tx) => {
-            const placed = await trigger(ctx, integration, t, tx);
-            await recordIn(tx, request, [{ ref: t.ref, outcome: placed.created ? 'opened' : 'repeated', incident_id: placed.incident.id }]);
-          });
-        }
+        await ctx.transaction(async (tx) => {
+          const suppressed = await suppression(integration, tx.db);
+          if (suppressed) return recordIn(tx, request, [{ ref: t.ref, outcome: 'suppressed', incident_id: null }], suppressed);
+          const placed = await trigger(ctx, integration, t, tx);
+          return recordIn(tx, request, [{ ref: t.ref, outcome: placed.created ? 'opened' : 'repeated', incident_id: placed.incident.id }]);
+        });
         return { status: 'success', message: 'Event processed', dedup_key: t.ref };
       }
       const ack = event.event_action === 'acknowledge';
