@@ -23,7 +23,7 @@ describe('tracks (opt-in): stored, thinned, expired, exported, deleted, and read
   let org: { id: number; slug: string };
 
   before(async () => {
-    t = await buildTestApp();
+    t = await buildTestApp({ BEACON_FLUSH_MS: '60000' }); // flushes only when the test calls them: a timer's flush could fall between a beacon and the check that it is held
     root = await signUp(t.app, { name: 'Root' });
     owner = await signUp(t.app, { name: 'Olga Owner' });
     admin = await signUp(t.app, { name: 'Adam Admin' });
