@@ -252,7 +252,7 @@ export const WRITE_LIMIT_PROFILE = [
   '  were read before the incident\'s transaction: `npx tsx bench/profile-incidents.ts --rows 0 --n 2000 --timing events`',
   '  measured 78 us of SQLite\'s own time per request for that read, and 16 us once it moved into the transaction (as for',
   '  the dedup lookup there). Left outside: the integration of the key (122-179 us), which authenticates the request',
-  '  before the body is read; on PostgreSQL a 0.68 ms round trip one at a time on an idle server. Next step: hold',
+  '  before the body is read; on PostgreSQL one more round trip per event. Next step: hold',
   '  integrations by key hash in memory, dropped on every instance by access notices as the subscription and site caches',
   '  are (events/org-cache.ts), with the test that a revoked key is refused within a second on the other instance.',
   '- SQLite, `POST /v1/tickets`: CPU on the one thread (the row above: busy 72-83 % of the run in this day\'s runs). Profiled with',

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, injector, testDialect, type TestApp, type Headers } from '../../../test/helpers.js';
 import { createKey, setPlan, signUp, type TestUser } from '../../../test/factories.js';
+import { findIncident, updateIncident } from './incidents.repository.js';
 
 // Issue #19, POST /v1/tickets: the org check comes from the credential cache (targetOrgWrite) and
 // the creator's name and phone from the user cache, so a creation reads no org, membership or user
@@ -171,6 +172,20 @@ describe(`incident creation from the caches (${testDialect})`, () => {
     } else {
       assert.deepEqual([resolving.statuses, reopening.statuses], [['open', 'resolved'], ['resolved', 'open']], 'SQLite: as the change goes');
     }
+  });
+
+  test('moves of one transaction are summed per counter row on PostgreSQL: resolved and reopened in one, the counters untouched', async () => {
+    const { key } = await keyed();
+    const { Id } = (await create(key)).json<{ Id: number }>();
+    const scope = { orgIds: [(await t.ctx.db.selectFrom('incidents').select('org_id').where('id', '=', Id).executeTakeFirstOrThrow()).org_id], mode: 'live' as const };
+    queries.length = 0;
+    await t.ctx.transaction(async (tx) => {
+      const open = (await findIncident(tx.db, scope, Id))!;
+      const resolved = await updateIncident(tx.db, open, { status: 'resolved' });
+      await updateIncident(tx.db, resolved, { status: 'open' });
+    });
+    // SQLite writes each move as it comes (four); PostgreSQL sums them: -1 +1 on each row, nothing to write.
+    assert.equal(queries.filter(countsWrite).length, testDialect === 'postgres' ? 0 : 4);
   });
 
   test("a creator without a phone number takes no lock of their row; with one, the phone cap's lock (PostgreSQL)", async () => {

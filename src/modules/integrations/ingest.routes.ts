@@ -83,29 +83,27 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     await ping(ctx, keyed.integration, keyed.heartbeat);
     return reply.status(status).send(answer);
   };
-  const entry = (request: FastifyRequest, results: AlertResult[], reason: string | null) => ({ source: sourceOf(request), ...headline(results), results, reason, body: request.body });
   /**
-   * The log entry of an event that changed no incident (suppressed, rejected, an Alertmanager
-   * notification's several transactions), after what it did: in a transaction of the app's, so on
+   * An event's entry in the transaction `tx`. The Events API writes it in the transaction of the
+   * change it reports: the entry and the incident commit together (one commit per event on
+   * PostgreSQL, one member of a group on SQLite), and the log never names an incident that was rolled back.
+   */
+  const recordIn = (tx: Tx, request: FastifyRequest, results: AlertResult[], reason: string | null = null) => {
+    const { integration, key } = keyedOf(request);
+    return logEvent(tx.db, integration, { source: sourceOf(request), ...headline(results), results, reason, body: request.body }, ctx.clock.now(), key);
+  };
+  /**
+   * The log entry of a rejected event or of an Alertmanager or Grafana notification (its alerts
+   * each in a transaction of their own), after what it did: in a transaction of the app's, so on
    * SQLite it joins a group of commits instead of paying a commit (an fsync) of its own per event.
    */
   const record = async (request: FastifyRequest, results: AlertResult[], reason: string | null = null) => {
-    const { integration, key } = keyedOf(request);
     try {
-      await ctx.transaction((tx) => logEvent(tx.db, integration, entry(request, results, reason), ctx.clock.now(), key));
+      await ctx.transaction((tx) => recordIn(tx, request, results, reason));
     } catch (err) {
       // The tool's event was processed: a log entry lost is not worth a retry of it.
       request.log.error({ err }, 'integration event log');
     }
-  };
-  /**
-   * The Events API's entry, in the transaction of the change it reports: the entry and the incident
-   * commit together (one commit per event on PostgreSQL, one member of a group on SQLite), and the
-   * log never names an incident that was rolled back.
-   */
-  const recordIn = (tx: Tx, request: FastifyRequest, results: AlertResult[], reason: string | null = null) => {
-    const { integration, key } = keyedOf(request);
-    return logEvent(tx.db, integration, entry(request, results, reason), ctx.clock.now(), key);
   };
   app.addHook('onError', async (request, _reply, err) => {
     const keyed = found.get(request);

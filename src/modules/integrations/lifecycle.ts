@@ -19,6 +19,8 @@ export interface Trigger {
 }
 
 const lockRows = (ctx: AppContext) => ctx.database.dialect === 'postgres';
+/** `run` in the caller's transaction `tx0` when given (it writes more there), else in one of its own. */
+const within = <T>(ctx: AppContext, tx0: Tx | undefined, run: (tx: Tx) => Promise<T>): Promise<T> => (tx0 ? run(tx0) : ctx.transaction(run));
 const refOf = (i: IntegrationRow, ref: string) => ({ org_id: i.org_id, livemode: i.livemode, source_ref: ref });
 
 /**
@@ -50,7 +52,7 @@ export async function trigger(ctx: AppContext, integration: IntegrationRow, t: T
     }
     return placed;
   };
-  return tx0 ? run(tx0) : ctx.transaction(run);
+  return within(ctx, tx0, run);
 }
 
 /**
@@ -65,7 +67,7 @@ export async function acknowledge(ctx: AppContext, integration: IntegrationRow, 
     if (!open) return undefined;
     return acknowledgeIncident(ctx, tx, open, { userId: null, data: { source: 'integration', integration_id: integration.id } });
   };
-  return tx0 ? run(tx0) : ctx.transaction(run);
+  return within(ctx, tx0, run);
 }
 
 /** `resolve`: through the incidents service's own change path; dropped when nothing is open. In `tx0` when given. */
@@ -74,5 +76,5 @@ export async function resolve(ctx: AppContext, integration: IntegrationRow, ref:
     const open = await findOpenByRef(tx.db, lockRows(ctx), refOf(integration, ref));
     return open ? applyChange(ctx, tx, open, { status: 'resolved' }, null) : undefined;
   };
-  return tx0 ? run(tx0) : ctx.transaction(run);
+  return within(ctx, tx0, run);
 }
