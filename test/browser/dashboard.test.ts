@@ -47,6 +47,8 @@ test('log in through the form, create an incident, reply publicly and internally
   await page.check('[data-testid="reply-public"]');
   await page.click('[data-testid="reply-form"] button[type="submit"]');
   await page.waitForSelector(`[data-testid="reply"][data-public="true"] >> text=${publicText}`);
+  // The live stream can show the reply before the POST's answer clears the form: wait for the form.
+  await page.waitForFunction(() => (document.querySelector('#reply-body') as HTMLTextAreaElement).value === '');
   await page.fill('#reply-body', internalText);
   assert.equal(await page.isChecked('[data-testid="reply-public"]'), false, 'the public box is cleared after each reply');
   await page.click('[data-testid="reply-form"] button[type="submit"]');
