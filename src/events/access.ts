@@ -21,6 +21,9 @@
  *   no access and covers no stream.
  * - `{sitesOf}`: the sites (geofences) of that org changed (created, changed, deleted): each
  *   instance's site cache reads them again (modules/sites). It ends no access and covers no stream.
+ * - `{integrationsOf}`: an integration of that org was created, changed or revoked: each instance's
+ *   integration key cache reads the org's integrations again (modules/integrations/key-cache.ts), so
+ *   a revoked key is refused everywhere. It covers no stream.
  */
 export interface AccessNotice {
   keyId?: number;
@@ -31,6 +34,7 @@ export interface AccessNotice {
   userRow?: number;
   subscriptionsOf?: number;
   sitesOf?: number;
+  integrationsOf?: number;
 }
 
 /** Who holds a stream: the user and the credential that opened it. */
@@ -42,7 +46,7 @@ export interface StreamHolder {
 
 /** Whether a notice ends (part of) what a stream of `holder` over `orgIds` may receive. */
 export function noticeCovers(notice: AccessNotice, holder: StreamHolder, orgIds: ReadonlySet<number>): boolean {
-  if (notice.deviceId !== undefined || notice.userRow !== undefined || notice.subscriptionsOf !== undefined || notice.sitesOf !== undefined) return false;
+  if (notice.deviceId !== undefined || notice.userRow !== undefined || notice.subscriptionsOf !== undefined || notice.sitesOf !== undefined || notice.integrationsOf !== undefined) return false;
   if (notice.keyId !== undefined) return notice.keyId === holder.keyId;
   if (notice.sessionId !== undefined) return notice.sessionId === holder.sessionId;
   if (notice.userId !== undefined && notice.userId !== holder.userId) return false;
@@ -69,5 +73,6 @@ export function parseNotice(text: string): AccessNotice | undefined {
   if (Number.isSafeInteger(r.userRow)) notice.userRow = r.userRow as number;
   if (Number.isSafeInteger(r.subscriptionsOf)) notice.subscriptionsOf = r.subscriptionsOf as number;
   if (Number.isSafeInteger(r.sitesOf)) notice.sitesOf = r.sitesOf as number;
+  if (Number.isSafeInteger(r.integrationsOf)) notice.integrationsOf = r.integrationsOf as number;
   return Object.keys(notice).length > 0 ? notice : undefined;
 }

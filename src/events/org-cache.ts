@@ -56,6 +56,11 @@ export class OrgCache<T> {
     return hit && this.now() - hit.at < MAX_AGE_MS ? hit.value : undefined;
   }
 
+  /** Whether memory may serve now (this instance hears every notice); while not, of() reads every time. */
+  serving(): boolean {
+    return this.usable();
+  }
+
   /** Whether memory may serve now; drops everything when hearing resumed after a gap. */
   private usable(): boolean {
     const epoch = this.bus.accessEpoch ? this.bus.accessEpoch() : 0;

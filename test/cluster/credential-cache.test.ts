@@ -5,7 +5,7 @@ import { dropTestSchema, testSchemaName, type Headers } from '../helpers.js';
 import { call, clusterEnv, newUser, ok, startInstance, until, type ClusterUser, type Instance } from './instances.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 
-// Issue #19: each instance holds keys, sessions and memberships in memory. Access that ends (or a
+// Issue #19: each instance holds keys, sessions and memberships (and, #40, monitoring tools' integration keys) in memory. Access that ends (or a
 // membership that begins) on instance A reaches B's memory through the Redis bus within a second.
 // The TTL is set to a minute here, so that nothing below passes because an entry simply aged out;
 // the first test shows that B really serves from memory.
@@ -154,16 +154,62 @@ describe('two instances: the credential cache of each follows changes made on th
     await soonOnB(() => me(b, user.live), 401, 'B refusing the deleted user’s key');
   });
 
+  // A monitoring tool's integration key (modules/integrations/key-cache.ts): held by B after its first events.
+  const integrationOf = async (user: ClusterUser, name: string) => {
+    const made = await ok<{ id: number; events_url: string }>(201, a, 'POST', '/v1/integrations', user.live, { name });
+    return { id: made.id, path: new URL(made.events_url).pathname };
+  };
+  let refs = 0;
+  /** The status of one Events API trigger through `path` on `at`, and the priority of its incident (when one opened). */
+  const triggerOn = async (at: Instance, path: string, user?: ClusterUser) => {
+    refs += 1;
+    const ref = `ref-${process.pid}-${refs}`;
+    const status = (await call(at, 'POST', path, {}, { event_action: 'trigger', dedup_key: ref, payload: { summary: 'Disk full', source: 'db-1', severity: 'critical' } })).status;
+    if (status !== 202 || !user) return { status };
+    const list = await ok<{ tickets: { priority: string }[] }>(200, a, 'GET', `/v1/tickets?source_ref=${ref}`, user.live);
+    return { status, priority: list.tickets[0]?.priority };
+  };
+  /** B's first events read the key, then the org's integrations; from the third on B answers from memory. */
+  const warm = async (path: string) => {
+    for (let n = 0; n < 3; n += 1) assert.equal((await triggerOn(b, path)).status, 202);
+  };
+
+  test('B serves an integration key from memory: revoked behind its back (no notice), it still works there', async () => {
+    const user = await newUser(a, b, 'Hook');
+    const i = await integrationOf(user, 'Behind');
+    await warm(i.path);
+    await db.query(`update ${schema}.integrations set revoked_at = $1 where id = $2`, [new Date().toISOString(), i.id]);
+    assert.equal((await triggerOn(b, i.path)).status, 202, 'B answered from memory');
+    assert.equal((await triggerOn(a, i.path)).status, 401, 'A had not read it: it reads the database');
+  });
+
+  test('an integration changed on A holds on B within a second, and revoked on A is refused on B within a second', async () => {
+    const user = await newUser(a, b, 'Tool');
+    const i = await integrationOf(user, 'Alerts');
+    await warm(i.path);
+    assert.equal((await triggerOn(b, i.path, user)).priority, 'urgent');
+    await ok(200, a, 'PATCH', `/v1/integrations/${i.id}`, user.live, { priority_map: { critical: 'low' } });
+    await until(async () => (await triggerOn(b, i.path, user)).priority === 'low', 'B using the new priority map', WITHIN_MS);
+    await ok(200, a, 'DELETE', `/v1/integrations/${i.id}`, user.live);
+    assert.equal((await triggerOn(a, i.path)).status, 401);
+    await soonOnB(async () => (await triggerOn(b, i.path)).status, 401, 'B refusing the revoked integration key');
+  });
+
   test('while Redis is away B serves nothing from memory, and after it returns notices flow again', async () => {
     const user = await newUser(a, b, 'Dot');
     assert.equal(await me(b, user.test), 200);
     await db.query(`update ${schema}.api_keys set revoked_at = $1 where id = $2`, [new Date().toISOString(), await keyIdOf(user, 'test')]);
     assert.equal(await me(b, user.test), 200, 'from memory while B hears the notices');
+    const i = await integrationOf(user, 'Away');
+    await warm(i.path);
+    await db.query(`update ${schema}.integrations set revoked_at = $1 where id = $2`, [new Date().toISOString(), i.id]);
+    assert.equal((await triggerOn(b, i.path)).status, 202, 'the integration key from memory too');
     await redis.stop();
     try {
       // As soon as B sees its subscriber connection gone it may have missed a notice: it reads.
       await until(async () => (await me(b, user.test)) === 401, 'B reading the database while Redis is away', 5_000);
       assert.equal(await me(b, user.live), 200);
+      assert.equal((await triggerOn(b, i.path)).status, 401, 'nor the integration key: read from the database');
     } finally {
       await redis.start();
     }

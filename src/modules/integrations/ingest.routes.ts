@@ -11,6 +11,7 @@ import { ping } from './heartbeats.js';
 import type { HeartbeatRow } from './heartbeats.repository.js';
 import type { IntegrationRow } from './integrations.repository.js';
 import { integrationByKey } from './integrations.service.js';
+import { IntegrationKeyCache } from './key-cache.js';
 import type { IntegrationEventSource } from './integrations.tables.js';
 import { acknowledge, resolve, trigger } from './lifecycle.js';
 import { coveringWindow } from './maintenance.js';
@@ -69,10 +70,12 @@ function reasonOf(err: FastifyError): string {
  * its event log with what came of it (pings excepted: they are one write each, see heartbeats.ts).
  */
 export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const keys = new IntegrationKeyCache(ctx.events.bus);
+  app.addHook('onClose', async () => keys.stop());
   const authenticate = async (request: FastifyRequest) => {
     const key = presentedKey(request);
     if (key === undefined && request.routeOptions.url === '/v2/enqueue') throw invalidEvent(["'routing_key' is missing or blank"]);
-    const keyed = await integrationByKey(ctx, key);
+    const keyed = await integrationByKey(ctx, keys, key);
     if (!keyed) throw unauthorized();
     found.set(request, { ...keyed, key: key! });
   };

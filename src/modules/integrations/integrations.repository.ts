@@ -108,3 +108,19 @@ export async function findByKeyHashWithHeartbeat(db: Kysely<DB>, keyHash: string
       : { integration_id: hb_id, interval_seconds: hb_interval, grace_seconds: hb_grace, status: hb_status, last_ping_at: hb_last_ping_at, due_at: hb_due_at, incident_id: hb_incident_id, down_at: hb_down_at };
   return { integration: valuesOf(integration), heartbeat };
 }
+
+/**
+ * The org's active integrations that are not heartbeats, by key hash: what the key cache holds
+ * (key-cache.ts). A heartbeat's row changes with every ping, so heartbeats are read each time.
+ */
+export async function keyedIntegrationsOfOrg(db: Kysely<DB>, orgId: number): Promise<ReadonlyMap<string, IntegrationRow>> {
+  const rows = await db
+    .selectFrom('integrations')
+    .leftJoin('integration_heartbeats as h', 'h.integration_id', 'integrations.id')
+    .selectAll('integrations')
+    .where('integrations.org_id', '=', orgId)
+    .where('integrations.revoked_at', 'is', null)
+    .where('h.integration_id', 'is', null)
+    .execute();
+  return new Map(rows.map((r) => [r.key_hash, valuesOf(r)]));
+}

@@ -13,6 +13,7 @@ import { retimeHeartbeat, stateOf } from './heartbeats.js';
 import { findHeartbeat, heartbeatsOf, insertHeartbeat, type HeartbeatRow } from './heartbeats.repository.js';
 import * as repo from './integrations.repository.js';
 import type { IntegrationRow } from './integrations.repository.js';
+import type { IntegrationKeyCache, Keyed } from './key-cache.js';
 import type { CreateIntegrationBody, Integration, UpdateIntegrationBody } from './integrations.schemas.js';
 
 export type Severity = 'critical' | 'error' | 'warning' | 'info';
@@ -121,6 +122,7 @@ export async function createIntegration(ctx: AppContext, actor: Actor, input: Cr
     const beat = heartbeat ? await insertHeartbeat(db, row.id, input.interval_seconds!, input.grace_seconds ?? 0) : undefined;
     return { row, beat };
   });
+  changed(ctx, org.id);
   return { ...toIntegration(ctx, row, beat), key, ...urlsOf(ctx, key, heartbeat) };
 }
 
@@ -155,13 +157,16 @@ export async function updateIntegration(ctx: AppContext, actor: Actor, id: numbe
   const patch = settingsPatch(input);
   // Unknown fields only (they are ignored): nothing to change.
   if (Object.keys(patch).length === 0) return toIntegration(ctx, row, beat);
-  return toIntegration(ctx, await repo.updateIntegration(ctx.db, row.id, patch), beat);
+  const updated = await repo.updateIntegration(ctx.db, row.id, patch);
+  changed(ctx, row.org_id);
+  return toIntegration(ctx, updated, beat);
 }
 
 /** Revoked at once: its URLs answer 401 and mail to it bounces. */
 export async function revokeIntegration(ctx: AppContext, actor: Actor, id: number) {
   const row = await managed(ctx, actor, id);
   if (!(await repo.revokeIntegration(ctx.db, row.id, iso(ctx.clock.now())))) throw notFound();
+  changed(ctx, row.org_id);
   return { id: row.id, revoked: true };
 }
 
@@ -185,7 +190,10 @@ export async function integrationEvents(ctx: AppContext, actor: Actor, id: numbe
 }
 
 /** The active integration a presented key names with its heartbeat (null: not one), or undefined (a wrong or revoked key). */
-export async function integrationByKey(ctx: AppContext, key: string | undefined): Promise<{ integration: IntegrationRow; heartbeat: HeartbeatRow | null } | undefined> {
+export async function integrationByKey(ctx: AppContext, keys: IntegrationKeyCache, key: string | undefined): Promise<Keyed | undefined> {
   if (!key || key.length > 200) return undefined;
-  return repo.findByKeyHashWithHeartbeat(ctx.db, sha256(key));
+  return keys.byHash(ctx.db, sha256(key));
 }
+
+/** Every instance's key cache drops the org's integrations once the change is committed (key-cache.ts). */
+const changed = (ctx: AppContext, orgId: number) => ctx.events.endAccess({ integrationsOf: orgId });
