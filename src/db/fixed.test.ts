@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Kysely, sql } from 'kysely';
 import { buildTestApp, testDialect, type TestApp } from '../../test/helpers.js';
-import { FixedQuery, insertRows } from './fixed.js';
+import { FixedQuery, insertRows, type Conflict } from './fixed.js';
 import type { DB } from './schema.js';
 
 // Statements compiled once (fixed.ts): the same SQL and rows as Kysely's builder, without building
@@ -60,6 +60,21 @@ describe(`fixed statements on ${testDialect}`, () => {
     const inserts = queries.filter((q) => q.startsWith('insert into "fx_items"')).slice(0, 2);
     assert.equal(inserts.length, 2);
     for (const q of inserts) assert.match(q, testDialect === 'sqlite' ? /^(?!.*returning)/is : /returning "id"/i);
+  });
+
+  test('an on-conflict insert: the new row\'s id, and no row (never the previous insert\'s rowid) when the conflict skips it', async () => {
+    await sql`create unique index fx_items_open_name on fx_items (name) where qty = 1`.execute(db());
+    const skip: Conflict = { name: 'fx-skip', build: (q) => q.onConflict((oc) => oc.column('name' as never).where(sql<boolean>`qty = 1`).doNothing()) };
+    const insert = (name: string) => insertRows<{ id: number }>(db(), table, [{ name, qty: 1 }], 'id', skip);
+    const first = await insert('once');
+    assert.equal(first.rows.length, 1);
+    const other = await insert('other');
+    assert.equal(other.rows.length, 1);
+    const again = await built(() => insert('once'));
+    assert.deepEqual(again.result.rows, [], 'skipped: no row');
+    assert.equal(again.builders, 0, 'compiled once');
+    const stored = await db().selectFrom(table).select(sql.ref<number>('id').as('id')).where(sql.ref('name'), '=', 'once').execute();
+    assert.deepEqual(stored, [{ id: first.rows[0]!.id }]);
   });
 
   test('undefined values are left out (the column default applies), as Kysely leaves them out', async () => {

@@ -129,17 +129,17 @@ const plain = (v: unknown) => v === null || typeof v !== 'object' || v instanceo
  * Columns whose value is undefined are left out as Kysely leaves them out. Rows of different
  * columns, with values that are expressions, or more than MAX_ROWS rows are built by Kysely each time.
  */
-export function insertRows<R>(db: Kysely<DB>, table: keyof DB, objects: readonly object[], returning: Returning): Promise<QueryResult<R>> {
+export function insertRows<R>(db: Kysely<DB>, table: keyof DB, objects: readonly object[], returning: Returning, conflict?: Conflict): Promise<QueryResult<R>> {
   const rows = objects as readonly Record<string, unknown>[];
   const first = rows[0];
   if (first === undefined) throw new Error('insertRows needs a row');
-  if (rows.length > MAX_ROWS) return viaKysely(db, table, rows, returning);
+  if (rows.length > MAX_ROWS) return viaKysely(db, table, rows, returning, conflict);
   let columns = '';
   let count = 0;
   for (const key in first) {
     const v = first[key];
     if (v === undefined) continue;
-    if (!plain(v)) return viaKysely(db, table, rows, returning);
+    if (!plain(v)) return viaKysely(db, table, rows, returning, conflict);
     columns += `${key},`;
     count++;
   }
@@ -149,10 +149,10 @@ export function insertRows<R>(db: Kysely<DB>, table: keyof DB, objects: readonly
     for (const key in row) {
       const v = row[key];
       if (v === undefined) continue;
-      if (!plain(v) || first[key] === undefined) return viaKysely(db, table, rows, returning);
+      if (!plain(v) || first[key] === undefined) return viaKysely(db, table, rows, returning, conflict);
       n++;
     }
-    if (n !== count) return viaKysely(db, table, rows, returning);
+    if (n !== count) return viaKysely(db, table, rows, returning, conflict);
   }
   const adapter = adapterOf(db);
   // One row's id on SQLite: from the insert's own result, without RETURNING (see insertedId).
@@ -161,13 +161,27 @@ export function insertRows<R>(db: Kysely<DB>, table: keyof DB, objects: readonly
   const names = columns.slice(0, -1).split(',');
   const query = compiledOnce(
     db,
-    `insert|${table}|${written}|${rows.length}|${columns}`,
-    (m) => returningOf(db.insertInto(table).values(rows.map((_, r) => Object.fromEntries(names.map((c) => [c, m(r, c)])))), written),
+    `insert|${table}|${written}|${rows.length}|${conflict?.name ?? ''}|${columns}`,
+    (m) => returningOf(withConflict(db.insertInto(table).values(rows.map((_, r) => Object.fromEntries(names.map((c) => [c, m(r, c)])))), conflict), written),
     rows,
   );
-  if (idAfter) return db.executeQuery(query).then((r) => insertedId<R>(table, r.insertId));
+  if (idAfter) return db.executeQuery(query).then((r) => (conflict && r.numAffectedRows === 0n ? { rows: [] } : insertedId<R>(table, r.insertId)));
   return db.executeQuery<R>(query);
 }
+
+type InsertBuilder = ReturnType<Kysely<DB>['insertInto']>;
+/**
+ * An `on conflict` clause of an insert (`build` adds it to the builder), with the `name` that tells
+ * its compiled shape apart. The clause's own values must be constants of the SQL (no parameters).
+ * With `returning: 'id'`, a row the conflict skipped answers no row (on SQLite: the statement
+ * changed nothing, so its rowid is not the row's).
+ */
+export interface Conflict {
+  name: string;
+  build: (q: InsertBuilder) => InsertBuilder;
+}
+
+const withConflict = (q: InsertBuilder, conflict: Conflict | undefined) => (conflict ? conflict.build(q) : q);
 
 /**
  * What `returning id` answers for one row inserted on SQLite, without the clause: SQLite runs
@@ -183,12 +197,12 @@ function insertedId<R>(table: keyof DB, insertId: bigint | undefined): QueryResu
   return { rows: [{ id: Number(insertId) } as R] };
 }
 
-function returningOf(q: ReturnType<Kysely<DB>['insertInto']>, returning: Returning): Compilable<unknown> {
+function returningOf(q: InsertBuilder, returning: Returning): Compilable<unknown> {
   if (returning === 'all') return q.returningAll();
   if (returning === 'id') return q.returning('id' as never);
   return q;
 }
 
-function viaKysely<R>(db: Kysely<DB>, table: keyof DB, rows: readonly Record<string, unknown>[], returning: Returning): Promise<QueryResult<R>> {
-  return db.executeQuery<R>(returningOf(db.insertInto(table).values(rows), returning).compile());
+function viaKysely<R>(db: Kysely<DB>, table: keyof DB, rows: readonly Record<string, unknown>[], returning: Returning, conflict?: Conflict): Promise<QueryResult<R>> {
+  return db.executeQuery<R>(returningOf(withConflict(db.insertInto(table).values(rows), conflict), returning).compile());
 }

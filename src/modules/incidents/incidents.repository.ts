@@ -1,6 +1,6 @@
 import { CompiledQuery, sql, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import { ROWS_AS_ARRAYS } from '../../db/database.js';
-import { compiledOnce, FixedQuery, insertRows, onSqlite, type Mark } from '../../db/fixed.js';
+import { compiledOnce, FixedQuery, insertRows, onSqlite, type Conflict, type Mark } from '../../db/fixed.js';
 import type { DB, Flag, IncidentStatus, IncidentsTable, Priority } from '../../db/schema.js';
 import { scoped, type Scope } from '../../db/scope.js';
 import { beforeCommit } from '../../db/transaction.js';
@@ -367,18 +367,15 @@ const OPEN_BY_REF_LOCKED = new FixedQuery<RefValues>((db, mark) => openByRef(db,
  * is being inserted by a concurrent transaction, which this one then waits for): undefined then.
  */
 export async function insertIncidentUnlessOpen(db: Kysely<DB>, row: NewIncident): Promise<IncidentRow | undefined> {
-  const incident = await db
-    .insertInto('incidents')
-    .values(row)
-    .onConflict((oc) => oc.columns(['org_id', 'livemode', 'source_ref']).where(OPEN_REF).doNothing())
-    .returningAll()
-    .executeTakeFirst();
-  if (incident) {
-    await bump(db, incident, 1);
-    await listChanged(db, incident);
-  }
+  // Compiled once (db/fixed.ts) and answering the id only, as a creation's insert does (every tool's trigger runs it).
+  const { rows } = await insertRows<{ id: number }>(db, 'incidents', [row], 'id', UNLESS_OPEN);
+  if (rows[0] === undefined) return undefined;
+  const incident = insertedRow(rows[0].id, row);
+  await bump(db, incident, 1);
+  await listChanged(db, incident);
   return incident;
 }
+const UNLESS_OPEN: Conflict = { name: 'unless-open', build: (q) => q.onConflict((oc) => oc.columns(['org_id', 'livemode', 'source_ref']).where(OPEN_REF).doNothing()) };
 
 /** The open or in-progress incident of a source_ref, locked on PostgreSQL until the transaction ends. */
 export async function findOpenByRef(db: Kysely<DB>, lock: boolean, ref: { org_id: number; livemode: Flag; source_ref: string }): Promise<IncidentRow | undefined> {
