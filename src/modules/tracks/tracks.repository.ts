@@ -9,8 +9,22 @@ export type TrackRow = Insertable<PositionTracksTable>;
 /** Rows per INSERT: 8 values each stays under SQLite's 32,766 bound parameters. */
 const INSERT_CHUNK = 2_000;
 
-/** Appends to `track_staging` (a flush): one multi-row insert (more only past INSERT_CHUNK rows); no transaction of its own. */
+/**
+ * Appends to `track_staging` (a flush), no transaction of its own. SQLite: one multi-row insert
+ * (more only past INSERT_CHUNK rows). PostgreSQL: one statement of eight parameters whatever the
+ * number of rows, each an array of one column (`insert ... select from unnest(...)`): the same text
+ * every flush, where a multi-row insert of 2,000 rows has 16,000 parameters for Node to build and
+ * for PostgreSQL to parse and plan (#40: the tracks' share of the beacon path's cost with observers).
+ */
 export async function appendPositions(db: Kysely<DB>, rows: readonly TrackRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  if (!onSqlite(db)) {
+    const column = <K extends keyof TrackRow>(k: K) => rows.map((r) => r[k] ?? null);
+    await sql`insert into track_staging (${COLUMNS})
+      select * from unnest(${column('org_id')}::int8[], ${column('livemode')}::int4[], ${column('user_id')}::int8[], ${column('device_id')}::text[],
+        ${column('lat')}::float8[], ${column('lng')}::float8[], ${column('accuracy')}::float8[], ${column('recorded_at')}::text[])`.execute(db);
+    return;
+  }
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) await db.insertInto('track_staging').values(rows.slice(i, i + INSERT_CHUNK)).execute();
 }
 

@@ -109,6 +109,15 @@ describe('tracks (opt-in): stored, thinned, expired, exported, deleted, and read
     await t.ctx.db.deleteFrom('position_tracks').where('user_id', '=', colleague.id).where('device_id', 'in', ['carl-a', 'carl-b']).execute();
   });
 
+  test('a flush keeps every value as sent: device ids an array literal must escape, no accuracy, full-precision coordinates', async () => {
+    const devices = ['quote"d', 'comma,brace{}', 'back\\slash', 'NULL', ' spaced ', 'Zürich 🚐'];
+    const rows: TrackRow[] = devices.map((device_id, n) => ({ org_id: org.id, livemode: 0, user_id: colleague.id, device_id, lat: 51.50012345678901 + n, lng: -0.1234567890123 - n, accuracy: n % 2 === 0 ? null : 4.25, recorded_at: iso(new Date(Date.UTC(2026, 1, 1, 0, 0, n))) }));
+    await appendPositions(t.ctx.db, rows);
+    const staged = await t.ctx.db.selectFrom('track_staging').select(['org_id', 'livemode', 'user_id', 'device_id', 'lat', 'lng', 'accuracy', 'recorded_at']).where('user_id', '=', colleague.id).orderBy('id').execute();
+    assert.deepEqual(staged.map((r) => ({ ...r, org_id: Number(r.org_id), user_id: Number(r.user_id) })), rows);
+    await t.ctx.db.deleteFrom('track_staging').where('user_id', '=', colleague.id).execute();
+  });
+
   test('tracks_days out of 0..3650 is 422 with the field; only owners set it', async () => {
     for (const bad of [-1, 3651, 1.5, 'x']) {
       const res = await setTracks(bad);
