@@ -9,6 +9,15 @@ const MAX_AGE_MS = 30_000;
 const MAX_ORGS = 10_000;
 
 /**
+ * Which org a notice drops for a cache of one kind: the org its own notice names (`{sitesOf}`,
+ * `{subscriptionsOf}`, `{integrationsOf}`), or the org of an org-wide notice (`{orgId}` alone: the
+ * org was deleted). A membership's `{userId, orgId}` and a device's notices drop nothing here.
+ */
+export function orgNoticeOf(kind: 'subscriptionsOf' | 'sitesOf' | 'integrationsOf'): (n: AccessNotice) => number | undefined {
+  return (n) => n[kind] ?? (n.userId === undefined && n.deviceId === undefined ? n.orgId : undefined);
+}
+
+/**
  * Something read per org and kept in memory (an org's incident subscriptions, its sites), dropped
  * when a notice on the bus says it changed: `orgOf` answers which org a notice invalidates (none:
  * undefined). The notice reaches this instance at once and the others through the Redis bus. While

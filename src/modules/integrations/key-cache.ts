@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import type { AccessNotice } from '../../events/access.js';
 import type { EventBus } from '../../events/bus.js';
-import { OrgCache } from '../../events/org-cache.js';
+import { OrgCache, orgNoticeOf } from '../../events/org-cache.js';
 import type { HeartbeatRow } from './heartbeats.repository.js';
 import { findByKeyHashWithHeartbeat, keyedIntegrationsOfOrg, type IntegrationRow } from './integrations.repository.js';
 
@@ -32,8 +31,7 @@ export class IntegrationKeyCache {
   private readonly orgs: OrgCache<ReadonlyMap<string, IntegrationRow>>;
 
   constructor(bus: EventBus) {
-    const orgOf = (n: AccessNotice) => n.integrationsOf ?? (n.userId === undefined && n.deviceId === undefined && n.subscriptionsOf === undefined && n.sitesOf === undefined ? n.orgId : undefined);
-    this.orgs = new OrgCache(bus, orgOf, keyedIntegrationsOfOrg);
+    this.orgs = new OrgCache(bus, orgNoticeOf('integrationsOf'), keyedIntegrationsOfOrg);
   }
 
   /** The active integration of a key's SHA-256 with its heartbeat (null: not one), or undefined. */

@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB, Flag } from '../../db/schema.js';
 import type { EventBus } from '../../events/bus.js';
-import type { AccessNotice } from '../../events/access.js';
-import { OrgCache } from '../../events/org-cache.js';
+import { OrgCache, orgNoticeOf } from '../../events/org-cache.js';
 import { normalisedRing, type Position } from './geometry.js';
 import { SiteGrid } from './grid.js';
 import { allSitesOfOrg, type SiteRow } from './sites.repository.js';
@@ -43,12 +42,11 @@ export class SiteCache {
   readonly stop: () => void;
 
   constructor(bus: EventBus, now: () => number = Date.now) {
-    const orgOf = (n: AccessNotice) => n.sitesOf ?? (n.userId === undefined && n.deviceId === undefined && n.subscriptionsOf === undefined ? n.orgId : undefined);
     const load = async (db: Kysely<DB>, orgId: number): Promise<OrgSites> => {
       const sites = (await allSitesOfOrg(db, orgId)).map(watched);
       return { live: new SiteGrid(sites.filter((s) => s.livemode === 1)), test: new SiteGrid(sites.filter((s) => s.livemode === 0)) };
     };
-    this.cache = new OrgCache(bus, orgOf, load, now);
+    this.cache = new OrgCache(bus, orgNoticeOf('sitesOf'), load, now);
     this.stop = this.cache.stop;
   }
 

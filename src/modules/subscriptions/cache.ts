@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { EventBus } from '../../events/bus.js';
-import type { AccessNotice } from '../../events/access.js';
-import { OrgCache } from '../../events/org-cache.js';
+import { OrgCache, orgNoticeOf } from '../../events/org-cache.js';
 import { subscriptionsOfOrg, type SubscriptionRow } from './subscriptions.repository.js';
 
 /**
@@ -15,8 +14,7 @@ export class SubscriptionCache {
   private readonly cache: OrgCache<readonly SubscriptionRow[]>;
 
   constructor(bus: EventBus) {
-    const orgOf = (n: AccessNotice) => n.subscriptionsOf ?? (n.userId === undefined && n.deviceId === undefined ? n.orgId : undefined);
-    this.cache = new OrgCache(bus, orgOf, subscriptionsOfOrg);
+    this.cache = new OrgCache(bus, orgNoticeOf('subscriptionsOf'), subscriptionsOfOrg);
   }
 
   /** The org's subscriptions, from memory when fresh; `db` is the caller's (inside a transaction: tx.db). */
