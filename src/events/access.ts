@@ -24,6 +24,9 @@
  * - `{integrationsOf}`: an integration of that org was created, changed or revoked: each instance's
  *   integration key cache reads the org's integrations again (modules/integrations/key-cache.ts), so
  *   a revoked key is refused everywhere. It covers no stream.
+ * - `{dispatchOf}`: the dispatch settings of that org changed (acknowledgement timeouts, default
+ *   escalation policy): each instance's cache of what a new incident takes from them reads them
+ *   again (modules/incidents/defaults-cache.ts). It covers no stream.
  */
 export interface AccessNotice {
   keyId?: number;
@@ -35,6 +38,7 @@ export interface AccessNotice {
   subscriptionsOf?: number;
   sitesOf?: number;
   integrationsOf?: number;
+  dispatchOf?: number;
 }
 
 /** Who holds a stream: the user and the credential that opened it. */
@@ -46,7 +50,7 @@ export interface StreamHolder {
 
 /** Whether a notice ends (part of) what a stream of `holder` over `orgIds` may receive. */
 export function noticeCovers(notice: AccessNotice, holder: StreamHolder, orgIds: ReadonlySet<number>): boolean {
-  if (notice.deviceId !== undefined || notice.userRow !== undefined || notice.subscriptionsOf !== undefined || notice.sitesOf !== undefined || notice.integrationsOf !== undefined) return false;
+  if (notice.deviceId !== undefined || notice.userRow !== undefined || notice.subscriptionsOf !== undefined || notice.sitesOf !== undefined || notice.integrationsOf !== undefined || notice.dispatchOf !== undefined) return false;
   if (notice.keyId !== undefined) return notice.keyId === holder.keyId;
   if (notice.sessionId !== undefined) return notice.sessionId === holder.sessionId;
   if (notice.userId !== undefined && notice.userId !== holder.userId) return false;
@@ -74,5 +78,6 @@ export function parseNotice(text: string): AccessNotice | undefined {
   if (Number.isSafeInteger(r.subscriptionsOf)) notice.subscriptionsOf = r.subscriptionsOf as number;
   if (Number.isSafeInteger(r.sitesOf)) notice.sitesOf = r.sitesOf as number;
   if (Number.isSafeInteger(r.integrationsOf)) notice.integrationsOf = r.integrationsOf as number;
+  if (Number.isSafeInteger(r.dispatchOf)) notice.dispatchOf = r.dispatchOf as number;
   return Object.keys(notice).length > 0 ? notice : undefined;
 }

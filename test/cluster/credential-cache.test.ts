@@ -5,7 +5,7 @@ import { dropTestSchema, testSchemaName, type Headers } from '../helpers.js';
 import { call, clusterEnv, newUser, ok, startInstance, until, type ClusterUser, type Instance } from './instances.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 
-// Issue #19: each instance holds keys, sessions and memberships (and, #40, monitoring tools' integration keys) in memory. Access that ends (or a
+// Issue #19: each instance holds keys, sessions and memberships (and, #40, monitoring tools' integration keys, an org's dispatch settings for new incidents) in memory. Access that ends (or a
 // membership that begins) on instance A reaches B's memory through the Redis bus within a second.
 // The TTL is set to a minute here, so that nothing below passes because an entry simply aged out;
 // the first test shows that B really serves from memory.
@@ -193,6 +193,22 @@ describe('two instances: the credential cache of each follows changes made on th
     await ok(200, a, 'DELETE', `/v1/integrations/${i.id}`, user.live);
     assert.equal((await triggerOn(a, i.path)).status, 401);
     await soonOnB(async () => (await triggerOn(b, i.path)).status, 401, 'B refusing the revoked integration key');
+  });
+
+  test('the dispatch settings a new incident takes: B holds them (a change behind its back is not seen), a change on A holds on B within a second', async () => {
+    const user = await newUser(a, b, 'Disp');
+    const { orgs } = await ok<{ orgs: { id: number; slug: string }[] }>(200, a, 'GET', '/v1/orgs', user.live);
+    const slug = orgs.find((o) => o.id === user.org)!.slug;
+    const create = async () => (await ok<{ Id: number }>(201, b, 'POST', '/v1/tickets', user.live, { title: 'Leak', org_id: user.org, priority: 'urgent' })).Id;
+    const minutes = async (id: number) => {
+      const r = (await db.query<{ created_at: string; escalate_at: string }>(`select created_at, escalate_at from ${schema}.incidents where id = $1`, [id])).rows[0]!;
+      return (Date.parse(r.escalate_at) - Date.parse(r.created_at)) / 60_000;
+    };
+    assert.equal(await minutes(await create()), 5, 'the default urgent timeout');
+    await db.query(`insert into ${schema}.dispatch_settings (org_id, ack_urgent_minutes, ack_high_minutes, updated_at) values ($1, 9, 15, $2)`, [user.org, new Date().toISOString()]);
+    assert.equal(await minutes(await create()), 5, 'B answered from memory');
+    await ok(200, a, 'PATCH', `/v1/orgs/${slug}/dispatch`, user.live, { ack_timeout_minutes: { urgent: 3 } });
+    await until(async () => (await minutes(await create())) === 3, 'B taking the timeout changed on A', WITHIN_MS);
   });
 
   test('while Redis is away B serves nothing from memory, and after it returns notices flow again', async () => {

@@ -31,6 +31,8 @@ export async function updateDispatchSettings(
     await saveAckTimeouts(tx.db, org.id, next, now);
     if (input.handoff_notice_minutes !== undefined) await saveHandoffMinutes(tx.db, org.id, input.handoff_notice_minutes, now);
     if (input.default_escalation_policy_id !== undefined) await saveDefaultPolicy(tx.db, org.id, input.default_escalation_policy_id, now);
+    // Every instance's memory of what new incidents take from these settings (incidents' defaults-cache.ts), after the commit.
+    ctx.events.endAccess({ dispatchOf: org.id }, tx);
     return {
       ack_timeout_minutes: next,
       handoff_notice_minutes: (await findHandoffMinutes(tx.db, [org.id])).get(org.id) ?? null,

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { DB, Priority } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import { MINUTE, iso } from '../../lib/clock.js';
-import { claimEscalation, findAckTimeouts, findOpeningDefaults, type AckTimeouts, type DueEscalation } from './escalation.repository.js';
+import { claimEscalation, findAckTimeouts, findOpeningDefaults, type AckTimeouts, type DueEscalation, type OpeningDefaults } from './escalation.repository.js';
 import type { IncidentPatch, IncidentRow } from './incidents.repository.js';
 import { isDone } from './sla.js';
 import { recordTimeline } from './timeline.js';
@@ -34,9 +34,16 @@ export async function ackDeadline(db: Kysely<DB>, orgId: number, priority: Prior
  * the org's default; null: none) and its first deadline. With a policy, level 1 is due at once (the
  * paging walk fires it right after the commit); without one, the built-in escalation's clock runs.
  */
-export async function openingEscalation(db: Kysely<DB>, orgId: number, policyId: number | null | undefined, priority: Priority, now: Date): Promise<{ policyId: number | null; escalateAt: string | null }> {
+export async function openingEscalation(
+  db: Kysely<DB>,
+  orgId: number,
+  policyId: number | null | undefined,
+  priority: Priority,
+  now: Date,
+  defaults: (db: Kysely<DB>, orgId: number) => Promise<OpeningDefaults> = findOpeningDefaults,
+): Promise<{ policyId: number | null; escalateAt: string | null }> {
   const needsDefaults = policyId === undefined || priority === 'urgent' || priority === 'high';
-  const d = needsDefaults ? await findOpeningDefaults(db, orgId) : undefined;
+  const d = needsDefaults ? await defaults(db, orgId) : undefined;
   const chosen = policyId === undefined ? (d?.defaultPolicyId ?? null) : policyId;
   if (chosen !== null) return { policyId: chosen, escalateAt: iso(now) };
   return { policyId: null, escalateAt: d ? deadlineOf(d.timeouts, priority, now) : null };

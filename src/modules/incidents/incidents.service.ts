@@ -9,6 +9,7 @@ import { recorded, type EffectRecorder } from '../../lib/idempotency.js';
 import { actorScope, orgAccess, targetOrgWrite } from '../orgs/index.js';
 import { findMember } from '../orgs/index.js';
 import { cachedUser } from '../users/index.js';
+import { openingDefaultsCache } from './defaults-cache.js';
 import { escalationPatch, openingEscalation } from './escalation.js';
 import { escalationView } from './escalation-view.js';
 import * as repo from './incidents.repository.js';
@@ -97,8 +98,19 @@ export async function placeIncident(ctx: AppContext, tx: Tx, o: Opening): Promis
   const integration = o.integration;
   // The opening's policy, else the org's default (one read of its dispatch settings, which also
   // holds the built-in escalation's timeouts); its copy is taken now.
-  const start = await openingEscalation(tx.db, o.orgId, o.escalationPolicyId, o.priority, now);
-  const policy = start.policyId === null ? undefined : await ctx.escalation.policyCopy(tx.db, o.orgId, start.policyId);
+  const held = openingDefaultsCache(ctx.events.bus);
+  let start = await openingEscalation(tx.db, o.orgId, o.escalationPolicyId, o.priority, now, (db, orgId) => held.of(db, orgId));
+  let policy;
+  try {
+    policy = start.policyId === null ? undefined : await ctx.escalation.policyCopy(tx.db, o.orgId, start.policyId);
+  } catch (err) {
+    // The org's default from memory (defaults-cache.ts) may name a policy deleted on another
+    // instance before its notice arrived here: the settings as stored decide, never a 422 for a
+    // policy the caller did not name.
+    if (o.escalationPolicyId !== undefined) throw err;
+    start = await openingEscalation(tx.db, o.orgId, undefined, o.priority, now);
+    policy = start.policyId === null ? undefined : await ctx.escalation.policyCopy(tx.db, o.orgId, start.policyId);
+  }
   const placed = await insertOrRepeat(
     ctx,
     tx,
