@@ -96,21 +96,19 @@ export async function placeIncident(ctx: AppContext, tx: Tx, o: Opening): Promis
   const now = ctx.clock.now();
   const { dueAt, warnAt } = slaTimes(now, o.priority);
   const integration = o.integration;
-  // The opening's policy, else the org's default (one read of its dispatch settings, which also
-  // holds the built-in escalation's timeouts); its copy is taken now.
+  // The opening's policy, else the org's default (its dispatch settings, which also hold the
+  // built-in escalation's timeouts, from memory: defaults-cache.ts); its copy is taken now.
+  const opening = async (defaults?: Parameters<typeof openingEscalation>[5]) => {
+    const start = await openingEscalation(tx.db, o.orgId, o.escalationPolicyId, o.priority, now, defaults);
+    return { start, policy: start.policyId === null ? undefined : await ctx.escalation.policyCopy(tx.db, o.orgId, start.policyId) };
+  };
   const held = openingDefaultsCache(ctx.events.bus);
-  let start = await openingEscalation(tx.db, o.orgId, o.escalationPolicyId, o.priority, now, (db, orgId) => held.of(db, orgId));
-  let policy;
-  try {
-    policy = start.policyId === null ? undefined : await ctx.escalation.policyCopy(tx.db, o.orgId, start.policyId);
-  } catch (err) {
-    // The org's default from memory (defaults-cache.ts) may name a policy deleted on another
-    // instance before its notice arrived here: the settings as stored decide, never a 422 for a
-    // policy the caller did not name.
+  const { start, policy } = await opening((db, orgId) => held.of(db, orgId)).catch((err: unknown) => {
+    // The default from memory may name a policy deleted on another instance before its notice
+    // arrived here: the settings as stored decide, never a 422 for a policy the caller did not name.
     if (o.escalationPolicyId !== undefined) throw err;
-    start = await openingEscalation(tx.db, o.orgId, undefined, o.priority, now);
-    policy = start.policyId === null ? undefined : await ctx.escalation.policyCopy(tx.db, o.orgId, start.policyId);
-  }
+    return opening();
+  });
   const placed = await insertOrRepeat(
     ctx,
     tx,
