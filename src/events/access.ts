@@ -27,6 +27,9 @@
  * - `{dispatchOf}`: the dispatch settings of that org changed (acknowledgement timeouts, default
  *   escalation policy): each instance's cache of what a new incident takes from them reads them
  *   again (modules/incidents/defaults-cache.ts). It covers no stream.
+ * - `{maintenanceOf}`: a maintenance window of that org was planned, changed or ended: each
+ *   instance's window cache reads the org's windows again (modules/integrations/maintenance-cache.ts).
+ *   It covers no stream.
  */
 export interface AccessNotice {
   keyId?: number;
@@ -39,6 +42,7 @@ export interface AccessNotice {
   sitesOf?: number;
   integrationsOf?: number;
   dispatchOf?: number;
+  maintenanceOf?: number;
 }
 
 /** Who holds a stream: the user and the credential that opened it. */
@@ -50,7 +54,7 @@ export interface StreamHolder {
 
 /** Whether a notice ends (part of) what a stream of `holder` over `orgIds` may receive. */
 export function noticeCovers(notice: AccessNotice, holder: StreamHolder, orgIds: ReadonlySet<number>): boolean {
-  if (notice.deviceId !== undefined || notice.userRow !== undefined || notice.subscriptionsOf !== undefined || notice.sitesOf !== undefined || notice.integrationsOf !== undefined || notice.dispatchOf !== undefined) return false;
+  if (notice.deviceId !== undefined || notice.userRow !== undefined || notice.subscriptionsOf !== undefined || notice.sitesOf !== undefined || notice.integrationsOf !== undefined || notice.dispatchOf !== undefined || notice.maintenanceOf !== undefined) return false;
   if (notice.keyId !== undefined) return notice.keyId === holder.keyId;
   if (notice.sessionId !== undefined) return notice.sessionId === holder.sessionId;
   if (notice.userId !== undefined && notice.userId !== holder.userId) return false;
@@ -79,5 +83,6 @@ export function parseNotice(text: string): AccessNotice | undefined {
   if (Number.isSafeInteger(r.sitesOf)) notice.sitesOf = r.sitesOf as number;
   if (Number.isSafeInteger(r.integrationsOf)) notice.integrationsOf = r.integrationsOf as number;
   if (Number.isSafeInteger(r.dispatchOf)) notice.dispatchOf = r.dispatchOf as number;
+  if (Number.isSafeInteger(r.maintenanceOf)) notice.maintenanceOf = r.maintenanceOf as number;
   return Object.keys(notice).length > 0 ? notice : undefined;
 }

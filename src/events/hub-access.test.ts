@@ -246,10 +246,17 @@ describe('Hub: checking open streams’ access again', () => {
   });
 });
 
+/** The notices that only tell caches to read again, each naming org 5 (or a row of it). */
+const CACHE_NOTICES: AccessNotice[] = [{ deviceId: 6, orgId: 5 }, { userRow: 1 }, { subscriptionsOf: 5 }, { sitesOf: 5 }, { integrationsOf: 5 }, { dispatchOf: 5 }, { maintenanceOf: 5 }];
+
 describe('access notices', () => {
   test('survive the wire and refuse what is not one', () => {
-    for (const n of [{ keyId: 3 }, { sessionId: 'abc' }, { userId: 4 }, { userId: 4, orgId: 5 }, { orgId: 5 }]) assert.deepEqual(parseNotice(JSON.stringify(n)), n);
+    for (const n of [{ keyId: 3 }, { sessionId: 'abc' }, { userId: 4 }, { userId: 4, orgId: 5 }, { orgId: 5 }, ...CACHE_NOTICES]) assert.deepEqual(parseNotice(JSON.stringify(n)), n);
     for (const bad of ['', 'null', '[]', '{}', '{"keyId":"1"}', '{"userId":1.5}', 'not json']) assert.equal(parseNotice(bad), undefined, bad);
+  });
+
+  test('a notice that only drops cached rows (a device, a user row, an org’s settings) closes no stream', () => {
+    for (const n of CACHE_NOTICES) assert.equal(noticeCovers(n, { userId: 1, keyId: 1 }, new Set([5])), false, JSON.stringify(n));
   });
 
   test('a key or session notice never matches by user alone', () => {

@@ -10,10 +10,10 @@ const MAX_ORGS = 10_000;
 
 /**
  * Which org a notice drops for a cache of one kind: the org its own notice names (`{sitesOf}`,
- * `{subscriptionsOf}`, `{integrationsOf}`, `{dispatchOf}`), or the org of an org-wide notice (`{orgId}` alone: the
+ * `{subscriptionsOf}`, `{integrationsOf}`, `{dispatchOf}`, `{maintenanceOf}`), or the org of an org-wide notice (`{orgId}` alone: the
  * org was deleted). A membership's `{userId, orgId}` and a device's notices drop nothing here.
  */
-export function orgNoticeOf(kind: 'subscriptionsOf' | 'sitesOf' | 'integrationsOf' | 'dispatchOf'): (n: AccessNotice) => number | undefined {
+export function orgNoticeOf(kind: 'subscriptionsOf' | 'sitesOf' | 'integrationsOf' | 'dispatchOf' | 'maintenanceOf'): (n: AccessNotice) => number | undefined {
   return (n) => n[kind] ?? (n.userId === undefined && n.deviceId === undefined ? n.orgId : undefined);
 }
 

@@ -5,7 +5,7 @@ import { dropTestSchema, testSchemaName, type Headers } from '../helpers.js';
 import { call, clusterEnv, newUser, ok, startInstance, until, type ClusterUser, type Instance } from './instances.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 
-// Issue #19: each instance holds keys, sessions and memberships (and, #40, monitoring tools' integration keys, an org's dispatch settings for new incidents) in memory. Access that ends (or a
+// Issue #19: each instance holds keys, sessions and memberships (and, #40, monitoring tools' integration keys, an org's dispatch settings for new incidents and its maintenance windows) in memory. Access that ends (or a
 // membership that begins) on instance A reaches B's memory through the Redis bus within a second.
 // The TTL is set to a minute here, so that nothing below passes because an entry simply aged out;
 // the first test shows that B really serves from memory.
@@ -209,6 +209,25 @@ describe('two instances: the credential cache of each follows changes made on th
     assert.equal(await minutes(await create()), 5, 'B answered from memory');
     await ok(200, a, 'PATCH', `/v1/orgs/${slug}/dispatch`, user.live, { ack_timeout_minutes: { urgent: 3 } });
     await until(async () => (await minutes(await create())) === 3, 'B taking the timeout changed on A', WITHIN_MS);
+  });
+
+  test('maintenance windows: B holds the org’s (one written behind its back is not seen); one planned, then ended, on A holds on B within a second', async () => {
+    const user = await newUser(a, b, 'Maint');
+    const { orgs } = await ok<{ orgs: { id: number; slug: string }[] }>(200, a, 'GET', '/v1/orgs', user.live);
+    const windows = `/v1/orgs/${orgs.find((o) => o.id === user.org)!.slug}/maintenance-windows`;
+    const i = await integrationOf(user, 'Planned');
+    await warm(i.path);
+    const opensOnB = async () => (await triggerOn(b, i.path, user)).priority !== undefined;
+    const hour = (from: number) => [new Date(from).toISOString(), new Date(from + 3_600_000).toISOString()];
+    const [start, end] = hour(Date.now() - 60_000);
+    await db.query(`insert into ${schema}.maintenance_windows (org_id, livemode, starts_at, ends_at, created_at, updated_at) values ($1, 1, $2, $3, $2, $2)`, [user.org, start, end]);
+    assert.equal(await opensOnB(), true, 'B answered from memory');
+    await db.query(`delete from ${schema}.maintenance_windows where org_id = $1`, [user.org]);
+    const [from, to] = hour(Date.now());
+    const planned = await ok<{ id: number }>(201, a, 'POST', windows, user.live, { start: from, end: to });
+    await until(async () => !(await opensOnB()), 'B suppressing during the window planned on A', WITHIN_MS);
+    await ok(200, a, 'DELETE', `${windows}/${planned.id}`, user.live);
+    await until(opensOnB, 'B opening again once the window ended on A', WITHIN_MS);
   });
 
   test('while Redis is away B serves nothing from memory, and after it returns notices flow again', async () => {

@@ -14,7 +14,7 @@ import { integrationByKey } from './integrations.service.js';
 import { IntegrationKeyCache } from './key-cache.js';
 import type { IntegrationEventSource } from './integrations.tables.js';
 import { acknowledge, resolve, trigger } from './lifecycle.js';
-import { coveringWindow } from './maintenance.js';
+import { MaintenanceCache } from './maintenance-cache.js';
 import { checkEvent, EVENT_BODY_LIMIT, invalidEvent, PdAccepted, PdEvent, PdRejected, pagerDutyErrors, triggerOf } from './pagerduty.js';
 
 const tags = ['Integrations'];
@@ -71,7 +71,11 @@ function reasonOf(err: FastifyError): string {
  */
 export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const keys = new IntegrationKeyCache(ctx.events.bus);
-  app.addHook('onClose', async () => keys.stop());
+  const windows = new MaintenanceCache(ctx.events.bus, ctx.clock);
+  app.addHook('onClose', async () => {
+    keys.stop();
+    windows.stop();
+  });
   const authenticate = async (request: FastifyRequest) => {
     const key = presentedKey(request);
     if (key === undefined && request.routeOptions.url === '/v2/enqueue') throw invalidEvent(["'routing_key' is missing or blank"]);
@@ -115,7 +119,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
   });
   /** `db`: the app's, or the event's own transaction's (tx.db), where on SQLite the read needs no snapshot of its own. */
   const suppression = async (integration: IntegrationRow, db = ctx.db) => {
-    const window = await coveringWindow(db, integration, ctx.clock.now());
+    const window = await windows.covering(db, integration, ctx.clock.now());
     return window ? `maintenance window ${window.id}` : null;
   };
 

@@ -21,6 +21,12 @@ export async function activeWindows(db: Kysely<DB>, orgId: number, livemode: Fla
   return rows.map(valueOf);
 }
 
+/** The org's windows of both modes that end after `from` and begin before `until`, the one ending last first; at most `limit`. */
+export async function windowsBetween(db: Kysely<DB>, orgId: number, from: string, until: string, limit: number): Promise<WindowRow[]> {
+  const rows = await db.selectFrom('maintenance_windows').selectAll().where('org_id', '=', orgId).where('ends_at', '>', from).where('starts_at', '<', until).orderBy('ends_at', 'desc').orderBy('id').limit(limit).execute();
+  return rows.map(valueOf);
+}
+
 /** Windows ending after `from` (and, with `to`, starting before it), by start. */
 export async function listWindowRows(db: Kysely<DB>, orgId: number, livemode: Flag, from: string, to?: string): Promise<WindowRow[]> {
   let query = db.selectFrom('maintenance_windows').selectAll().where('org_id', '=', orgId).where('livemode', '=', livemode).where('ends_at', '>', from);

@@ -12,9 +12,12 @@ import type { CreateWindowBody, MaintenanceWindow, UpdateWindowBody } from './ma
 export type { WindowRow } from './maintenance.repository.js';
 
 const MAX_WINDOW_MS = 31 * DAY;
+/** Every instance's window cache reads the org's windows again (maintenance-cache.ts). */
+const changed = (ctx: AppContext, orgId: number) => ctx.events.endAccess({ maintenanceOf: orgId });
 const WRITE = { role: 'admin', write: true } as const;
 
-const covers = (w: WindowRow, integrationId: number) => w.integration_ids === null || w.integration_ids.includes(integrationId);
+/** Whether a window covers an integration (all of its org's in its mode, or those it names). */
+export const covers = (w: WindowRow, integrationId: number) => w.integration_ids === null || w.integration_ids.includes(integrationId);
 
 /**
  * The active window covering an integration at `now` (the one ending last when several do), or
@@ -64,6 +67,7 @@ export async function createWindow(ctx: AppContext, actor: Actor, orgSlug: strin
   const now = ctx.clock.now();
   const times = await checked(ctx, org.id, livemode, input.start, input.end, input.integration_ids);
   const row = await insertWindow(ctx.db, { org_id: org.id, livemode, ...times, description: input.description?.trim() || null, created_by: actor.userId, created_at: iso(now), updated_at: iso(now) });
+  changed(ctx, org.id);
   return toWindow(row, now);
 }
 
@@ -90,6 +94,7 @@ export async function updateWindow(ctx: AppContext, actor: Actor, orgSlug: strin
   const times = await checked(ctx, row.org_id, row.livemode, input.start ?? row.starts_at, input.end ?? row.ends_at, ids);
   const description = input.description === undefined ? row.description : input.description?.trim() || null;
   const after = await updateWindowRow(ctx.db, row.id, { ...times, description, updated_at: iso(now) });
+  changed(ctx, row.org_id);
   return toWindow(after, now);
 }
 
@@ -100,8 +105,10 @@ export async function deleteWindow(ctx: AppContext, actor: Actor, orgSlug: strin
   const view = toWindow(row, now);
   if (view.active) {
     const after = await updateWindowRow(ctx.db, row.id, { ends_at: iso(now), updated_at: iso(now) });
+    changed(ctx, row.org_id);
     return { ...toWindow(after, now), deleted: false };
   }
   await deleteWindowRow(ctx.db, row.id);
+  changed(ctx, row.org_id);
   return { ...view, deleted: true };
 }
