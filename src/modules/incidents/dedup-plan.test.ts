@@ -1,0 +1,49 @@
+// Every trigger of every tool looks up the open incident of its dedup key (dedup.ts). Its plan must
+// search by the key, not read the org's incidents: on a database whose statistics were gathered
+// (SQLite after an operator's ANALYZE; PostgreSQL's autovacuum) the lookup once went by a range
+// `source_ref > NULL` over every incident of the org with a ref (SQLite), growing with each trigger.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { CompiledQuery, sql } from 'kysely';
+import { buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { pdTrigger } from '../../../test/integrations-payloads.js';
+import { integrationsWorld, type IntegrationsWorld } from '../../../test/world.js';
+
+describe('the dedup lookup’s plan', () => {
+  let t: TestApp;
+  let w: IntegrationsWorld;
+  let lookup: { sql: string; parameters: readonly unknown[] } | undefined;
+  before(async () => {
+    t = await buildTestApp({}, { onQuery: (text, parameters) => void (/^select \* from "incidents" where "org_id" = .*"source_ref" = /i.test(text) && (lookup = { sql: text, parameters })) });
+    w = await integrationsWorld(t);
+  });
+  after(() => t.close());
+
+  test('searches by the dedup key once the tables have statistics', async () => {
+    const i = await w.integration();
+    const url = w.path(i.events_url);
+    const db = t.ctx.db;
+    const sqlite = t.ctx.database.dialect === 'sqlite';
+    // Statistics gathered while the org had incidents but none from a tool (its first weeks), then the tool's.
+    for (let n = 0; n < 20; n += 1) assert.equal((await w.call({ 'x-api-key': w.liveKey }, 'POST', '/v1/tickets', { title: `Walk-in ${n}` })).statusCode, 201);
+    await (sqlite ? sql`analyze` : sql`analyze incidents`).execute(db);
+    for (let n = 0; n < 60; n += 1) assert.equal((await w.call({}, 'POST', url, pdTrigger('', `plan-${n}`, 'critical'))).statusCode, 202);
+    for (let n = 0; n < 20; n += 1) assert.equal((await w.call({}, 'POST', url, { routing_key: '', event_action: 'resolve', dedup_key: `plan-${n}` })).statusCode, 202);
+    assert.ok(lookup, 'the lookup ran');
+    if (sqlite) {
+      const { rows: plan } = await db.executeQuery(CompiledQuery.raw(`explain query plan ${lookup.sql}`, [...lookup.parameters]));
+      const detail = plan.map((r) => String((r as { detail: string }).detail)).join('; ');
+      assert.match(detail, /source_ref=\?/, detail);
+      assert.doesNotMatch(detail, /source_ref>\?|SCAN/, detail);
+    } else {
+      // A table this small is cheapest read whole: among index plans, the one searching by the key.
+      const plan = await db.transaction().execute(async (tx) => {
+        await sql`set local enable_seqscan = off`.execute(tx);
+        await sql`set local enable_bitmapscan = off`.execute(tx);
+        return (await tx.executeQuery(CompiledQuery.raw(`explain ${lookup!.sql}`, [...lookup!.parameters]))).rows;
+      });
+      const text = plan.map((r) => String((r as Record<string, unknown>)['QUERY PLAN'])).join('\n');
+      assert.match(text, /Index Cond: .*source_ref = /, text);
+    }
+  });
+});
