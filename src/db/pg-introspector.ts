@@ -6,7 +6,8 @@
 // present, and a schema dropped by someone else mid-listing failed the start ("schema ... does not
 // exist"). This introspector lists the tables of one schema only: ours (DATABASE_SCHEMA), or the
 // session's current_schema() (public by default).
-import { PostgresDialect, sql, type DatabaseIntrospector, type DatabaseMetadataOptions, type Kysely, type SchemaMetadata, type TableMetadata } from 'kysely';
+import { CarryingPostgresDriver } from './commit-with.js';
+import { PostgresDialect, sql, type DatabaseIntrospector, type Driver, type DatabaseMetadataOptions, type Kysely, type SchemaMetadata, type TableMetadata } from 'kysely';
 
 interface ColumnRow {
   table: string;
@@ -64,13 +65,18 @@ export class SchemaIntrospector implements DatabaseIntrospector {
   }
 }
 
-/** PostgreSQL through node-postgres, introspecting one schema only. */
+/** PostgreSQL through node-postgres, introspecting one schema only; the driver carries last statements with the COMMIT. */
 export class SchemaPostgresDialect extends PostgresDialect {
   constructor(
-    config: ConstructorParameters<typeof PostgresDialect>[0],
+    private readonly config: ConstructorParameters<typeof PostgresDialect>[0],
     private readonly schema: string | undefined,
   ) {
     super(config);
+  }
+
+  /** Sends a transaction's last statements with its COMMIT (commit-with.ts). */
+  override createDriver(): Driver {
+    return new CarryingPostgresDriver(this.config);
   }
 
   override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
