@@ -204,7 +204,7 @@ export function seed(file: string, c: Caller, n: number): Seeding {
  * `incident_counts` rows and the list version in the same transaction; then VACUUM (ANALYZE) of the table,
  * as autovacuum would have left it (index-only scans need the visibility map).
  */
-async function seedPg(schema: string, c: Caller, n: number): Promise<Seeding> {
+export async function seedPg(schema: string, c: Caller, n: number): Promise<Seeding> {
   const t0 = performance.now();
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
