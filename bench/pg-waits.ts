@@ -39,7 +39,10 @@ try {
           `select coalesce(wait_event_type, 'CPU') as t, coalesce(wait_event, '-') as e, state, left(regexp_replace(query, '\\s+', ' ', 'g'), 100) as q
            from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle'`,
         );
-        for (const r of rows) tally.set(`${r.t}/${r.e} ${r.state} | ${r.q}`, (tally.get(`${r.t}/${r.e} ${r.state} | ${r.q}`) ?? 0) + 1);
+        for (const r of rows) {
+          const key = `${r.t}/${r.e} ${r.state} | ${r.q}`;
+          tally.set(key, (tally.get(key) ?? 0) + 1);
+        }
         await new Promise((r) => setTimeout(r, 5));
       }
     })();

@@ -18,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
+import { CARRIED_SEPARATOR } from '../src/db/commit-with.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { timeOrderedToken } from '../src/lib/crypto.js';
@@ -112,8 +113,8 @@ const isWrite = (sql: string) => /^\s*(insert|update|delete)\b/i.test(sql);
 
 /** The statements of a query that carries the COMMIT (`...; commit`, src/db/commit-with.ts), the COMMIT last; undefined for any other. */
 function carriedBy(sql: string): string[] | undefined {
-  if (!/;\s*commit$/i.test(sql)) return undefined;
-  return [...sql.split(/;\s*\n/).slice(0, -1), 'commit'];
+  const parts = sql.split(CARRIED_SEPARATOR);
+  return parts.length > 1 && parts.at(-1) === 'commit' ? parts : undefined;
 }
 
 /** A parameter whose value each incident gets anew. */

@@ -7,6 +7,9 @@ export interface CommitCarriage {
   statements: string[];
 }
 
+/** Between the statements a COMMIT carries, and before the COMMIT (bench/write-limit.bench.ts splits on it). */
+export const CARRIED_SEPARATOR = ';\n';
+
 /** The carriage of the transaction running in this async context (set by withTransaction). */
 export const commitCarriage = new AsyncLocalStorage<CommitCarriage>();
 
@@ -32,7 +35,7 @@ export class CarryingPostgresDriver extends PostgresDriver {
   override async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const carriage = commitCarriage.getStore();
     if (!carriage || carriage.connection !== connection || carriage.statements.length === 0) return super.commitTransaction(connection);
-    const text = [...carriage.statements, 'commit'].join(';\n');
+    const text = [...carriage.statements, 'commit'].join(CARRIED_SEPARATOR);
     carriage.statements = [];
     await connection.executeQuery(CompiledQuery.raw(text));
   }

@@ -28,9 +28,10 @@ const pendingCounts = new WeakMap<object, Map<string, CountKey & { n: number }>>
  * Keeps `incident_counts` in step with the incidents of one (org, mode, status, priority), in the
  * caller's transaction, so a list's `total` is a sum of a few rows instead of a count of millions.
  * On PostgreSQL the moves are summed per row and written as the transaction's last statements, in
- * key order (db/transaction.ts `beforeCommit`), one statement sent with the COMMIT (`withCommit`): every
- * creation of an org writes the same row, whose lock is then held for the commit alone, and two
- * transactions moving two rows (a resolve and a reopen) take them in one order. A move that nets to zero writes nothing.
+ * key order (db/transaction.ts `beforeCommit`), one statement sent with the COMMIT (`withCommit`):
+ * every creation of an org writes the same row, whose lock is then held for the commit alone, and
+ * two transactions moving two rows (a resolve and a reopen) take them in one order. A move that
+ * nets to zero writes nothing.
  */
 async function bump(db: Kysely<DB>, i: CountKey, delta: number) {
   const k = `${i.org_id}|${i.livemode}|${i.status}|${i.priority}`;
@@ -370,7 +371,7 @@ const OPEN = sql<SqlBool>`status in ('open', 'in_progress')`;
  * The open incident of a tool's ref (every trigger, acknowledge and resolve reads it): compiled once, with and without
  * the row lock. Its equality on source_ref implies the index's `source_ref is not null` to both planners; written out
  * as well, SQLite with statistics (an ANALYZE taken before any tool's incident) searched `source_ref > NULL`, a range
- * over every incident of the org with a ref, instead of the key (dedup-plan.test.ts).
+ * over every incident of the org with a ref, instead of the key (dedup-plan.test.ts; docs/benchmarks.md, write-limit's notes).
  */
 type RefValues = { org_id: number; livemode: Flag; source_ref: string };
 const openByRef = (db: Kysely<DB>, mark: Mark) =>

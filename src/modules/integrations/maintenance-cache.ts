@@ -4,7 +4,7 @@ import type { EventBus } from '../../events/bus.js';
 import { OrgCache, orgNoticeOf } from '../../events/org-cache.js';
 import { HOUR, iso, type Clock } from '../../lib/clock.js';
 import type { IntegrationRow } from './integrations.repository.js';
-import { coveringWindow, covers } from './maintenance.js';
+import { activeAt, coveringWindow, covers } from './maintenance.js';
 import { windowsBetween, type WindowRow } from './maintenance.repository.js';
 
 /** How far past its reading an org's entry answers (it holds the windows that begin meanwhile). */
@@ -50,7 +50,7 @@ export class MaintenanceCache {
     const t = now.getTime();
     if (held.windows === null || t < held.from || t >= held.until) return coveringWindow(db, integration, now);
     const at = iso(now);
-    return held.windows.find((w) => w.livemode === integration.livemode && w.starts_at <= at && at < w.ends_at && covers(w, integration.id));
+    return held.windows.find((w) => w.livemode === integration.livemode && activeAt(w, at) && covers(w, integration.id));
   }
 
   stop(): void {

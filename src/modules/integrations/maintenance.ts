@@ -16,6 +16,9 @@ const MAX_WINDOW_MS = 31 * DAY;
 const changed = (ctx: AppContext, orgId: number) => ctx.events.endAccess({ maintenanceOf: orgId });
 const WRITE = { role: 'admin', write: true } as const;
 
+/** Whether a window is active at `at` (an ISO instant): begun and not ended. */
+export const activeAt = (w: WindowRow, at: string) => w.starts_at <= at && at < w.ends_at;
+
 /** Whether a window covers an integration (all of its org's in its mode, or those it names). */
 export const covers = (w: WindowRow, integrationId: number) => w.integration_ids === null || w.integration_ids.includes(integrationId);
 
@@ -38,7 +41,7 @@ export function toWindow(w: WindowRow, now: Date): MaintenanceWindow {
     end: w.ends_at,
     description: w.description,
     integration_ids: w.integration_ids,
-    active: w.starts_at <= at && at < w.ends_at,
+    active: activeAt(w, at),
     created_at: w.created_at,
     updated_at: w.updated_at,
   };
