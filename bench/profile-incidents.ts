@@ -3,7 +3,10 @@
 // by a separate load process (10 keep-alive connections), with an optional CPU profile of the
 // measured requests only (node:inspector) and its top self-time frames.
 //
-//   npx tsx bench/profile-incidents.ts [--rows 200000] [--n 2000] [--prof DIR] [list|list-priority|list-sla|create|events ...]
+//   npx tsx bench/profile-incidents.ts [--rows 200000] [--n 2000] [--prof DIR] [--pg] [list|list-priority|list-sla|create|events ...]
+//
+// --pg: Muster on PostgreSQL (TEST_DATABASE_URL or the machine's, a schema of its own dropped at the end, the
+// history analysed, as write-limit does), without Redis; --timing is SQLite's only.
 //
 // list: GET /v1/tickets?limit=50; list-priority and list-sla: the same with sort=priority or sort=sla_due;
 // create: POST /v1/tickets; events: an Events API trigger with a new dedup_key (a new incident each).
@@ -18,7 +21,10 @@ import SQLite from 'better-sqlite3';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
-import { caller, seed } from './incidents.bench.js';
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { caller, seed, seedPg } from './incidents.bench.js';
+import { PG_URL } from './pg-redis.js';
 import { benchEnv } from './lib.js';
 
 const args = process.argv.slice(2);
@@ -29,8 +35,13 @@ const opt = (name: string, def: string) => {
 const ROWS = Number(opt('rows', '200000'));
 const N = Number(opt('n', '2000'));
 const PROF = opt('prof', '');
-const TIMING = args.includes('--timing');
-if (TIMING) args.splice(args.indexOf('--timing'), 1);
+const flag = (name: string) => {
+  const i = args.indexOf(`--${name}`);
+  if (i >= 0) args.splice(i, 1);
+  return i >= 0;
+};
+const TIMING = flag('timing');
+const PG = flag('pg');
 const paths = args.length ? args : ['list', 'create'];
 
 // The load: N requests over 10 keep-alive connections, in its own process so its CPU is not counted.
@@ -128,13 +139,17 @@ async function eventsUrl(app: Awaited<ReturnType<typeof buildApp>>, base: string
 }
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-prof-'));
+const schema = `profile_incidents_${randomBytes(4).toString('hex')}`;
 let statements = 0;
+/** Statements that travelled in the round trip of the one after them (PostgreSQL, src/db/pipeline.ts). */
+let carried = 0;
 const kinds = new Map<string, number>();
 try {
-  const config = loadConfig(benchEnv(dataDir));
+  const config = loadConfig(benchEnv(dataDir, PG ? { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema } : {}));
   const ctx = await createContext(config, {
-    onQuery: (sql) => {
+    onQuery: (sql, _params, _ms, withNext) => {
       statements++;
+      if (withNext) carried++;
       const k = sql.replace(/\s+/g, ' ').slice(0, 70);
       kinds.set(k, (kinds.get(k) ?? 0) + 1);
     },
@@ -142,7 +157,10 @@ try {
   const app = await buildApp(ctx);
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   const c = await caller(app);
-  if (ROWS > 0) seed(path.join(dataDir, 'muster.db'), c, ROWS);
+  if (ROWS > 0 && PG) {
+    await seedPg(schema, c, ROWS);
+    await sql`analyze incident_events, integration_events, outbox`.execute(ctx.db);
+  } else if (ROWS > 0) seed(path.join(dataDir, 'muster.db'), c, ROWS);
   const headers = { 'x-api-key': c.key, 'content-type': 'application/json' };
   const session = new Session();
   session.connect();
@@ -155,6 +173,7 @@ try {
         : ['POST', `${url}/v1/tickets`, JSON.stringify({ title: 'Pump station 4: pressure low', priority: 'high' })];
     await drive(target, method, body, headers, Math.min(300, N)); // warm-up
     statements = 0;
+    carried = 0;
     kinds.clear();
     timing.clear();
     if (PROF) {
@@ -179,7 +198,7 @@ try {
     perBatch.sort((a, b) => a - b);
     const med = perBatch[perBatch.length >> 1]!;
     console.log(
-      `${p}: ${N} requests, ${((cpu.user + cpu.system) / N).toFixed(0)} us CPU each (batches of ${BATCH}: median ${med.toFixed(0)}, lowest ${perBatch[0]!.toFixed(0)}), ${(statements / N).toFixed(2)} statements each, ${((N / wall) * 1000).toFixed(0)} req/s wall (load ${os.loadavg()[0]!.toFixed(1)})`,
+      `${p}: ${N} requests, ${((cpu.user + cpu.system) / N).toFixed(0)} us CPU each (batches of ${BATCH}: median ${med.toFixed(0)}, lowest ${perBatch[0]!.toFixed(0)}), ${(statements / N).toFixed(2)} statements each${PG ? ` in ${((statements - carried) / N).toFixed(2)} round trips` : ''}, ${((N / wall) * 1000).toFixed(0)} req/s wall (load ${os.loadavg()[0]!.toFixed(1)})`,
     );
     for (const [k, n] of [...kinds.entries()].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`   ${(n / N).toFixed(2)}  ${k}`);
     for (const [k, v] of [...timing.entries()].sort((a, b) => b[1] - a[1]).slice(0, 14)) console.log(`   ${((v * 1000) / N).toFixed(0).padStart(5)} us  ${k}`);
@@ -192,6 +211,7 @@ try {
   }
   session.disconnect();
   await app.close();
+  if (PG) await sql.raw(`drop schema ${schema} cascade`).execute(ctx.db);
   await ctx.close();
 } finally {
   fs.rmSync(dataDir, { recursive: true, force: true });

@@ -18,7 +18,6 @@ import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { CARRIED_SEPARATOR } from '../src/db/commit-with.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { timeOrderedToken } from '../src/lib/crypto.js';
@@ -48,8 +47,8 @@ const PATH_LABEL: Record<PathId, string> = { tickets: '`POST /v1/tickets`', even
 interface Query {
   sql: string;
   params: readonly unknown[];
-  /** Sent with the COMMIT, in its query (src/db/commit-with.ts). */
-  withCommit?: boolean;
+  /** Sent in the round trip of the statement after it (PostgreSQL, src/db/pipeline.ts). */
+  withNext: boolean;
 }
 
 /** What the onQuery hook does, by phase: nothing, record one request's queries, or count a load's. */
@@ -73,17 +72,10 @@ class Recorder {
     this.statements = this.incidents = this.commits = this.autocommitWrites = this.queryMs = 0;
   }
 
-  readonly onQuery = (sql: string, params: readonly unknown[], durationMs: number): void => {
+  readonly onQuery = (sql: string, params: readonly unknown[], durationMs: number, withNext: boolean): void => {
     if (this.mode === 'off') return;
-    const carried = carriedBy(sql);
-    if (carried) {
-      // Statements sent with the COMMIT in one query (PostgreSQL, src/db/commit-with.ts): each counts, the time once.
-      if (this.mode === 'record') this.recorded.push(...carried.map((part, i) => ({ sql: part, params: [], withCommit: i < carried.length - 1 })));
-      else carried.forEach((part, i) => this.onQuery(part, [], i === 0 ? durationMs : 0));
-      return;
-    }
     if (this.mode === 'record') {
-      this.recorded.push({ sql, params });
+      this.recorded.push({ sql, params, withNext });
       return;
     }
     this.statements += 1;
@@ -111,11 +103,6 @@ class Recorder {
 
 const isWrite = (sql: string) => /^\s*(insert|update|delete)\b/i.test(sql);
 
-/** The statements of a query that carries the COMMIT (`...; commit`, src/db/commit-with.ts), the COMMIT last; undefined for any other. */
-function carriedBy(sql: string): string[] | undefined {
-  const parts = sql.split(CARRIED_SEPARATOR);
-  return parts.length > 1 && parts.at(-1) === 'commit' ? parts : undefined;
-}
 
 /** A parameter whose value each incident gets anew. */
 type Role = 'incident_id' | 'token' | 'ref' | undefined;
@@ -127,8 +114,8 @@ interface Step {
   table: string;
   /** The incident's own insert (its id feeds the others). */
   incident: boolean;
-  /** Muster sent it in the query of the COMMIT: so does pgbench (a compound command). */
-  withCommit: boolean;
+  /** Muster sent it in the round trip of the statement after it: so does pgbench (a compound command, `\;`). */
+  withNext: boolean;
 }
 
 /** One creation's writes, as Muster ran them. */
@@ -141,6 +128,8 @@ interface Plan {
   reads: string[];
   /** Every statement of the request, BEGIN and COMMIT included. */
   total: number;
+  /** Muster sent its BEGIN with the statement after it (PostgreSQL): so does pgbench. */
+  beginWithNext: boolean;
 }
 
 /** The column of each bound parameter of an INSERT (every row of it) or of `"col" = ?` comparisons. */
@@ -181,12 +170,12 @@ function planOf(recorded: Query[], incidentId: number): Plan {
       if (table === 'incidents' && c === 'source_ref' && q.params[i] !== null) return 'ref';
       return undefined;
     });
-    return { sql: q.sql, params: q.params, roles, table, incident: table === 'incidents' && q.sql.startsWith('insert'), withCommit: q.withCommit === true };
+    return { sql: q.sql, params: q.params, roles, table, incident: table === 'incidents' && q.sql.startsWith('insert'), withNext: q.withNext };
   };
   const tx = recorded.slice(begin + 1, commit).filter((q) => isWrite(q.sql)).map(step);
   const after = recorded.slice(commit + 1).filter((q) => isWrite(q.sql)).map(step);
   if (tx.filter((s) => s.incident).length !== 1 || !tx[0]!.incident) throw new Error(`the transaction's first write is not its one incident insert: ${tx.map((s) => s.table).join(', ')}`);
-  return { tx, after, reads: recorded.filter((q) => /^\s*select\b/i.test(q.sql)).map((q) => q.sql), total: recorded.length };
+  return { tx, after, reads: recorded.filter((q) => /^\s*select\b/i.test(q.sql)).map((q) => q.sql), total: recorded.length, beginWithNext: recorded[begin]!.withNext };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -322,12 +311,23 @@ function pgStatement(s: Step): string {
   return sql;
 }
 
-/** The pgbench script: one transaction per incident, its writes and those Muster commits after it. */
+/**
+ * The pgbench script: one transaction per incident, its writes and those Muster commits after it. What Muster
+ * sent in the round trip of the statement after it (its BEGIN, writes marked withNext: src/db/pipeline.ts) goes
+ * with that statement in one query (pgbench's compound command, `\\;`), so both send the writes in as many round trips.
+ */
 function pgbenchScript(plan: Plan): string {
-  const apart = [...plan.tx, ...plan.after].filter((s) => !s.withCommit).map(pgStatement);
-  // Statements Muster sent with the COMMIT go with it in one query (pgbench's compound command, `\;`), as Muster sends them.
-  const carried = plan.tx.filter((s) => s.withCommit).map((s) => `${pgStatement(s).replace(/;$/, '')} \\;`);
-  return ['\\set r random(1, 1000000000000000000)', 'BEGIN;', ...apart, `${carried.join(' ')}${carried.length ? ' ' : ''}COMMIT;`, ''].join('\n');
+  const parts = [{ text: 'BEGIN;', withNext: plan.beginWithNext }, ...[...plan.tx, ...plan.after].map((s) => ({ text: pgStatement(s), withNext: s.withNext })), { text: 'COMMIT;', withNext: false }];
+  const lines: string[] = [];
+  let line = '';
+  for (const p of parts) {
+    if (p.withNext) line += `${p.text.replace(/;$/, '')} \\; `;
+    else {
+      lines.push(line + p.text);
+      line = '';
+    }
+  }
+  return ['\\set r random(1, 1000000000000000000)', ...lines, ''].join('\n');
 }
 
 interface PgbenchRun {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import type { Config } from './config.js';
-import { openDatabase, type Database } from './db/database.js';
+import { openDatabase, type Database, type OnQuery } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { instanceSecret } from './db/settings.js';
 import { createLocalBus, type EventBus, type LiveEvent } from './events/bus.js';
@@ -124,7 +124,7 @@ export interface ContextOverrides {
   log?: FastifyBaseLogger;
   database?: Database;
   /** Sees the SQL of every query, its parameters and duration in ms (tests that count queries, bench/write-limit.bench.ts). */
-  onQuery?: (sql: string, parameters: readonly unknown[], durationMs: number) => void;
+  onQuery?: OnQuery;
   /** The password hasher (test/helpers.ts gives one of a lower cost; the service always has OWASP's). */
   passwords?: PasswordHasher;
 }

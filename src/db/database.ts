@@ -5,6 +5,7 @@ import { Kysely, sql, type CompiledQuery, type KyselyConfig } from 'kysely';
 import type * as Pg from 'pg';
 import { lazyRequire } from '../lib/lazy-require.js';
 import { SchemaPostgresDialect } from './pg-introspector.js';
+import { sentWithNext } from './pipeline.js';
 import type { DB } from './schema.js';
 import { SqliteLongReader } from './long-read.js';
 import { ImmediateSqliteDialect } from './sqlite-dialect.js';
@@ -29,14 +30,20 @@ export interface Database {
   longRead<R>(query: CompiledQuery<R>): Promise<R[]>;
 }
 
+export type OnQuery = (sql: string, parameters: readonly unknown[], durationMs: number, withNext: boolean) => void;
+
 export interface DatabaseOptions {
   databaseUrl?: string | undefined;
   databaseSchema?: string | undefined;
   /** SQLite file; `:memory:` for a private in-memory database. */
   sqliteFile?: string;
   poolSize?: number;
-  /** Called with the SQL of every query, its bound parameters and its duration in ms (diagnostics, tests, bench/write-limit.bench.ts). */
-  onQuery?: (sql: string, parameters: readonly unknown[], durationMs: number) => void;
+  /**
+   * Called with the SQL of every query, its bound parameters and its duration in ms (diagnostics, tests,
+   * bench/write-limit.bench.ts), in the order the statements run; `withNext` when, on PostgreSQL, the statement
+   * travelled in the round trip of the one after it (pipeline.ts: a transaction's BEGIN, the writes marked withNext).
+   */
+  onQuery?: OnQuery;
 }
 
 // Each engine's driver loads when a database of that engine opens, not at every start: pg only with
@@ -55,14 +62,16 @@ function pgDriver(): typeof Pg {
 
 export function openDatabase(options: DatabaseOptions): Database {
   const onQuery = options.onQuery;
-  const log: KyselyConfig['log'] = onQuery
-    ? (e) => {
-        if (e.level === 'query') onQuery(e.query.sql, e.query.parameters, e.queryDurationMillis);
-      }
-    : undefined;
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.databaseSchema, options.poolSize ?? 10, log);
+  // Only PostgreSQL's driver sends a statement with the next one (pipeline.ts); SQLite runs each at once.
+  const log = (pipelined: boolean): KyselyConfig['log'] =>
+    onQuery
+      ? (e) => {
+          if (e.level === 'query') onQuery(e.query.sql, e.query.parameters, e.queryDurationMillis, pipelined && sentWithNext(e.query));
+        }
+      : undefined;
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.databaseSchema, options.poolSize ?? 10, log(true));
   if (!options.sqliteFile) throw new Error('openDatabase needs databaseUrl or sqliteFile');
-  return openSqlite(options.sqliteFile, log);
+  return openSqlite(options.sqliteFile, log(false));
 }
 
 function openSqlite(file: string, log: KyselyConfig['log']): Database {
@@ -141,7 +150,7 @@ function openPostgres(connectionString: string, schema: string | undefined, max:
   });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
-  const db = new Kysely<DB>({ dialect: new SchemaPostgresDialect({ pool }, schema), ...(log ? { log } : {}) });
+  const db = new Kysely<DB>({ dialect: new SchemaPostgresDialect(pool, pgDriver(), schema), ...(log ? { log } : {}) });
   return {
     db,
     dialect: 'postgres',

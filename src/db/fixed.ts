@@ -1,4 +1,5 @@
 import { CompiledQuery, SqliteAdapter, type Compilable, type Kysely, type QueryResult } from 'kysely';
+import { withNext } from './pipeline.js';
 import type { DB } from './schema.js';
 
 /**
@@ -110,12 +111,22 @@ export class FixedQuery<V> {
     this.#build = build;
   }
 
+  /** The statement bound to `values`. */
+  compile(db: Kysely<DB>, values: V): CompiledQuery {
+    return compiledOnce(db, this, (m) => this.#build(db, m), values);
+  }
+
   execute<R>(db: Kysely<DB>, values: V): Promise<QueryResult<R>> {
-    return db.executeQuery<R>(compiledOnce(db, this, (m) => this.#build(db, m), values));
+    return db.executeQuery<R>(this.compile(db, values));
   }
 }
 
-type Returning = 'all' | 'id' | 'none';
+/**
+ * What the insert answers: its rows, their ids, nothing, or nothing and not even when it is done
+ * (`later`: inside a PostgreSQL transaction it travels with the transaction's next statement,
+ * pipeline.ts `withNext`; anywhere else it is `none`).
+ */
+type Returning = 'all' | 'id' | 'none' | 'later';
 /** Inserts of more rows are built by Kysely each time (a shape per row count would grow without bound). */
 const MAX_ROWS = 8;
 
@@ -157,7 +168,7 @@ export function insertRows<R>(db: Kysely<DB>, table: keyof DB, objects: readonly
   const adapter = adapterOf(db);
   // One row's id on SQLite: from the insert's own result, without RETURNING (see insertedId).
   const idAfter = returning === 'id' && rows.length === 1 && adapter instanceof SqliteAdapter;
-  const written = idAfter ? 'none' : returning;
+  const written = idAfter || returning === 'later' ? 'none' : returning;
   const names = columns.slice(0, -1).split(',');
   const query = compiledOnce(
     db,
@@ -166,7 +177,7 @@ export function insertRows<R>(db: Kysely<DB>, table: keyof DB, objects: readonly
     rows,
   );
   if (idAfter) return db.executeQuery(query).then((r) => (conflict && r.numAffectedRows === 0n ? { rows: [] } : insertedId<R>(table, r.insertId)));
-  return db.executeQuery<R>(query);
+  return db.executeQuery<R>(returning === 'later' ? withNext(query) : query);
 }
 
 type InsertBuilder = ReturnType<Kysely<DB>['insertInto']>;
@@ -204,5 +215,6 @@ function returningOf(q: InsertBuilder, returning: Returning): Compilable<unknown
 }
 
 function viaKysely<R>(db: Kysely<DB>, table: keyof DB, rows: readonly Record<string, unknown>[], returning: Returning, conflict?: Conflict): Promise<QueryResult<R>> {
-  return db.executeQuery<R>(returningOf(withConflict(db.insertInto(table).values(rows), conflict), returning).compile());
+  const query = returningOf(withConflict(db.insertInto(table).values(rows), conflict), returning).compile();
+  return db.executeQuery<R>(returning === 'later' ? withNext(query) : query);
 }

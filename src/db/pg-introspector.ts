@@ -6,7 +6,8 @@
 // present, and a schema dropped by someone else mid-listing failed the start ("schema ... does not
 // exist"). This introspector lists the tables of one schema only: ours (DATABASE_SCHEMA), or the
 // session's current_schema() (public by default).
-import { CarryingPostgresDriver } from './commit-with.js';
+import type * as Pg from 'pg';
+import { PipeliningPostgresDriver } from './pipeline.js';
 import { PostgresDialect, sql, type DatabaseIntrospector, type Driver, type DatabaseMetadataOptions, type Kysely, type SchemaMetadata, type TableMetadata } from 'kysely';
 
 interface ColumnRow {
@@ -65,18 +66,19 @@ export class SchemaIntrospector implements DatabaseIntrospector {
   }
 }
 
-/** PostgreSQL through node-postgres, introspecting one schema only; the driver carries last statements with the COMMIT. */
+/** PostgreSQL through node-postgres, introspecting one schema only; the driver folds round trips a transaction does not need (pipeline.ts). */
 export class SchemaPostgresDialect extends PostgresDialect {
   constructor(
-    private readonly config: ConstructorParameters<typeof PostgresDialect>[0],
+    private readonly pool: Pg.Pool,
+    private readonly pg: typeof Pg,
     private readonly schema: string | undefined,
   ) {
-    super(config);
+    super({ pool });
   }
 
-  /** Sends a transaction's last statements with its COMMIT (commit-with.ts). */
+  /** Sends each transaction's BEGIN, and the writes marked withNext, with the statement that follows them (pipeline.ts). */
   override createDriver(): Driver {
-    return new CarryingPostgresDriver(this.config);
+    return new PipeliningPostgresDriver(this.pool, this.pg);
   }
 
   override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {

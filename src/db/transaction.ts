@@ -1,6 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from './database.js';
-import { commitCarriage, type CommitCarriage } from './commit-with.js';
 import { GroupCommitter } from './group-commit.js';
 import type { DB } from './schema.js';
 
@@ -16,8 +15,6 @@ export type HookErrorHandler = (err: unknown) => void;
 
 /** Per open transaction of withTransaction (PostgreSQL), the work to run as its last statements. */
 const lastWork = new WeakMap<object, Hook[]>();
-/** Per open transaction of withTransaction (PostgreSQL), the statements its COMMIT carries. */
-const carriages = new WeakMap<object, CommitCarriage>();
 
 /**
  * Runs `work` as the last statements of the transaction `db` is, just before its COMMIT, when `db`
@@ -38,20 +35,6 @@ export function beforeCommit(db: Kysely<DB>, work: Hook): boolean {
 }
 
 /**
- * Sends `statement` (SQL with its values as literals: no parameters) in the round trip of the
- * COMMIT of the transaction `db` is (commit-with.ts), when `db` is one of withTransaction's
- * (PostgreSQL): answers true then; otherwise false, and the caller runs it. Called from
- * beforeCommit's work, after the transaction's other statements. A statement that fails fails the
- * transaction, which is rolled back.
- */
-export function withCommit(db: Kysely<DB>, statement: string): boolean {
-  const carriage = carriages.get(db);
-  if (!carriage) return false;
-  carriage.statements.push(statement);
-  return true;
-}
-
-/**
  * Runs `fn` in one transaction. Hooks registered with `tx.onCommit` run after the commit, in order;
  * a failing hook is reported and never undoes or fails the operation. On rollback they never run.
  */
@@ -61,19 +44,14 @@ export async function withTransaction<T>(
   onHookError: HookErrorHandler,
 ): Promise<T> {
   const hooks: Hook[] = [];
-  const carriage: CommitCarriage = { connection: undefined, statements: [] };
-  const result = await commitCarriage.run(carriage, () =>
-    db.transaction().execute(async (trx) => {
-      const last: Hook[] = [];
-      lastWork.set(trx, last);
-      carriages.set(trx, carriage);
-      const r = await fn({ db: trx, onCommit: (hook) => hooks.push(hook) });
-      for (let i = 0; i < last.length; i++) await last[i]!();
-      lastWork.delete(trx);
-      carriages.delete(trx);
-      return r;
-    }),
-  );
+  const result = await db.transaction().execute(async (trx) => {
+    const last: Hook[] = [];
+    lastWork.set(trx, last);
+    const r = await fn({ db: trx, onCommit: (hook) => hooks.push(hook) });
+    for (let i = 0; i < last.length; i++) await last[i]!();
+    lastWork.delete(trx);
+    return r;
+  });
   for (const hook of hooks) {
     try {
       await hook();

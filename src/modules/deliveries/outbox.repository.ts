@@ -29,7 +29,7 @@ export async function enqueue(db: Kysely<DB>, d: NewDelivery, nowIso: string): P
 /** Several deliveries in one INSERT statement (a creation's push and phone alert). */
 export async function enqueueMany(db: Kysely<DB>, ds: readonly NewDelivery[], nowIso: string): Promise<void> {
   // Compiled once per row count (db/fixed.ts): a creation queues the same two rows each time.
-  if (ds.length > 0) await insertRows(db, 'outbox', ds.map((d) => outboxRow(d, nowIso)), 'none');
+  if (ds.length > 0) await insertRows(db, 'outbox', ds.map((d) => outboxRow(d, nowIso)), 'later');
 }
 
 function outboxRow(d: NewDelivery, nowIso: string) {

@@ -3,7 +3,8 @@ import { ROWS_AS_ARRAYS } from '../../db/database.js';
 import { compiledOnce, FixedQuery, insertRows, onSqlite, type Conflict, type Mark } from '../../db/fixed.js';
 import type { DB, Flag, IncidentStatus, IncidentsTable, Priority } from '../../db/schema.js';
 import { scoped, type Scope } from '../../db/scope.js';
-import { beforeCommit, withCommit } from '../../db/transaction.js';
+import { withNext } from '../../db/pipeline.js';
+import { beforeCommit } from '../../db/transaction.js';
 import { hasExtras, orderList, whereExtras, type ListExtras } from './list-filters.js';
 
 export type IncidentRow = Selectable<IncidentsTable>;
@@ -28,7 +29,7 @@ const pendingCounts = new WeakMap<object, Map<string, CountKey & { n: number }>>
  * Keeps `incident_counts` in step with the incidents of one (org, mode, status, priority), in the
  * caller's transaction, so a list's `total` is a sum of a few rows instead of a count of millions.
  * On PostgreSQL the moves are summed per row and written as the transaction's last statements, in
- * key order (db/transaction.ts `beforeCommit`), one statement sent with the COMMIT (`withCommit`):
+ * key order (db/transaction.ts `beforeCommit`), sent with the COMMIT in its round trip (db/pipeline.ts `withNext`):
  * every creation of an org writes the same row, whose lock is then held for the commit alone, and
  * two transactions moving two rows (a resolve and a reopen) take them in one order. A move that
  * nets to zero writes nothing.
@@ -53,19 +54,8 @@ async function writeCounts(db: Kysely<DB>, pending: Map<string, CountKey & { n: 
   pendingCounts.delete(db);
   const moves = [...pending.keys()].sort().map((k) => pending.get(k)!).filter((c) => c.n !== 0);
   if (moves.length === 0) return;
-  // With the COMMIT, in one round trip (db/commit-with.ts): the rows' locks are held for the commit alone.
-  if (withCommit(db, bumpText(moves))) return;
-  for (const c of moves) await BUMP.execute(db, c);
-}
-
-const WORD = /^[a-z_]+$/;
-/** bump's upsert of several rows as one statement with literal values (checked: integers and lower-case words only), in the given order. */
-function bumpText(moves: (CountKey & { n: number })[]): string {
-  const values = moves.map((c) => {
-    if (![c.org_id, c.livemode, c.n].every(Number.isSafeInteger) || !WORD.test(c.status) || !WORD.test(c.priority)) throw new Error(`not a count move: ${JSON.stringify(c)}`);
-    return `(${c.org_id}, ${c.livemode}, '${c.status}', '${c.priority}', ${c.n})`;
-  });
-  return `insert into "incident_counts" ("org_id", "livemode", "status", "priority", "n") values ${values.join(', ')} on conflict ("org_id", "livemode", "status", "priority") do update set "n" = "incident_counts"."n" + "excluded"."n"`;
+  // With the COMMIT, in its round trip (db/pipeline.ts): the rows' locks are held for the commit alone.
+  for (const c of moves) await db.executeQuery(withNext(BUMP.compile(db, c)));
 }
 
 /** bump's upsert, compiled once (db/fixed.ts). */
