@@ -1,5 +1,6 @@
-import type { Kysely } from 'kysely';
-import { insertRows } from '../../db/fixed.js';
+import { sql, type Kysely } from 'kysely';
+import { FixedQuery, insertRows } from '../../db/fixed.js';
+import { withNext } from '../../db/pipeline.js';
 import type { DB } from '../../db/schema.js';
 import { iso } from '../../lib/clock.js';
 import type { IntegrationRow } from './integrations.repository.js';
@@ -43,14 +44,22 @@ export function storedBody(body: unknown, key: string | undefined): { body: stri
   return { body: bytes.subarray(0, EVENT_BODY_MAX_BYTES).toString('utf8').replace(/\uFFFD$/, ''), body_truncated: 1 };
 }
 
+/** An integration's log is trimmed to its last EVENT_LOG_SIZE entries every TRIM_EVERY entries an instance logs for it. */
+const TRIM_EVERY = 10;
+/** Per integration, the entries this instance logged since it last trimmed it (dropped whole past MAX_TRACKED: a trim comes later, never lost for good). */
+const sinceTrim = new Map<number, number>();
+const MAX_TRACKED = 10_000;
+
 /**
  * Appends an entry to the integration's event log (in the caller's transaction when given its db).
- * Every tenth entry trims the integration's log to its last 100, so a flood between two retention
- * sweeps cannot grow it without bound; the list answers the last 100 in any case.
+ * Every tenth entry an instance logs for an integration trims that integration's log to its last
+ * 100, so a flood between two retention sweeps cannot grow it without bound (by at most ten entries
+ * per instance); the list answers the last 100 in any case. Neither answers anything the caller
+ * needs: both travel with the transaction's next statement on PostgreSQL (db/pipeline.ts).
  */
 export async function logEvent(db: Kysely<DB>, integration: Pick<IntegrationRow, 'id' | 'org_id' | 'livemode'>, e: LoggedEvent, now: Date, key?: string): Promise<void> {
   const stored = storedBody(e.body, key);
-  const { rows } = await insertRows<{ id: number }>(
+  await insertRows(
     db,
     'integration_events',
     [
@@ -67,23 +76,33 @@ export async function logEvent(db: Kysely<DB>, integration: Pick<IntegrationRow,
         created_at: iso(now),
       },
     ],
-    'id',
+    'later',
   );
-  const row = rows[0]!;
-  if (Number(row.id) % 10 === 0) await trimLog(db, integration.id);
+  const n = (sinceTrim.get(integration.id) ?? 0) + 1;
+  if (n < TRIM_EVERY) {
+    if (sinceTrim.size >= MAX_TRACKED && !sinceTrim.has(integration.id)) sinceTrim.clear();
+    sinceTrim.set(integration.id, n);
+    return;
+  }
+  sinceTrim.delete(integration.id);
+  await db.executeQuery(withNext(TRIM.compile(db, { integration_id: integration.id })));
 }
 
-async function trimLog(db: Kysely<DB>, integrationId: number): Promise<void> {
-  const oldestKept = await db
-    .selectFrom('integration_events')
-    .select('id')
-    .where('integration_id', '=', integrationId)
-    .orderBy('id', 'desc')
-    .offset(EVENT_LOG_SIZE - 1)
-    .limit(1)
-    .executeTakeFirst();
-  if (oldestKept) await db.deleteFrom('integration_events').where('integration_id', '=', integrationId).where('id', '<', oldestKept.id).execute();
-}
+/** Deletes the integration's entries older than its last EVENT_LOG_SIZE (none while it has fewer: the bound is null), in one statement. */
+const TRIM = new FixedQuery<{ integration_id: number }>((db, mark) =>
+  db
+    .deleteFrom('integration_events')
+    .where('integration_id', '=', mark('integration_id'))
+    .where('id', '<', (eb) =>
+      eb
+        .selectFrom('integration_events')
+        .select('id')
+        .where('integration_id', '=', mark('integration_id'))
+        .orderBy('id', 'desc')
+        .limit(sql.lit(1))
+        .offset(sql.lit(EVENT_LOG_SIZE - 1)),
+    ),
+);
 
 /** The newest entry's outcome and reason (undefined: none yet). */
 export async function latestEvent(db: Kysely<DB>, integrationId: number): Promise<{ outcome: IntegrationEventOutcome; reason: string | null } | undefined> {

@@ -131,6 +131,19 @@ describe('the integration event log', () => {
     assert.equal((await log(other)).events.length, 1, 'six days old: kept');
   });
 
+  test('two integrations logging in turn are each trimmed to their last 100', async () => {
+    // Trimmed on every tenth id of the table, two integrations taking turns would leave one of them untrimmed.
+    const [a, b] = [await w.integration(), await w.integration()];
+    for (let n = 0; n < 130; n++) for (const i of [a, b]) await post(w.path(i.events_url), pdFollowUp('', `turn-${n}`, 'resolve'), 202);
+    for (const i of [a, b]) {
+      const stored = await t.ctx.db.selectFrom('integration_events').select((eb) => eb.fn.countAll<number>().as('n')).where('integration_id', '=', i.id).executeTakeFirstOrThrow();
+      assert.ok(Number(stored.n) >= 100 && Number(stored.n) <= 110, `integration ${i.id}: ${stored.n} rows`);
+      const { events } = await log(i);
+      assert.equal(parsed(events[0]).dedup_key, 'turn-129');
+      assert.equal(parsed(events[99]).dedup_key, 'turn-30');
+    }
+  });
+
   test('admins and owners of its org only', async () => {
     const i = await w.integration();
     assert.equal((await w.call({ cookie: w.member.cookie }, 'GET', `/v1/integrations/${i.id}/events`)).statusCode, 403);
