@@ -333,7 +333,8 @@ export async function deleteIncident(db: Kysely<DB>, incident: IncidentRow): Pro
 
 /** Moves `updated_at` alone (a reply, an alert repeat, an acknowledgement's timeline). */
 export async function touchIncident(db: Kysely<DB>, incident: Pick<IncidentRow, 'id' | 'org_id' | 'livemode'>, nowIso: string): Promise<void> {
-  await db.updateTable('incidents').set({ updated_at: nowIso }).where('id', '=', incident.id).execute();
+  // Nothing waits for its answer: on PostgreSQL it travels with the transaction's next statement (db/pipeline.ts).
+  await db.executeQuery(withNext(db.updateTable('incidents').set({ updated_at: nowIso }).where('id', '=', incident.id).compile()));
   await listChanged(db, incident);
 }
 

@@ -11,8 +11,15 @@ describe(`repeat counts on ${testDialect}`, () => {
   let t: TestApp;
   let w: IntegrationsWorld;
   const queries: string[] = [];
+  /** Per statement: it travelled in the round trip of the one after it (PostgreSQL, db/pipeline.ts). */
+  const withNext: boolean[] = [];
   before(async () => {
-    t = await buildTestApp({}, { onQuery: (q) => queries.push(q) });
+    t = await buildTestApp({}, {
+      onQuery: (q, _p, _ms, next) => {
+        queries.push(q);
+        withNext.push(next);
+      },
+    });
     w = await integrationsWorld(t);
   });
   after(() => t.close());
@@ -36,6 +43,25 @@ describe(`repeat counts on ${testDialect}`, () => {
     assert.deepEqual(counting, [], 'a repeat reads its count from one event');
     const repeats = (await w.timelineTypes(id)).filter((e) => e.type === 'alert_repeated').map((e) => e.data.count);
     assert.deepEqual(repeats, [2, 3, 4, 5]);
+  });
+
+  test("a repeat moves the incident's updated_at, with the timeline's insert in one round trip on PostgreSQL", async () => {
+    const url = w.path((await w.integration()).events_url);
+    const trigger = async () => assert.equal((await w.call({}, 'POST', url, pdTrigger('', 'count-3', 'critical'))).statusCode, 202);
+    await trigger();
+    const [ticket] = await w.tickets({ 'x-api-key': w.liveKey }, '?source_ref=count-3');
+    const updatedAt = async () => (await t.ctx.db.selectFrom('incidents').select('updated_at').where('id', '=', ticket!.Id).executeTakeFirstOrThrow()).updated_at;
+    const before = await updatedAt();
+    t.clock.advance(60_000);
+    queries.length = 0;
+    withNext.length = 0;
+    await trigger();
+    assert.equal(new Date(await updatedAt()).getTime(), new Date(before).getTime() + 60_000);
+    const touch = queries.findIndex((q) => /^update "incidents" set "updated_at"/.test(q));
+    assert.ok(touch >= 0, queries.join('\n'));
+    // The row is locked by the look-up: the touch rides with the statement after it, while the lock is held.
+    assert.equal(withNext[touch], testDialect === 'postgres');
+    if (testDialect === 'postgres') assert.match(queries[touch + 1]!, /^insert into "incident_events"/);
   });
 
   test('a latest repeat without a count (not written by Muster): the repeats are counted instead', async () => {
