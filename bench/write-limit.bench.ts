@@ -9,7 +9,8 @@
 //   copied in), WAL, synchronous = FULL, the incidents committed in groups of the sizes Muster's group
 //   commit made during its own run, each incident in a SAVEPOINT in a group of more than one, as Muster does.
 // - PostgreSQL: pgbench -n -c 10 -j 2, one transaction per incident (BEGIN; ...; COMMIT;), against the
-//   schema Muster migrated, synchronous_commit as the server has it.
+//   schema Muster migrated, synchronous_commit as the server has it, in Muster's round trips (compound
+//   commands where Muster sent a statement with the next one: src/db/pipeline.ts).
 import { dropPgSchemas } from './bulk-writer.js';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -102,6 +103,8 @@ class Recorder {
 }
 
 const isWrite = (sql: string) => /^\s*(insert|update|delete)\b/i.test(sql);
+/** The event log's trim (modules/integrations/event-log.repository.ts): one entry in ten an instance logs for an integration, not one per incident. */
+const isUpkeep = (sql: string) => /^delete from "integration_events"/.test(sql);
 
 
 /** A parameter whose value each incident gets anew. */
@@ -126,6 +129,8 @@ interface Plan {
   after: Step[];
   /** Reads of the request (inside and outside its transaction): Muster's, not in the limit. */
   reads: string[];
+  /** Upkeep Muster runs on some requests only (the event log's trim, one entry in ten): Muster's, not in the limit. */
+  upkeep: string[];
   /** Every statement of the request, BEGIN and COMMIT included. */
   total: number;
   /** Muster sent its BEGIN with the statement after it (PostgreSQL): so does pgbench. */
@@ -172,10 +177,18 @@ function planOf(recorded: Query[], incidentId: number): Plan {
     });
     return { sql: q.sql, params: q.params, roles, table, incident: table === 'incidents' && q.sql.startsWith('insert'), withNext: q.withNext };
   };
-  const tx = recorded.slice(begin + 1, commit).filter((q) => isWrite(q.sql)).map(step);
-  const after = recorded.slice(commit + 1).filter((q) => isWrite(q.sql)).map(step);
+  const perIncident = (q: Query) => isWrite(q.sql) && !isUpkeep(q.sql);
+  const tx = recorded.slice(begin + 1, commit).filter(perIncident).map(step);
+  const after = recorded.slice(commit + 1).filter(perIncident).map(step);
   if (tx.filter((s) => s.incident).length !== 1 || !tx[0]!.incident) throw new Error(`the transaction's first write is not its one incident insert: ${tx.map((s) => s.table).join(', ')}`);
-  return { tx, after, reads: recorded.filter((q) => /^\s*select\b/i.test(q.sql)).map((q) => q.sql), total: recorded.length, beginWithNext: recorded[begin]!.withNext };
+  return {
+    tx,
+    after,
+    reads: recorded.filter((q) => /^\s*select\b/i.test(q.sql)).map((q) => q.sql),
+    upkeep: recorded.filter((q) => isUpkeep(q.sql)).map((q) => q.sql),
+    total: recorded.length,
+    beginWithNext: recorded[begin]!.withNext,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -646,7 +659,10 @@ function section(results: Measured[]): string {
     '  event log entry is in the incident\'s transaction since 2026-11-28: docs/integrations.md, "Event log").',
     '- PostgreSQL: `pgbench -n -c 10 -j 2 -T ' + LIMIT_SECONDS + '` with a script of the same statements, one transaction per',
     '  incident (`BEGIN; ...; COMMIT;`), values by `\\set r random(...)`, against the schema Muster migrated;',
-    '  `synchronous_commit` as the server has it; tps without connection time.',
+    '  `synchronous_commit` as the server has it; tps without connection time. In Muster\'s round trips: what Muster sent',
+    '  with the statement after it (its BEGIN, the writes it held: docs/architecture.md, "Round trips a transaction does',
+    '  not need are folded") goes with that statement in one compound command (`\\;`). The event log\'s trim, which Muster',
+    '  runs for one entry in ten, is left out of the script.',
     '',
     `Each round: Muster (a 1 s warm-up, then ${RUN_SECONDS} s), the database alone (${LIMIT_SECONDS} s; SQLite after a 0.5 s`,
     `warm-up), then the bare \`node:http\` baseline answering the same bytes; ${ROUNDS_TEXT}, one baseline run before the first; medians;`,
@@ -662,7 +678,7 @@ function section(results: Measured[]): string {
     '',
     'The statements of one creation (recorded, as the limit runs them):',
     '',
-    ...results.map((m) => `- ${m.engine}, ${PATH_LABEL[m.id]}: ${statementsOf(m.plan)}; Muster also ran ${m.plan.reads.length} reads, ${m.plan.total} statements in all.`),
+    ...results.map((m) => `- ${m.engine}, ${PATH_LABEL[m.id]}: ${statementsOf(m.plan)}; Muster also ran ${m.plan.reads.length} reads${m.plan.upkeep.length ? ` and the event log's trim (one request in ten; not in the limit)` : ''}, ${m.plan.total} statements in all.`),
     '',
     `Group sizes of Muster's SQLite runs: ${sqliteGroups.join('; ')}.`,
     '',
