@@ -279,7 +279,7 @@ export const WRITE_LIMIT_PROFILE = [
   '  now (incidents.repository.ts, dedup-plan.test.ts): `npx tsx bench/profile-incidents.ts --rows 100000 --n 3000 --timing',
   '  events`, before and after: the lookup 331 -> 114 us of SQLite\'s time per trigger, 1,354 -> 968 us CPU per request.',
   '- PostgreSQL, both paths: the counter upsert travels with the COMMIT in one query (docs/architecture.md, "One owner per',
-  '  counter"; db/commit-with.ts). `npx tsx bench/pg-waits.ts --rounds 3 --history 100000` (Events API, new keys) on the',
+  '  counter"; db/pipeline.ts since). `npx tsx bench/pg-waits.ts --rounds 3 --history 100000` (Events API, new keys) on the',
   '  code before and after, alternated twice: samples of backends waiting for the counter row\'s lock per 4 s round',
   '  2,089-2,833 before, 115-267 after; its holder "idle in transaction" after the upsert (waiting for Node to send',
   '  COMMIT) 300-370 before, none after (there is no such wait left); req/s per round 337, 407, 413 and 320, 471, 524',

@@ -43,6 +43,11 @@ describe(`writes sent with the next statement on ${testDialect}`, () => {
     assert.ok((await items()).includes(`${odd}=2`));
   });
 
+  test('a statement that answers rows cannot be marked', () => {
+    assert.throws(() => withNext(sql`select name from pl_items`.compile(t.ctx.db)), /writes that answer no rows/);
+    assert.throws(() => withNext(sql`insert into pl_items (name, n) values ('r', 1) returning name`.compile(t.ctx.db)), /writes that answer no rows/);
+  });
+
   test('outside a transaction it is written at once', async () => {
     await t.ctx.db.executeQuery(withNext(insert('b', 3)));
     assert.ok((await items()).includes('b=3'));

@@ -33,8 +33,11 @@ const WITH_NEXT = Symbol('muster: sent with the next statement');
  * answers no rows at once.
  */
 export function withNext<R>(query: CompiledQuery<R>): CompiledQuery<R> {
+  // Its rows would have nowhere to go: a held statement's answer is dropped.
+  if (ANSWERS_ROWS.test(query.sql)) throw new Error(`withNext is for writes that answer no rows: ${query.sql.slice(0, 80)}`);
   return Object.freeze({ ...query, [WITH_NEXT]: true });
 }
+const ANSWERS_ROWS = /^\s*(select|with|show|values)\b|\breturning\b/i;
 
 /** Whether `query` was marked by withNext (the query log tells which statements travelled with the next). */
 export function sentWithNext(query: CompiledQuery): boolean {
