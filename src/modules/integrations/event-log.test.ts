@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { buildTestApp, testDialect, type TestApp } from '../../../test/helpers.js';
+import { buildApp } from '../../app.js';
+import { buildTestApp, secondInstance, testDialect, type TestApp } from '../../../test/helpers.js';
 import { alertmanagerMessage, grafanaMessage, pdFollowUp, pdTrigger } from '../../../test/integrations-payloads.js';
 import { integrationsWorld, type CreatedIntegration, type IntegrationsWorld } from '../../../test/world.js';
 import { DAY } from '../../lib/clock.js';
@@ -141,6 +142,28 @@ describe('the integration event log', () => {
       const { events } = await log(i);
       assert.equal(parsed(events[0]).dedup_key, 'turn-129');
       assert.equal(parsed(events[99]).dedup_key, 'turn-30');
+    }
+  });
+
+  // Two instances on PostgreSQL (one on SQLite, by design): each trims on its own count, their entries and trims interleaved.
+  test('events of one integration on two instances at once: every one answered and logged, the log trimmed', async () => {
+    const other = await secondInstance(t);
+    const app2 = testDialect === 'postgres' ? await buildApp(other.ctx) : t.app;
+    try {
+      const i = await w.integration();
+      const url = w.path(i.events_url);
+      const answers = await Promise.all(
+        Array.from({ length: 160 }, (_, n) => (n % 2 ? app2 : t.app).inject({ method: 'POST', url, payload: pdTrigger('', `both-${n}`, 'warning') })),
+      );
+      assert.deepEqual(answers.filter((r) => r.statusCode !== 202).map((r) => r.body), []);
+      const stored = await t.ctx.db.selectFrom('integration_events').select((eb) => eb.fn.countAll<number>().as('n')).where('integration_id', '=', i.id).executeTakeFirstOrThrow();
+      assert.ok(Number(stored.n) >= 100 && Number(stored.n) <= 120, `at most ten untrimmed entries per instance (${stored.n} rows)`);
+      assert.equal((await log(i)).events.length, 100);
+      const opened = await t.ctx.db.selectFrom('incidents').select((eb) => eb.fn.countAll<number>().as('n')).where('source_ref', 'like', 'both-%').executeTakeFirstOrThrow();
+      assert.equal(Number(opened.n), 160, 'every trigger opened its incident');
+    } finally {
+      if (app2 !== t.app) await app2.close();
+      await other.close();
     }
   });
 
