@@ -26,7 +26,7 @@ export async function enqueue(db: Kysely<DB>, d: NewDelivery, nowIso: string): P
   return row.id;
 }
 
-/** Several deliveries in one INSERT statement (a creation's push and phone alert). */
+/** Deliveries in one INSERT statement (a creation's push and phone alert), sent with the transaction's next statement on PostgreSQL (nothing waits for their ids). */
 export async function enqueueMany(db: Kysely<DB>, ds: readonly NewDelivery[], nowIso: string): Promise<void> {
   // Compiled once per row count (db/fixed.ts): a creation queues the same two rows each time.
   if (ds.length > 0) await insertRows(db, 'outbox', ds.map((d) => outboxRow(d, nowIso)), 'later');

@@ -5,7 +5,7 @@ import type { Tx } from '../../db/transaction.js';
 import { iso } from '../../lib/clock.js';
 import { lockUsers } from '../../db/locks.js';
 import { DAY } from '../../lib/clock.js';
-import { enqueue, enqueueMany, phoneAlertsSince, type NewDelivery } from './outbox.repository.js';
+import { enqueueMany, phoneAlertsSince, type NewDelivery } from './outbox.repository.js';
 
 export interface Delivery {
   kind: OutboxKind;
@@ -26,7 +26,8 @@ export interface Delivery {
  */
 export async function queueDelivery(ctx: AppContext, tx: Tx, d: Delivery): Promise<void> {
   const row = newDelivery(d);
-  await enqueue(tx.db, row, iso(ctx.clock.now()));
+  // Nothing waits for the row's id: on PostgreSQL it travels with the transaction's next statement (db/pipeline.ts).
+  await enqueueMany(tx.db, [row], iso(ctx.clock.now()));
   if (row.status === 'pending') tx.onCommit(() => ctx.outbox.wake());
 }
 

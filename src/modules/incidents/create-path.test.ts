@@ -140,6 +140,7 @@ describe(`incident creation from the caches (${testDialect})`, () => {
 
   test("the org's incident counter is written as the creation's last statement on PostgreSQL, its lock held for the commit alone", async () => {
     const { key } = await keyed();
+    assert.equal((await create(key)).statusCode, 201); // the org's settings and subscriptions in their caches, as in service
     clear();
     assert.equal((await create(key)).statusCode, 201);
     const insert = queries.findIndex((q) => /^insert into "incidents"/.test(q));
@@ -147,6 +148,12 @@ describe(`incident creation from the caches (${testDialect})`, () => {
     if (testDialect === 'postgres') {
       assert.ok(commits(queries.at(-1)!) && countsWrite(queries.at(-2)!), `the counter last, then the COMMIT:\n${queries.join('\n')}`);
       assert.equal(withNext.at(-2), true, 'the counter travels in the round trip of the COMMIT');
+      const outbox = queries.findIndex((q) => /^insert into "outbox"/.test(q));
+      assert.ok(outbox > insert && withNext[outbox], `the deliveries travel with the next statement:\n${queries.join('\n')}`);
+      const begin = queries.lastIndexOf('begin', insert);
+      assert.ok(begin >= 0 && withNext[begin], 'the BEGIN travels with the first statement');
+      const trips = withNext.slice(begin, queries.length).filter((next) => !next).length;
+      assert.equal(trips, 3, `three round trips: the incident, its timeline event, the COMMIT:\n${queries.slice(begin).join('\n')}`);
       assert.equal(queries.filter(countsWrite).length, 1);
       assert.equal(queries.filter(commits).length, 1);
     } else {
