@@ -7,9 +7,12 @@
 //
 // Then the time of one whoIsOnCall (what a schedule target costs each page), over 500 calls.
 //
-//   npx tsx bench/profile-paging.ts [--n 500] [--three-layers]
+//   npx tsx bench/profile-paging.ts [--n 500] [--three-layers] [--pg]
 //
 // --three-layers: the schedule has the three layers of bench/oncall.bench.ts's (all of them the one user's).
+// --pg: Muster on PostgreSQL with Redis (TEST_DATABASE_URL or the machine's; a schema and key prefix of its own,
+// dropped at the end); statements counted from the query log, with the round trips they took (src/db/pipeline.ts)
+// and the time each waited for its answer.
 //
 // Not a benchmark of the registry (bench/run.ts): a tool for the notes of the paging section.
 import https from 'node:https';
@@ -19,10 +22,14 @@ import { startOutboxWorker } from '../src/modules/deliveries/index.js';
 import { whoIsOnCall } from '../src/modules/oncall/index.js';
 import { selfSignedCert, startReceiver } from '../test/peers.js';
 import { numberOption, startMuster } from './lib.js';
+import { pgRedis } from './pg-redis.js';
 import { setupPaging, trigger } from './paging.bench.js';
 
 const N = numberOption('n', 500);
 const LAYERS = process.argv.includes('--three-layers') ? 'three' : 'one';
+const PG = process.argv.includes('--pg');
+/** Statements that travelled in the round trip of the one after them (PostgreSQL). */
+let carried = 0;
 
 // Every statement's time, by its SQL, from the moment `timing` is set.
 const stats = new Map<string, { n: number; ms: number }>();
@@ -46,7 +53,22 @@ for (const method of ['run', 'get', 'all'] as const) {
   };
 }
 
-const muster = await startMuster({ MUSTER_ALLOW_PRIVATE_WEBHOOKS: '1' });
+const pgr = PG ? await pgRedis('profile_paging') : undefined;
+const muster = await startMuster(
+  { MUSTER_ALLOW_PRIVATE_WEBHOOKS: '1', ...(pgr?.env ?? {}) },
+  PG
+    ? {
+        onQuery: (sql, _params, ms, withNext) => {
+          if (!timing) return;
+          const s = stats.get(sql) ?? { n: 0, ms: 0 };
+          s.n += 1;
+          s.ms += ms;
+          stats.set(sql, s);
+          if (withNext) carried += 1;
+        },
+      }
+    : {},
+);
 const tls = selfSignedCert();
 const push = await startReceiver({ tls });
 push.respond = () => ({ status: 201 });
@@ -76,7 +98,10 @@ try {
 
   const sqlMs = [...stats.values()].reduce((a, s) => a + s.ms, 0);
   console.log(`${N} alerts: accepted in ${accepted.toFixed(0)} ms (${((N / accepted) * 1000).toFixed(0)}/s), all pushed after ${drained.toFixed(0)} ms (${((N / drained) * 1000).toFixed(0)}/s)`);
-  console.log(`CPU of this process: ${((used.user + used.system) / 1000 / N).toFixed(2)} ms per alert; SQL (statements run): ${(sqlMs / N).toFixed(2)} ms per alert`);
+  const statements = [...stats.values()].reduce((a, s) => a + s.n, 0);
+  console.log(
+    `CPU of this process: ${((used.user + used.system) / 1000 / N).toFixed(2)} ms per alert; SQL (${PG ? 'waiting for answers, overlapping' : 'statements run'}): ${(sqlMs / N).toFixed(2)} ms per alert; ${(statements / N).toFixed(1)} statements${PG ? ` in ${((statements - carried) / N).toFixed(1)} round trips` : ''} per alert`,
+  );
   console.log('\nper alert:   count      ms  statement');
   for (const [sql, s] of [...stats].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25)) {
     console.log(`${(s.n / N).toFixed(2).padStart(13)} ${(s.ms / N).toFixed(3).padStart(7)}  ${sql.replace(/\s+/g, ' ').slice(0, 160)}`);
@@ -90,4 +115,5 @@ try {
   await stopWorker();
   await push.close();
   await muster.close();
+  await pgr?.drop();
 }
