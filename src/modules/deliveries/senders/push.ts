@@ -18,10 +18,25 @@ export interface VapidKeys {
 let loaded: Promise<typeof webpushModule> | undefined;
 const loadWebPush = () => (loaded ??= import('web-push').then((m) => m.default));
 
-/** The instance's VAPID keys, made at first use and kept in the database (shared by every instance). */
-export async function vapidKeys(ctx: AppContext): Promise<VapidKeys> {
-  const made = (await loadWebPush()).generateVAPIDKeys();
-  return getOrCreateJsonSetting<VapidKeys>(ctx.db, 'vapid_keys', () => made);
+/** Per context, the keys once read: stored once and never replaced, so every instance holds the same pair. */
+const heldKeys = new WeakMap<AppContext, Promise<VapidKeys>>();
+
+/**
+ * The instance's VAPID keys, made at first use and kept in the database (shared by every instance),
+ * then held in memory: the stored pair is never replaced (a first use that loses the race reads the
+ * winner's), so a push neither makes a key pair nor reads the database for it.
+ */
+export function vapidKeys(ctx: AppContext): Promise<VapidKeys> {
+  let keys = heldKeys.get(ctx);
+  if (!keys) {
+    keys = loadWebPush().then((webpush) => {
+      const made = webpush.generateVAPIDKeys();
+      return getOrCreateJsonSetting<VapidKeys>(ctx.db, 'vapid_keys', () => made);
+    });
+    heldKeys.set(ctx, keys);
+    keys.catch(() => heldKeys.delete(ctx)); // a failed read is tried again by the next push
+  }
+  return keys;
 }
 
 /**
