@@ -3,6 +3,7 @@ import type { DialectName } from '../../db/database.js';
 import type { AttemptOutcome, DB, OutboxKind, OutboxStatus, OutboxTable } from '../../db/schema.js';
 import { flag, type Mode } from '../../db/schema.js';
 import { insertRows } from '../../db/fixed.js';
+import { withNext } from '../../db/pipeline.js';
 
 /** A claimed delivery as its sender sees it: the payload as the value queued (stored as JSON text). */
 export type OutboxRow = Omit<Selectable<OutboxTable>, 'payload'> & { payload: unknown };
@@ -79,20 +80,25 @@ export async function recordAttempt(
   db: Kysely<DB>,
   a: { outboxId: number; attempt: number; outcome: AttemptOutcome; statusCode: number | null; error: string | null; durationMs: number; at: string },
 ): Promise<void> {
-  await db
+  // Nothing waits for it: on PostgreSQL it travels with the transaction's next statement (db/pipeline.ts).
+  const insert = db
     .insertInto('outbox_attempts')
-    .values({ outbox_id: a.outboxId, attempt: a.attempt, outcome: a.outcome, status_code: a.statusCode, error: a.error, duration_ms: a.durationMs, created_at: a.at })
-    .execute();
+    .values({ outbox_id: a.outboxId, attempt: a.attempt, outcome: a.outcome, status_code: a.statusCode, error: a.error, duration_ms: a.durationMs, created_at: a.at });
+  await db.executeQuery(withNext(insert.compile()));
 }
 
-/** Settles a claimed delivery: final (`sent`, `failed`, `skipped`...) or back to `pending` at `nextAttemptAt`. */
+/**
+ * Settles a claimed delivery: final (`sent`, `failed`, `skipped`...) or back to `pending` at `nextAttemptAt`.
+ * Nothing waits for it (a row no longer `sending`, reclaimed after its lease, is left to its new claimer): on
+ * PostgreSQL it travels with the transaction's next statement, so an attempt's record and settling are one round trip.
+ */
 export async function settle(db: Kysely<DB>, id: number, status: OutboxStatus, nextAttemptAt: string, lastError: string | null, nowIso: string) {
-  await db
+  const update = db
     .updateTable('outbox')
     .set({ status, next_attempt_at: nextAttemptAt, last_error: lastError, updated_at: nowIso })
     .where('id', '=', id)
-    .where('status', '=', 'sending')
-    .execute();
+    .where('status', '=', 'sending');
+  await db.executeQuery(withNext(update.compile()));
 }
 
 export async function listForUser(db: Kysely<DB>, userId: number, mode: Mode, limit: number, offset: number) {
