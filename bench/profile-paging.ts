@@ -34,6 +34,12 @@ let carried = 0;
 // Every statement's time, by its SQL, from the moment `timing` is set.
 const stats = new Map<string, { n: number; ms: number }>();
 let timing = false;
+const count = (sql: string, ms: number) => {
+  const s = stats.get(sql) ?? { n: 0, ms: 0 };
+  s.n += 1;
+  s.ms += ms;
+  stats.set(sql, s);
+};
 const probe = new SQLite(':memory:');
 const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, (...a: unknown[]) => unknown>;
 probe.close();
@@ -45,10 +51,7 @@ for (const method of ['run', 'get', 'all'] as const) {
     try {
       return original.apply(this, args);
     } finally {
-      const s = stats.get(this.source) ?? { n: 0, ms: 0 };
-      s.n += 1;
-      s.ms += performance.now() - t;
-      stats.set(this.source, s);
+      count(this.source, performance.now() - t);
     }
   };
 }
@@ -60,10 +63,7 @@ const muster = await startMuster(
     ? {
         onQuery: (sql, _params, ms, withNext) => {
           if (!timing) return;
-          const s = stats.get(sql) ?? { n: 0, ms: 0 };
-          s.n += 1;
-          s.ms += ms;
-          stats.set(sql, s);
+          count(sql, ms);
           if (withNext) carried += 1;
         },
       }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, testDialect, type TestApp } from '../../test/helpers.js';
-import { enqueue } from '../modules/deliveries/outbox.repository.js';
+import { enqueueMany } from '../modules/deliveries/outbox.repository.js';
 import { insertOrg } from '../modules/orgs/orgs.repository.js';
 import { isUniqueViolation } from './dialect.js';
 import { migrateToLatest } from './migrate.js';
@@ -100,7 +100,7 @@ describe(`data layer on ${testDialect}`, () => {
       [b.id, 'live', 'b-live'],
       [b.id, 'test', 'b-test'],
     ] as const) {
-      await enqueue(t.ctx.db, { kind: 'email', topic: 'scope.test', orgId: org, mode, recipient, payload: {} }, now);
+      await enqueueMany(t.ctx.db, [{ kind: 'email', topic: 'scope.test', orgId: org, mode, recipient, payload: {} }], now);
     }
     const visible = async (orgIds: number[], mode: 'live' | 'test') =>
       (
@@ -127,7 +127,8 @@ describe(`data layer on ${testDialect}`, () => {
     const org = await newOrg('types');
     assert.equal(typeof org.id, 'number');
     assert.equal(org.personal, 0);
-    const id = await enqueue(t.ctx.db, { kind: 'email', topic: 'types', mode: 'test', recipient: 'r', payload: { a: [1] } }, now);
+    await enqueueMany(t.ctx.db, [{ kind: 'email', topic: 'types', mode: 'test', recipient: 'r', payload: { a: [1] } }], now);
+    const { id } = await t.ctx.db.selectFrom('outbox').select('id').where('topic', '=', 'types').executeTakeFirstOrThrow();
     assert.equal(typeof id, 'number');
     const row = await t.ctx.db.selectFrom('outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     assert.equal(row.livemode, 0);

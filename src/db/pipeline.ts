@@ -1,5 +1,6 @@
-import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, type TransactionSettings } from 'kysely';
+import { CompiledQuery, type Compilable, type DatabaseConnection, type Driver, type Kysely, type QueryResult, type TransactionSettings } from 'kysely';
 import type * as Pg from 'pg';
+import type { DB } from './schema.js';
 
 /**
  * PostgreSQL through node-postgres, with the round trips a transaction does not need folded into
@@ -38,6 +39,11 @@ export function withNext<R>(query: CompiledQuery<R>): CompiledQuery<R> {
   return Object.freeze({ ...query, [WITH_NEXT]: true });
 }
 const ANSWERS_ROWS = /^\s*(select|with|show|values)\b|\breturning\b/i;
+
+/** Runs a write marked withNext (a query builder or a compiled statement) in `db`: see withNext. */
+export async function writeWithNext(db: Kysely<DB>, query: Compilable<unknown> | CompiledQuery): Promise<void> {
+  await db.executeQuery(withNext('compile' in query ? query.compile() : query));
+}
 
 /** Whether `query` was marked by withNext (the query log tells which statements travelled with the next). */
 export function sentWithNext(query: CompiledQuery): boolean {

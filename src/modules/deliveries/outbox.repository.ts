@@ -3,7 +3,7 @@ import type { DialectName } from '../../db/database.js';
 import type { AttemptOutcome, DB, OutboxKind, OutboxStatus, OutboxTable } from '../../db/schema.js';
 import { flag, type Mode } from '../../db/schema.js';
 import { insertRows } from '../../db/fixed.js';
-import { withNext } from '../../db/pipeline.js';
+import { writeWithNext } from '../../db/pipeline.js';
 
 /** A claimed delivery as its sender sees it: the payload as the value queued (stored as JSON text). */
 export type OutboxRow = Omit<Selectable<OutboxTable>, 'payload'> & { payload: unknown };
@@ -21,13 +21,11 @@ export interface NewDelivery {
   note?: string | null;
 }
 
-/** Queues a delivery in the caller's transaction, so it exists exactly when the operation does. */
-export async function enqueue(db: Kysely<DB>, d: NewDelivery, nowIso: string): Promise<number> {
-  const row = await db.insertInto('outbox').values(outboxRow(d, nowIso)).returning('id').executeTakeFirstOrThrow();
-  return row.id;
-}
-
-/** Deliveries in one INSERT statement (a creation's push and phone alert), sent with the transaction's next statement on PostgreSQL (nothing waits for their ids). */
+/**
+ * Queues deliveries in the caller's transaction, so they exist exactly when the operation does: one INSERT
+ * statement (a creation's push and phone alert), sent with the transaction's next statement on PostgreSQL
+ * (nothing waits for their ids).
+ */
 export async function enqueueMany(db: Kysely<DB>, ds: readonly NewDelivery[], nowIso: string): Promise<void> {
   // Compiled once per row count (db/fixed.ts): a creation queues the same two rows each time.
   if (ds.length > 0) await insertRows(db, 'outbox', ds.map((d) => outboxRow(d, nowIso)), 'later');
@@ -84,7 +82,7 @@ export async function recordAttempt(
   const insert = db
     .insertInto('outbox_attempts')
     .values({ outbox_id: a.outboxId, attempt: a.attempt, outcome: a.outcome, status_code: a.statusCode, error: a.error, duration_ms: a.durationMs, created_at: a.at });
-  await db.executeQuery(withNext(insert.compile()));
+  await writeWithNext(db, insert);
 }
 
 /**
@@ -98,7 +96,7 @@ export async function settle(db: Kysely<DB>, id: number, status: OutboxStatus, n
     .set({ status, next_attempt_at: nextAttemptAt, last_error: lastError, updated_at: nowIso })
     .where('id', '=', id)
     .where('status', '=', 'sending');
-  await db.executeQuery(withNext(update.compile()));
+  await writeWithNext(db, update);
 }
 
 export async function listForUser(db: Kysely<DB>, userId: number, mode: Mode, limit: number, offset: number) {

@@ -3,7 +3,7 @@ import { ROWS_AS_ARRAYS } from '../../db/database.js';
 import { compiledOnce, FixedQuery, insertRows, onSqlite, type Conflict, type Mark } from '../../db/fixed.js';
 import type { DB, Flag, IncidentStatus, IncidentsTable, Priority } from '../../db/schema.js';
 import { scoped, type Scope } from '../../db/scope.js';
-import { withNext } from '../../db/pipeline.js';
+import { writeWithNext } from '../../db/pipeline.js';
 import { beforeCommit } from '../../db/transaction.js';
 import { hasExtras, orderList, whereExtras, type ListExtras } from './list-filters.js';
 
@@ -55,7 +55,7 @@ async function writeCounts(db: Kysely<DB>, pending: Map<string, CountKey & { n: 
   const moves = [...pending.keys()].sort().map((k) => pending.get(k)!).filter((c) => c.n !== 0);
   if (moves.length === 0) return;
   // With the COMMIT, in its round trip (db/pipeline.ts): the rows' locks are held for the commit alone.
-  for (const c of moves) await db.executeQuery(withNext(BUMP.compile(db, c)));
+  for (const c of moves) await writeWithNext(db, BUMP.compile(db, c));
 }
 
 /** bump's upsert, compiled once (db/fixed.ts). */
@@ -334,7 +334,7 @@ export async function deleteIncident(db: Kysely<DB>, incident: IncidentRow): Pro
 /** Moves `updated_at` alone (a reply, an alert repeat, an acknowledgement's timeline). */
 export async function touchIncident(db: Kysely<DB>, incident: Pick<IncidentRow, 'id' | 'org_id' | 'livemode'>, nowIso: string): Promise<void> {
   // Nothing waits for its answer: on PostgreSQL it travels with the transaction's next statement (db/pipeline.ts).
-  await db.executeQuery(withNext(db.updateTable('incidents').set({ updated_at: nowIso }).where('id', '=', incident.id).compile()));
+  await writeWithNext(db, db.updateTable('incidents').set({ updated_at: nowIso }).where('id', '=', incident.id));
   await listChanged(db, incident);
 }
 

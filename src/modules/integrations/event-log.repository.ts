@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { FixedQuery, insertRows } from '../../db/fixed.js';
-import { withNext } from '../../db/pipeline.js';
+import { writeWithNext } from '../../db/pipeline.js';
 import type { DB } from '../../db/schema.js';
 import { iso } from '../../lib/clock.js';
 import type { IntegrationRow } from './integrations.repository.js';
@@ -85,7 +85,7 @@ export async function logEvent(db: Kysely<DB>, integration: Pick<IntegrationRow,
     return;
   }
   sinceTrim.delete(integration.id);
-  await db.executeQuery(withNext(TRIM.compile(db, { integration_id: integration.id })));
+  await writeWithNext(db, TRIM.compile(db, { integration_id: integration.id }));
 }
 
 /** Deletes the integration's entries older than its last EVENT_LOG_SIZE (none while it has fewer: the bound is null), in one statement. */
