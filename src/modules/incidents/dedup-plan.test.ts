@@ -13,8 +13,15 @@ describe('the dedup lookup’s plan', () => {
   let t: TestApp;
   let w: IntegrationsWorld;
   let lookup: { sql: string; parameters: readonly unknown[] } | undefined;
+  /** PostgreSQL: a trigger's look-up and insert, one statement (incidents.repository.ts, lockOpenOrInsert). */
+  let combined: { sql: string; parameters: readonly unknown[] } | undefined;
   before(async () => {
-    t = await buildTestApp({}, { onQuery: (text, parameters) => void (/^select \* from "incidents" where "org_id" = .*"source_ref" = /i.test(text) && (lookup = { sql: text, parameters })) });
+    t = await buildTestApp({}, {
+      onQuery: (text, parameters) => {
+        if (/^select \* from "incidents" where "org_id" = .*"source_ref" = /i.test(text)) lookup = { sql: text, parameters };
+        if (/^with open as \(+select \* from "incidents" where "org_id" = .*"source_ref" = /i.test(text)) combined = { sql: text, parameters };
+      },
+    });
     w = await integrationsWorld(t);
   });
   after(() => t.close());
@@ -36,6 +43,10 @@ describe('the dedup lookup’s plan', () => {
       assert.doesNotMatch(plan, /source_ref>\?|SCAN/, plan);
     } else {
       assert.match(plan, /Index Cond: .*source_ref = /, plan);
+      assert.ok(combined, 'the trigger looked up and inserted in one statement');
+      const triggerPlan = await queryPlan(db, CompiledQuery.raw(combined.sql, [...combined.parameters]), 'enable_seqscan');
+      assert.match(triggerPlan, /Index Cond: .*source_ref = /, triggerPlan);
+      assert.doesNotMatch(triggerPlan, /Seq Scan/, triggerPlan);
     }
   });
 });

@@ -13,8 +13,9 @@ import type { Incident } from './incidents.schemas.js';
  * another trigger appends `alert_repeated` to its timeline instead of opening a second one. The
  * partial unique index of migration 0016 decides races (insert, and on conflict repeat), so 20
  * identical triggers at once open exactly one incident on either engine. The open incident is
- * looked up before the insert, so a repeat takes no incident number; on PostgreSQL a trigger that
- * loses a race to open one still used up a sequence value (as a rolled-back creation does).
+ * looked up before the insert (on PostgreSQL in the same statement, repo.lockOpenOrInsert), so a
+ * repeat takes no incident number; on PostgreSQL a trigger that loses a race to open one still used
+ * up a sequence value (as a rolled-back creation does).
  */
 export interface Placed {
   incident: IncidentRow;
@@ -40,6 +41,13 @@ export async function insertOrRepeat(ctx: AppContext, tx: Tx, row: NewIncident, 
   const lock = ctx.database.dialect === 'postgres';
   const key = { org_id: row.org_id, livemode: row.livemode, source_ref: ref };
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
+    if (lock) {
+      // PostgreSQL: the look-up and the insert in one statement (repo.lockOpenOrInsert), a repeat taking no number either.
+      const placed = await repo.lockOpenOrInsert(tx.db, row);
+      if (placed && 'created' in placed) return { incident: placed.created, created: true, count: 1 };
+      if (placed) return { incident: placed.open, created: false, count: await recordRepeat(ctx, tx, placed.open, actorId, data) };
+      continue;
+    }
     // Looked up first, so that a repeat never reaches the insert: an insert refused by ON CONFLICT
     // has already taken the next id (a PostgreSQL sequence value, SQLite's AUTOINCREMENT counter),
     // and incident numbers are what reporters see (issue #32). The index still decides races.

@@ -385,6 +385,36 @@ export async function insertIncidentUnlessOpen(db: Kysely<DB>, row: NewIncident)
 }
 const UNLESS_OPEN: Conflict = { name: 'unless-open', build: (q) => q.onConflict((oc) => oc.columns(['org_id', 'livemode', 'source_ref']).where(OPEN_REF).doNothing()) };
 
+/**
+ * PostgreSQL: the open or in-progress incident of the row's source_ref, locked until the transaction ends, or else the
+ * row inserted, in one statement: one round trip where the look-up and the insert took two (issue #40: a new key's
+ * trigger, 4 round trips, 3 with this). The insert runs only when the look-up found nothing (`where not exists`), so a
+ * repeat takes no sequence value (issue #32); its `on conflict ... do nothing` still decides a race with a
+ * transaction that opened the same ref meanwhile: then neither comes back (undefined), and the caller looks again.
+ * Compiled once per column list (db/fixed.ts), as the insert is. SQLite runs no insert inside a WITH: it looks up,
+ * then inserts (findOpenByRef, insertIncidentUnlessOpen), under its one writer's lock.
+ */
+export async function lockOpenOrInsert(db: Kysely<DB>, row: NewIncident): Promise<{ created: IncidentRow } | { open: IncidentRow } | undefined> {
+  const values = row as unknown as Record<string, unknown>;
+  const names = Object.keys(values).filter((c) => values[c] !== undefined);
+  const query = compiledOnce(
+    db,
+    `lock-open-or-insert|${names.join(',')}`,
+    (m) =>
+      sql`with open as (${openByRef(db, m).forUpdate()}), ins as (insert into incidents (${sql.join(names.map((c) => sql.ref(c)))}) select ${sql.join(names.map((c) => m(c)))} where not exists (select 1 from open) on conflict (org_id, livemode, source_ref) where ${OPEN_REF} do nothing returning id) select (select id from ins) as inserted_id, open.* from (select 1) as one left join open on true`.compile(db),
+    row,
+  );
+  const found = (await db.executeQuery<IncidentRow & { inserted_id: number | null }>(query)).rows[0]!;
+  const { inserted_id: insertedId, ...open } = found;
+  if (insertedId !== null) {
+    const incident = insertedRow(insertedId, row);
+    await bump(db, incident, 1);
+    await listChanged(db, incident);
+    return { created: incident };
+  }
+  return open.id === null ? undefined : { open };
+}
+
 /** The open or in-progress incident of a source_ref, locked on PostgreSQL until the transaction ends. */
 export async function findOpenByRef(db: Kysely<DB>, lock: boolean, ref: { org_id: number; livemode: Flag; source_ref: string }): Promise<IncidentRow | undefined> {
   return (await (lock ? OPEN_BY_REF_LOCKED : OPEN_BY_REF).execute<IncidentRow>(db, ref)).rows[0];

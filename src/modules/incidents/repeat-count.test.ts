@@ -64,6 +64,33 @@ describe(`repeat counts on ${testDialect}`, () => {
     if (testDialect === 'postgres') assert.match(queries[touch + 1]!, /^insert into "incident_events"/);
   });
 
+  test('a new key opens its incident in three round trips on PostgreSQL: the look-up with the insert, the timeline event, the COMMIT', async () => {
+    const url = w.path((await w.integration()).events_url);
+    const trigger = async (key: string) => assert.equal((await w.call({}, 'POST', url, pdTrigger('', key, 'critical'))).statusCode, 202);
+    await trigger('trips-warm'); // the integration and its org's settings are held from here on
+    queries.length = 0;
+    withNext.length = 0;
+    await trigger('trips-new');
+    const log = queries.slice();
+    const next = withNext.slice();
+    const [ticket] = await w.tickets({ 'x-api-key': w.liveKey }, '?source_ref=trips-new');
+    assert.ok(ticket, 'the trigger opened an incident');
+    if (testDialect === 'postgres') {
+      const placed = log.findIndex((q) => /^with open as/.test(q));
+      assert.ok(placed >= 0, `the look-up and the insert are one statement:\n${log.join('\n')}`);
+      assert.equal(log.filter((q) => /^insert into "incidents"/.test(q) || /^select \* from "incidents"/.test(q)).length, 0, log.join('\n'));
+      const begin = log.lastIndexOf('begin', placed);
+      const commit = log.indexOf('commit', placed);
+      assert.ok(begin >= 0 && commit > placed, log.join('\n'));
+      const trips = next.slice(begin, commit + 1).filter((n) => !n).length;
+      assert.equal(trips, 3, `three round trips:\n${log.slice(begin, commit + 1).join('\n')}`);
+    } else {
+      // SQLite looks up, then inserts, under its one writer's lock.
+      const lookup = log.findIndex((q) => /^select \* from "incidents" where "org_id" = .*"source_ref" = /.test(q));
+      assert.ok(lookup >= 0 && /^insert into "incidents"/.test(log[lookup + 1]!), log.join('\n'));
+    }
+  });
+
   test('a latest repeat without a count (not written by Muster): the repeats are counted instead', async () => {
     const url = w.path((await w.integration()).events_url);
     const trigger = async () => assert.equal((await w.call({}, 'POST', url, pdTrigger('', 'count-2', 'critical'))).statusCode, 202);
