@@ -111,6 +111,8 @@ describe('Web Push to a local HTTPS push service, phone alerts through a local T
     await processDue(t.ctx, senders);
 
     assert.deepEqual(pushService.requests.map((r) => r.path).sort(), ['/push/olga-laptop', '/push/olga-phone']);
+    // One push service: one VAPID token for both pushes (signed once, senders/push.ts vapidAuthorization).
+    assert.equal(new Set(pushService.requests.map((r) => r.headers.authorization)).size, 1);
     for (const path of ['/push/olga-laptop', '/push/olga-phone']) {
       assert.deepEqual(opened(path), {
         title: 'New normal incident',
