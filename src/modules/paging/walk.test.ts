@@ -217,6 +217,57 @@ describe('the escalation walk: levels, delays, repeat, exhausted, skip, acknowle
     assert.equal((await w.ok<{ data: unknown[] }>(w.as(cleo), 'GET', '/v1/auth/me/pages')).data.length, 0, 'nor does she see the page');
   });
 
+  test('a run takes the due steps of several incidents at once, each exactly once, each incident\'s notifications in order', async () => {
+    const p = await policy([level([{ type: 'user', id: w.ann.id }], 5), level([{ type: 'user', id: w.ben.id }], 10)]);
+    const incidents = [];
+    for (let k = 0; k < 4; k++) incidents.push(await open(p.id));
+    w.t.clock.advance(5 * MINUTE);
+    // The first step's transaction waits until another step's begins (or 5 s, after which it goes on): one after
+    // another, as runs went before, no second one begins while the first is open, and `overlapped` stays false.
+    const c = ctx();
+    const real = c.transaction.bind(c);
+    const original = Object.getOwnPropertyDescriptor(c, 'transaction')!;
+    let calls = 0;
+    let firstOpen = false;
+    let overlapped = false;
+    let second!: () => void;
+    const begun = new Promise<void>((resolve) => (second = resolve));
+    c.transaction = (async (fn) => {
+      calls += 1;
+      if (calls === 1) {
+        firstOpen = true;
+        try {
+          await Promise.race([begun, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+          return await real(fn);
+        } finally {
+          firstOpen = false;
+        }
+      }
+      if (firstOpen) {
+        overlapped = true;
+        second();
+      }
+      return real(fn);
+    });
+    try {
+      // Earlier tests' incidents due by now are walked too.
+      assert.ok((await walkDue(c)) >= incidents.length);
+    } finally {
+      Object.defineProperty(c, 'transaction', original);
+    }
+    await c.escalation.idle();
+    assert.ok(overlapped, 'a second incident\'s step began while the first one\'s transaction was open');
+    for (const i of incidents) {
+      assert.deepEqual(await pagedWho(i.Id), [[w.ann.id, 1, 0], [w.ben.id, 2, 0]], `incident ${i.Id}: each level once`);
+      // Ann's email at level 1, her SMS 3 minutes later, Ben's email at level 2 (5 minutes): the order they fell due in.
+      assert.deepEqual((await events(i.Id, 'notified')).map((e) => [e.data.user_id, e.data.channel]), [[w.ann.id, 'email'], [w.ann.id, 'sms'], [w.ben.id, 'email']]);
+    }
+    await at(3 * MINUTE);
+    for (const i of incidents) {
+      assert.deepEqual((await events(i.Id, 'notified')).map((e) => [e.data.user_id, e.data.channel]).slice(3), [[w.ben.id, 'sms']], 'Ben\'s SMS 3 minutes after his page');
+    }
+  });
+
   // A schedule target resolves at the instant its level fires, by the zone's rules (the time-zone
   // library's): each case's daily handoff is 03:00 local, the morning of a daylight-saving change, in
   // both hemispheres. Ben has the turn that began the day before, Ann the one from the handoff. The

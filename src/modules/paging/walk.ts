@@ -26,7 +26,8 @@ import {
   type WalkPosition,
 } from '../incidents/index.js';
 import { atLeast, orgAccess } from '../orgs/index.js';
-import { pagePerson } from './notifications.js';
+import { PARALLEL_RUNS, pagePerson } from './notifications.js';
+import { eachLimited } from '../../lib/concurrency.js';
 import { resolveLevel, type PagedPerson } from './targets.js';
 
 const BATCH = 200;
@@ -119,13 +120,16 @@ function firedAtOf(e: WalkIncident, now: number): number {
   return now - due <= MINUTE ? due : now;
 }
 
-/** Takes every due step of every walk (the paging sweep and the wake after a commit). Answers how many it took. */
+/**
+ * Takes every due step of every walk (the paging sweep and the wake after a commit), PARALLEL_RUNS incidents at once
+ * (a failing step is thrown once the others are done). Answers how many it took.
+ */
 export async function walkDue(ctx: AppContext): Promise<number> {
   const now = ctx.clock.nowMs();
   let taken = 0;
-  for (const e of await duePolicyWalks(ctx.db, iso(new Date(now)), BATCH)) {
+  await eachLimited(await duePolicyWalks(ctx.db, iso(new Date(now)), BATCH), PARALLEL_RUNS, async (e) => {
     if (await step(ctx, e, firedAtOf(e, now), { actorId: null, wrap: false })) taken += 1;
-  }
+  });
   return taken;
 }
 

@@ -52,7 +52,7 @@ const heldTokens = new WeakMap<AppContext, Map<string, { authorization: string; 
 /**
  * The `Authorization: vapid t=<JWT>, k=<public key>` of a push to `endpoint` (RFC 8292): a JWT with the push service's
  * origin as `aud`, signed (ES256) once per push service and hour and sent with every push to it meanwhile, as a bearer
- * token is, instead of signed per push (an ECDSA signature and a key import each: about a seventh of the CPU of paging one
+ * token is, instead of signed per push (an ECDSA signature and a key import each: about a fifth of the CPU of paging one
  * person on SQLite, `npx tsx bench/profile-paging.ts`). The keys of a context are never replaced (vapidKeys), so a held
  * token stays valid until its `exp`. The times are the real clock's (`now`), not the app's: the push service checks `exp`
  * against its own.
