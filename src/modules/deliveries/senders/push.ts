@@ -47,7 +47,8 @@ const TOKEN_REUSE_MS = HOUR;
 /** Push services (token audiences) held at most per context: browsers use a handful (FCM, Mozilla, Apple, Microsoft). */
 const MAX_AUDIENCES = 100;
 /** Per context, per push service origin: the `Authorization` value last signed, and when. */
-const heldTokens = new WeakMap<AppContext, Map<string, { authorization: string; signedAt: number }>>();
+type HeldToken = { authorization: string; signedAt: number };
+const heldTokens = new WeakMap<AppContext, Map<string, HeldToken>>();
 
 /**
  * The `Authorization: vapid t=<JWT>, k=<public key>` of a push to `endpoint` (RFC 8292): a JWT with the push service's
@@ -60,10 +61,10 @@ const heldTokens = new WeakMap<AppContext, Map<string, { authorization: string; 
 export function vapidAuthorization(ctx: AppContext, webpush: typeof webpushModule, keys: VapidKeys, endpoint: string, now = Date.now()): string {
   const audience = new URL(endpoint).origin;
   let held = heldTokens.get(ctx);
-  if (!held) heldTokens.set(ctx, (held = new Map()));
+  if (!held) heldTokens.set(ctx, (held = new Map<string, HeldToken>()));
   const hit = held.get(audience);
   if (hit && now >= hit.signedAt && now - hit.signedAt < TOKEN_REUSE_MS) return hit.authorization;
-  const { Authorization } = webpush.getVapidHeaders(audience, ctx.config.vapidSubject, keys.publicKey, keys.privateKey, 'aes128gcm', Math.floor(now / 1000) + TOKEN_LIFE_S) as { Authorization: string };
+  const { Authorization } = webpush.getVapidHeaders(audience, ctx.config.vapidSubject, keys.publicKey, keys.privateKey, 'aes128gcm', Math.floor(now / 1000) + TOKEN_LIFE_S);
   held.delete(audience);
   if (held.size >= MAX_AUDIENCES) held.delete(held.keys().next().value!);
   held.set(audience, { authorization: Authorization, signedAt: now });
