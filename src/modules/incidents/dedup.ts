@@ -38,10 +38,10 @@ const MAX_ROUNDS = 1_000;
 export async function insertOrRepeat(ctx: AppContext, tx: Tx, row: NewIncident, actorId: number | null, data: Record<string, unknown> = {}): Promise<Placed> {
   const ref = row.source_ref;
   if (ref === null) return { incident: await repo.insertIncident(tx.db, row), created: true, count: 1 };
-  const lock = ctx.database.dialect === 'postgres';
+  const postgres = ctx.database.dialect === 'postgres';
   const key = { org_id: row.org_id, livemode: row.livemode, source_ref: ref };
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
-    if (lock) {
+    if (postgres) {
       // PostgreSQL: the look-up and the insert in one statement (repo.lockOpenOrInsert), a repeat taking no number either.
       const placed = await repo.lockOpenOrInsert(tx.db, row);
       if (placed && 'created' in placed) return { incident: placed.created, created: true, count: 1 };
@@ -51,7 +51,8 @@ export async function insertOrRepeat(ctx: AppContext, tx: Tx, row: NewIncident, 
     // Looked up first, so that a repeat never reaches the insert: an insert refused by ON CONFLICT
     // has already taken the next id (a PostgreSQL sequence value, SQLite's AUTOINCREMENT counter),
     // and incident numbers are what reporters see (issue #32). The index still decides races.
-    const open = await repo.findOpenByRef(tx.db, lock, key);
+    // SQLite (PostgreSQL took the branch above): its one writer's lock is held, no row lock to take.
+    const open = await repo.findOpenByRef(tx.db, false, key);
     if (open) return { incident: open, created: false, count: await recordRepeat(ctx, tx, open, actorId, data) };
     const inserted = await repo.insertIncidentUnlessOpen(tx.db, row);
     if (inserted) return { incident: inserted, created: true, count: 1 };

@@ -88,6 +88,14 @@ const LIST_CHANGED = new FixedQuery<{ org_id: number; livemode: Flag }>((db, mar
  * `returning *`, which on SQLite costs the insert about 60 us (db/fixed.ts, insertedId); a test
  * compares it with the stored row on both databases, so a column added with a default shows here.
  */
+/** The row an insert wrote (its id answered, every other column as written or defaulted), counted and listed. */
+async function inserted(db: Kysely<DB>, id: number, row: NewIncident): Promise<IncidentRow> {
+  const incident = insertedRow(id, row);
+  await bump(db, incident, 1);
+  await listChanged(db, incident);
+  return incident;
+}
+
 function insertedRow(id: number, row: NewIncident): IncidentRow {
   const r = Object.assign({ id }, row, DISPATCH_DEFAULTS) as IncidentRow;
   if (row.acknowledged_at !== undefined) r.acknowledged_at = row.acknowledged_at;
@@ -104,10 +112,7 @@ const DISPATCH_DEFAULTS = { acknowledged_at: null, acknowledged_by: null, escala
 /** The insert is compiled once per column list (db/fixed.ts): a creation's rows always have the same columns. */
 export async function insertIncident(db: Kysely<DB>, row: NewIncident): Promise<IncidentRow> {
   const { rows } = await insertRows<{ id: number }>(db, 'incidents', [row], 'id');
-  const incident = insertedRow(rows[0]!.id, row);
-  await bump(db, incident, 1);
-  await listChanged(db, incident);
-  return incident;
+  return inserted(db, rows[0]!.id, row);
 }
 
 export async function findIncident(db: Kysely<DB>, scope: Scope, id: number): Promise<IncidentRow | undefined> {
@@ -377,11 +382,7 @@ const OPEN_BY_REF_LOCKED = new FixedQuery<RefValues>((db, mark) => openByRef(db,
 export async function insertIncidentUnlessOpen(db: Kysely<DB>, row: NewIncident): Promise<IncidentRow | undefined> {
   // Compiled once (db/fixed.ts) and answering the id only, as a creation's insert does (every tool's trigger runs it).
   const { rows } = await insertRows<{ id: number }>(db, 'incidents', [row], 'id', UNLESS_OPEN);
-  if (rows[0] === undefined) return undefined;
-  const incident = insertedRow(rows[0].id, row);
-  await bump(db, incident, 1);
-  await listChanged(db, incident);
-  return incident;
+  return rows[0] === undefined ? undefined : inserted(db, rows[0].id, row);
 }
 const UNLESS_OPEN: Conflict = { name: 'unless-open', build: (q) => q.onConflict((oc) => oc.columns(['org_id', 'livemode', 'source_ref']).where(OPEN_REF).doNothing()) };
 
@@ -406,12 +407,7 @@ export async function lockOpenOrInsert(db: Kysely<DB>, row: NewIncident): Promis
   );
   const found = (await db.executeQuery<IncidentRow & { inserted_id: number | null }>(query)).rows[0]!;
   const { inserted_id: insertedId, ...open } = found;
-  if (insertedId !== null) {
-    const incident = insertedRow(insertedId, row);
-    await bump(db, incident, 1);
-    await listChanged(db, incident);
-    return { created: incident };
-  }
+  if (insertedId !== null) return { created: await inserted(db, insertedId, row) };
   return open.id === null ? undefined : { open };
 }
 
