@@ -321,7 +321,7 @@ export const WRITE_LIMIT_PROFILE = [
   '  gave Muster 4,912 and 5,322 req/s for creation against 4,628 and 4,728 with FULL, alternated (2026-11-28), the database',
   '  alone 14,676-15,189 throughout: a third of the limit either way. What is left is Muster\'s own CPU per request (HTTP,',
   '  validation, the ORM, JSON) on the thread that also runs SQLite, while the database alone has that thread to itself.',
-  '- PostgreSQL: creation at the goal in every run since the round trips were folded (58.8-68.8 %); the Events API at',
+  '- PostgreSQL: creation at the goal in every run since the round trips were folded (58.1-69.2 %); the Events API at',
   '  44.0-54.6 % over the runs of 2026-11-28, met in about half of them. A trigger is three round trips now, as the',
   '  database alone\'s script (the incident with the look-up, its timeline event, the COMMIT with the rest); the incident',
   '  and its timeline event stay apart, each answering an id the next needs. Muster\'s main thread\'s CPU per request is',
