@@ -75,6 +75,8 @@ test('an admin builds a two-layer schedule, adds an override on the timeline, an
   await page.getByTestId('tl-overrides').locator('.tl-seg').first().waitFor();
   await page.waitForFunction((n) => document.querySelectorAll('[data-testid="tl-final"] .tl-seg').length > n, before);
   assert.ok((await finalSegments.count()) > before, 'the override splits a shift in the final row');
+  // The list of overrides is its own request, answered after or before the timeline's: wait for it.
+  await page.getByTestId('override-list').locator('li').first().waitFor();
   assert.equal(await page.getByTestId('override-list').locator('li').count(), 1);
   await screenshot(page, 'oncall-override');
 
