@@ -268,6 +268,37 @@ describe('the escalation walk: levels, delays, repeat, exhausted, skip, acknowle
     }
   });
 
+  test('a step that fails does not hold up the other incidents: the run throws after the rest, and the step is taken later, once', async () => {
+    const p = await policy([level([{ type: 'user', id: w.ann.id }], 5), level([{ type: 'user', id: w.ben.id }], 10)]);
+    const incidents = [];
+    for (let k = 0; k < 4; k++) incidents.push(await open(p.id));
+    w.t.clock.advance(5 * MINUTE);
+    // The run's first step (whichever incident's it is) fails at its transaction, as a lost connection would.
+    const c = ctx();
+    const real = c.transaction.bind(c);
+    const original = Object.getOwnPropertyDescriptor(c, 'transaction')!;
+    let calls = 0;
+    c.transaction = (async (fn) => {
+      calls += 1;
+      if (calls === 1) throw new Error('injected: the first step failed');
+      return real(fn);
+    });
+    try {
+      await assert.rejects(walkDue(c), /injected: the first step failed/);
+    } finally {
+      Object.defineProperty(c, 'transaction', original);
+    }
+    // Before anything runs again: one step (at most one of these four) failed; the other incidents were paged in
+    // that run (one after another and stopping at the failure, none of them would be).
+    const levelTwo = async () => (await Promise.all(incidents.map((i) => pagedWho(i.Id)))).filter((who) => who.length === 2).length;
+    assert.ok((await levelTwo()) >= incidents.length - 1, 'the other incidents were paged in the run that failed');
+    // The failed step is still due: a run takes it (the wake of the other pages' commits, or this one).
+    await c.escalation.idle();
+    await walkDue(c);
+    await c.escalation.idle();
+    for (const i of incidents) assert.deepEqual(await pagedWho(i.Id), [[w.ann.id, 1, 0], [w.ben.id, 2, 0]], `incident ${i.Id}: each level once`);
+  });
+
   // A schedule target resolves at the instant its level fires, by the zone's rules (the time-zone
   // library's): each case's daily handoff is 03:00 local, the morning of a daylight-saving change, in
   // both hemispheres. Ben has the turn that began the day before, Ann the one from the handoff. The
