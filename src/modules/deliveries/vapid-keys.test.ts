@@ -66,4 +66,18 @@ describe(`the VAPID keys on ${testDialect}`, () => {
     // A clock stepped back (before the held token's signing) signs anew rather than trusting the held one.
     assert.notEqual(vapidAuthorization(t.ctx, webpush, keys, fcm, t0 - 1000), renewed);
   });
+
+  test('at most 100 push services are held per context: the 101st lets the one signed longest ago go', async () => {
+    const { default: webpush } = await import('web-push');
+    const keys = await vapidKeys(t.ctx);
+    const ctx = { config: t.ctx.config } as typeof t.ctx; // a context of its own: nothing held yet
+    const t0 = Date.now();
+    const origin = (i: number) => `https://push-${i}.example.net/send/${i}`;
+    const first = Array.from({ length: 101 }, (_, i) => vapidAuthorization(ctx, webpush, keys, origin(i), t0));
+    // Services 1 to 100 are held (the same token within the hour); service 0, the first signed, was let go at the 101st.
+    for (const i of [1, 50, 100]) assert.equal(vapidAuthorization(ctx, webpush, keys, origin(i), t0 + 1), first[i], `service ${i} held`);
+    assert.notEqual(vapidAuthorization(ctx, webpush, keys, origin(0), t0 + 1), first[0], 'service 0 signed anew');
+    // Signing service 0 again let service 1 (now the longest ago) go.
+    assert.notEqual(vapidAuthorization(ctx, webpush, keys, origin(1), t0 + 2), first[1], 'service 1 signed anew');
+  });
 });
