@@ -270,7 +270,7 @@ describe('the escalation walk: levels, delays, repeat, exhausted, skip, acknowle
 
   test('a step that fails does not hold up the other incidents: the run throws after the rest, and the step is taken later, once', async () => {
     const p = await policy([level([{ type: 'user', id: w.ann.id }], 5), level([{ type: 'user', id: w.ben.id }], 10)]);
-    const incidents = [];
+    const incidents: Walked[] = [];
     for (let k = 0; k < 4; k++) incidents.push(await open(p.id));
     w.t.clock.advance(5 * MINUTE);
     // The run's first step (whichever incident's it is) fails at its transaction, as a lost connection would.
