@@ -102,7 +102,7 @@ export async function run(): Promise<BenchResult> {
       'counting `data:` lines). Two configurations: Muster on SQLite alone (the device state in the memory store: a ping of a device that',
       'is on changes memory, no promise, positions flushed once a second; the rate-limit counter in memory; the event on the',
       'local bus), and Muster on PostgreSQL (a schema of its own) with Redis (a key prefix of its own), both on this machine: the',
-      'rate-limit counter one script in Redis, the device state one Lua script on its hash (src/modules/signals/redis-beacon-store.ts),',
+      'rate-limit counter in Redis, counted ahead in blocks, the device state one Lua script on its hash (src/modules/signals/redis-beacon-store.ts),',
       'the event one script (id, replay stream, PUBLISH) heard back on the subscriber connection before it reaches the streams;',
       'PostgreSQL is written only at a turn-on. 10 connections;',
       `${ROUNDS_TEXT} (baseline, SQLite, PostgreSQL + Redis, baseline, PostgreSQL + Redis, SQLite, ...), each run a 1 s warm-up then ${RUN_SECONDS} s;`,

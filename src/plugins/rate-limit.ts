@@ -91,19 +91,18 @@ export default fp(
       reply.header('retry-after', String(reset));
       return new AppError(429, 'rate_limited', 'Too many requests');
     };
-    // Synchronous when the counters are in this process (no promise per request); else awaits Redis.
-    const hitSync = counters.hitSync?.bind(counters);
+    // Synchronous when the store knows the count (no promise per request); else awaits Redis.
     const hit = (reply: FastifyReply, group: RateLimitGroup, bucket: string): Promise<void> | undefined => {
       const limit = ctx.config.rateLimit[group];
       if (limit === 0) return undefined;
-      const now = ctx.clock.nowMs();
-      if (hitSync) {
-        const refused = answer(reply, limit, hitSync(bucket, windowMs, now));
+      const counted = counters.hit(bucket, windowMs, ctx.clock.nowMs(), limit);
+      if (!(counted instanceof Promise)) {
+        const refused = answer(reply, limit, counted);
         if (refused) throw refused;
         return undefined;
       }
-      return counters.hit(bucket, windowMs, now).then((counted) => {
-        const refused = answer(reply, limit, counted);
+      return counted.then((c) => {
+        const refused = answer(reply, limit, c);
         if (refused) throw refused;
       });
     };
@@ -113,10 +112,10 @@ export default fp(
       const group = rateLimitGroup(request);
       const limit = group ? ctx.config.rateLimit[group] : 0;
       if (!group || limit === 0) return done();
-      const bucket = bucketOf(request, group);
-      if (hitSync) return done(answer(reply, limit, hitSync(bucket, windowMs, ctx.clock.nowMs())));
-      counters.hit(bucket, windowMs, ctx.clock.nowMs()).then(
-        (counted) => done(answer(reply, limit, counted)),
+      const counted = counters.hit(bucketOf(request, group), windowMs, ctx.clock.nowMs(), limit);
+      if (!(counted instanceof Promise)) return done(answer(reply, limit, counted));
+      counted.then(
+        (c) => done(answer(reply, limit, c)),
         (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
       );
     });
