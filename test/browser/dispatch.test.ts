@@ -37,6 +37,9 @@ test('a dispatcher assigns the nearest responder; the responder acknowledges, go
   const pageErrors = watchErrors(page);
   await page.goto(`${server.url}/app/signals`);
   await page.waitForSelector('.leaflet-marker-icon.marker-incident');
+  // The responders' markers come from the devices' own request (/v1/signals/beacons), not the incidents' that drew
+  // the incident's marker: wait for both of them before counting.
+  await page.waitForFunction(() => document.querySelectorAll('.leaflet-marker-icon.marker-beacon').length >= 2);
   assert.equal(await page.locator('.leaflet-marker-icon.marker-beacon').count(), 2);
   await page.locator('.leaflet-marker-icon.marker-incident').click();
   await page.waitForSelector('[data-testid="selected-incident"] [data-testid="responder"]');
