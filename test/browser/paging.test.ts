@@ -246,6 +246,9 @@ test('an Alertmanager alert pages the responder on call: /field shows the page a
   await tapped.goto(`${server.url}/field#incident-${second}`);
   await tapped.getByTestId('page-card').waitFor();
   assert.equal(await tapped.getByTestId('page-card').getAttribute('data-incident-id'), String(second));
+  // The card shows as soon as the address's incident (/v1/incidents/N) is read; the other page waiting comes with the
+  // list of pages (/v1/auth/me/pages), its own request answered before or after: wait for it.
+  await tapped.getByTestId('page-card').filter({ hasText: /1 more waiting/ }).waitFor();
   assert.match(await tapped.getByTestId('page-card').innerText(), /1 more waiting/);
   await tapped.getByTestId('page-later').click();
   await tapped.waitForFunction((n) => document.querySelector('[data-testid="page-card"]')?.getAttribute('data-incident-id') === String(n), third);
