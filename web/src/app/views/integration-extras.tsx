@@ -214,9 +214,10 @@ export function MaintenanceBanner({ orgs }: { orgs: Org[] }) {
       ).then((all) => all.flat()),
     [key],
   );
-  if (!active.data?.length) return null;
+  if (!active.data) return null;
+  // Rendered once the windows are read, none included (hidden then), so a page can tell "none" from "not read yet".
   return (
-    <div class="stack">
+    <div class="stack" data-testid="maintenance-banners" data-count={active.data.length} style={active.data.length ? undefined : { display: 'none' }}>
       {active.data.map(({ w, org }) => (
         <div key={w.id} class="alert warn" role="status" data-testid="maintenance-banner">
           <strong>Maintenance in {org.name}</strong> until {formatDateTime(w.end)}
