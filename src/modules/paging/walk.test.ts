@@ -217,45 +217,56 @@ describe('the escalation walk: levels, delays, repeat, exhausted, skip, acknowle
     assert.equal((await w.ok<{ data: unknown[] }>(w.as(cleo), 'GET', '/v1/auth/me/pages')).data.length, 0, 'nor does she see the page');
   });
 
-  test('a run takes the due steps of several incidents at once, each exactly once, each incident\'s notifications in order', async () => {
+  /** Four incidents on a policy of Ann, then Ben after 5 minutes; the clock moved to their level 2. */
+  async function fourDueForLevelTwo(): Promise<Walked[]> {
     const p = await policy([level([{ type: 'user', id: w.ann.id }], 5), level([{ type: 'user', id: w.ben.id }], 10)]);
-    const incidents = [];
+    const incidents: Walked[] = [];
     for (let k = 0; k < 4; k++) incidents.push(await open(p.id));
     w.t.clock.advance(5 * MINUTE);
+    return incidents;
+  }
+  /** Runs `run` with the context's transactions going through `wrap` (which is given the real one), then puts them back. */
+  async function withTransactions<T>(wrap: (real: AppContext['transaction']) => AppContext['transaction'], run: (c: AppContext) => Promise<T>): Promise<T> {
+    const c = ctx();
+    const original = Object.getOwnPropertyDescriptor(c, 'transaction')!;
+    c.transaction = wrap(c.transaction.bind(c));
+    try {
+      return await run(c);
+    } finally {
+      Object.defineProperty(c, 'transaction', original);
+    }
+  }
+
+  test('a run takes the due steps of several incidents at once, each exactly once, each incident\'s notifications in order', async () => {
+    const incidents = await fourDueForLevelTwo();
     // The first step's transaction waits until another step's begins (or 5 s, after which it goes on): one after
     // another, as runs went before, no second one begins while the first is open, and `overlapped` stays false.
-    const c = ctx();
-    const real = c.transaction.bind(c);
-    const original = Object.getOwnPropertyDescriptor(c, 'transaction')!;
     let calls = 0;
     let firstOpen = false;
     let overlapped = false;
     let second!: () => void;
     const begun = new Promise<void>((resolve) => (second = resolve));
-    c.transaction = (async (fn) => {
-      calls += 1;
-      if (calls === 1) {
-        firstOpen = true;
-        try {
-          await Promise.race([begun, new Promise((resolve) => setTimeout(resolve, 5_000))]);
-          return await real(fn);
-        } finally {
-          firstOpen = false;
+    const wrap = (real: AppContext['transaction']): AppContext['transaction'] =>
+      (async (fn) => {
+        calls += 1;
+        if (calls === 1) {
+          firstOpen = true;
+          try {
+            await Promise.race([begun, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+            return await real(fn);
+          } finally {
+            firstOpen = false;
+          }
         }
-      }
-      if (firstOpen) {
-        overlapped = true;
-        second();
-      }
-      return real(fn);
-    });
-    try {
-      // Earlier tests' incidents due by now are walked too.
-      assert.ok((await walkDue(c)) >= incidents.length);
-    } finally {
-      Object.defineProperty(c, 'transaction', original);
-    }
-    await c.escalation.idle();
+        if (firstOpen) {
+          overlapped = true;
+          second();
+        }
+        return real(fn);
+      });
+    // Earlier tests' incidents due by now are walked too.
+    assert.ok((await withTransactions(wrap, walkDue)) >= incidents.length);
+    await ctx().escalation.idle();
     assert.ok(overlapped, 'a second incident\'s step began while the first one\'s transaction was open');
     for (const i of incidents) {
       assert.deepEqual(await pagedWho(i.Id), [[w.ann.id, 1, 0], [w.ben.id, 2, 0]], `incident ${i.Id}: each level once`);
@@ -269,25 +280,17 @@ describe('the escalation walk: levels, delays, repeat, exhausted, skip, acknowle
   });
 
   test('a step that fails does not hold up the other incidents: the run throws after the rest, and the step is taken later, once', async () => {
-    const p = await policy([level([{ type: 'user', id: w.ann.id }], 5), level([{ type: 'user', id: w.ben.id }], 10)]);
-    const incidents: Walked[] = [];
-    for (let k = 0; k < 4; k++) incidents.push(await open(p.id));
-    w.t.clock.advance(5 * MINUTE);
+    const incidents = await fourDueForLevelTwo();
     // The run's first step (whichever incident's it is) fails at its transaction, as a lost connection would.
-    const c = ctx();
-    const real = c.transaction.bind(c);
-    const original = Object.getOwnPropertyDescriptor(c, 'transaction')!;
     let calls = 0;
-    c.transaction = (async (fn) => {
-      calls += 1;
-      if (calls === 1) throw new Error('injected: the first step failed');
-      return real(fn);
-    });
-    try {
-      await assert.rejects(walkDue(c), /injected: the first step failed/);
-    } finally {
-      Object.defineProperty(c, 'transaction', original);
-    }
+    const wrap = (real: AppContext['transaction']): AppContext['transaction'] =>
+      (async (fn) => {
+        calls += 1;
+        if (calls === 1) throw new Error('injected: the first step failed');
+        return real(fn);
+      });
+    await withTransactions(wrap, (c) => assert.rejects(walkDue(c), /injected: the first step failed/));
+    const c = ctx();
     // Before anything runs again: one step (at most one of these four) failed; the other incidents were paged in
     // that run (one after another and stopping at the failure, none of them would be).
     const levelTwo = async () => (await Promise.all(incidents.map((i) => pagedWho(i.Id)))).filter((who) => who.length === 2).length;
