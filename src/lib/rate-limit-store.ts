@@ -87,9 +87,9 @@ interface Reserved {
  * requests allowed in a window never exceed the limit; counts another instance reserved and has not used
  * are not free for this one, so a client switching instances may be refused early by what the instance it
  * left holds: at most half a block and the next one (32 + 64 counts, and each block at most an eighth of what
- * was left when it was reserved). Once this instance knows the count is past the limit it
- * refuses the rest of the window without asking Redis. When Redis fails the request is allowed (fail open)
- * and the outage is logged once: a limiter must not take the service down with it.
+ * was left when it was reserved). Once this instance knows the count is past the limit it refuses the rest
+ * of the window without asking Redis. When Redis fails the request is allowed (fail open) and the outage is
+ * logged once: a limiter must not take the service down with it.
  */
 export function redisRateLimitStore(redis: Redis, prefix: string, log: FastifyBaseLogger): RateLimitStore {
   redis.defineCommand('musterRateReserve', { numberOfKeys: 1, lua: RESERVE_SCRIPT });
@@ -145,8 +145,8 @@ export function redisRateLimitStore(redis: Redis, prefix: string, log: FastifyBa
         if (r.pending === undefined && r.size >= 2 && left(r) * 2 <= r.size && nextSize(r, limit) >= 2) reserve(r, key, ttlMs, limit).catch(() => undefined);
         return { count, resetMs };
       };
-      const held1 = take(r);
-      if (held1 !== undefined) return counted(held1);
+      const ready = take(r);
+      if (ready !== undefined) return counted(ready);
       if (r.known >= limit && r.pending === undefined) return { count: r.known + 1, resetMs };
       return (async (): Promise<RateLimitHit> => {
         try {
