@@ -214,6 +214,9 @@ test('an Alertmanager alert pages the responder on call: /field shows the page a
   assert.equal(await page.getByTestId('escalate-now').count(), 1, 'an admin may escalate');
   const paged = page.locator('[data-testid="timeline-event"][data-type="paged"]');
   await paged.first().waitFor();
+  // The event names its person and schedule from the org's members and schedules, requests of their own answered
+  // after or before the timeline's ("Paged user 2 (level 1, schedule 1)" until then): wait for the names.
+  await paged.filter({ hasText: /Paged Rory Responder \(level 1, schedule Primary\)/ }).first().waitFor();
   assert.match(await paged.first().innerText(), /Paged Rory Responder \(level 1, schedule Primary\)/);
   // Rory has no push subscription: skipped, with why; the email goes.
   const notified = page.locator('[data-testid="timeline-event"][data-type="notified"]');
