@@ -28,13 +28,13 @@ const resetOf = (now: number, windowMs: number) => (windowOf(now, windowMs) + 1)
 function perWindow<S extends { window: number }>() {
   const states = new Map<string, S>();
   let swept = 0;
-  return (bucket: string, window: number, make: () => S): S => {
+  return (bucket: string, window: number, make: (window: number) => S): S => {
     if (window !== swept) {
       for (const [k, v] of states) if (v.window < window) states.delete(k);
       swept = window;
     }
     let state = states.get(bucket);
-    if (!state || state.window !== window) states.set(bucket, (state = make()));
+    if (!state || state.window !== window) states.set(bucket, (state = make(window)));
     return state;
   };
 }
@@ -42,10 +42,10 @@ function perWindow<S extends { window: number }>() {
 /** Counters in this process (one instance). */
 export function memoryRateLimitStore(): RateLimitStore {
   const counter = perWindow<{ window: number; count: number }>();
+  const fresh = (window: number) => ({ window, count: 0 });
   return {
     hit: (bucket, windowMs, now) => {
-      const window = windowOf(now, windowMs);
-      const c = counter(bucket, window, () => ({ window, count: 0 }));
+      const c = counter(bucket, windowOf(now, windowMs), fresh);
       return { count: ++c.count, resetMs: resetOf(now, windowMs) };
     },
   };
@@ -95,6 +95,7 @@ export function redisRateLimitStore(redis: Redis, prefix: string, log: FastifyBa
   redis.defineCommand('musterRateReserve', { numberOfKeys: 1, lua: RESERVE_SCRIPT });
   const reserveCommand = (redis as unknown as { musterRateReserve: ReserveCommand }).musterRateReserve.bind(redis);
   const held = perWindow<Reserved>();
+  const fresh = (window: number): Reserved => ({ window, ranges: [], known: 0, size: 0, pending: undefined });
   let failing = false;
 
   const nextSize = (r: Reserved, limit: number) => Math.max(1, Math.min(r.size * 2, MAX_BLOCK, Math.floor((limit - r.known) / BLOCK_SHARE)));
@@ -135,7 +136,7 @@ export function redisRateLimitStore(redis: Redis, prefix: string, log: FastifyBa
   return {
     hit: (bucket, windowMs, now, limit) => {
       const window = windowOf(now, windowMs);
-      const r = held(bucket, window, () => ({ window, ranges: [], known: 0, size: 0, pending: undefined }));
+      const r = held(bucket, window, fresh);
       const key = `${prefix}rl:${bucket}:${window}`;
       const ttlMs = windowMs * 2;
       const resetMs = resetOf(now, windowMs);
