@@ -99,10 +99,11 @@ export function redisRateLimitStore(redis: Redis, prefix: string, log: FastifyBa
   let failing = false;
 
   const nextSize = (r: Reserved, limit: number) => Math.max(1, Math.min(r.size * 2, MAX_BLOCK, Math.floor((limit - r.known) / BLOCK_SHARE)));
-  const reserve = (r: Reserved, key: string, ttlMs: number, limit: number): Promise<void> => {
+  /** Reserves the next block of `bucket`'s counts in `r`'s window (the key and its lifetime built only here, not per request). */
+  const reserve = (r: Reserved, bucket: string, windowMs: number, limit: number): Promise<void> => {
     const size = nextSize(r, limit);
     r.size = size;
-    r.pending = reserveCommand(key, String(ttlMs), String(size))
+    r.pending = reserveCommand(`${prefix}rl:${bucket}:${r.window}`, String(windowMs * 2), String(size))
       .then(
         (value) => {
           const last = Number(value);
@@ -137,13 +138,11 @@ export function redisRateLimitStore(redis: Redis, prefix: string, log: FastifyBa
     hit: (bucket, windowMs, now, limit) => {
       const window = windowOf(now, windowMs);
       const r = held(bucket, window, fresh);
-      const key = `${prefix}rl:${bucket}:${window}`;
-      const ttlMs = windowMs * 2;
       const resetMs = resetOf(now, windowMs);
       const counted = (count: number): RateLimitHit => {
         // A busy client (its blocks past one count) with half its block handed out: the next block is reserved
         // before it is needed. Never near the limit, where counts go one at a time, as they are needed.
-        if (r.pending === undefined && r.size >= 2 && left(r) * 2 <= r.size && nextSize(r, limit) >= 2) reserve(r, key, ttlMs, limit).catch(() => undefined);
+        if (r.pending === undefined && r.size >= 2 && left(r) * 2 <= r.size && nextSize(r, limit) >= 2) reserve(r, bucket, windowMs, limit).catch(() => undefined);
         return { count, resetMs };
       };
       const ready = take(r);
@@ -152,7 +151,7 @@ export function redisRateLimitStore(redis: Redis, prefix: string, log: FastifyBa
       return (async (): Promise<RateLimitHit> => {
         try {
           for (;;) {
-            await (r.pending ?? reserve(r, key, ttlMs, limit));
+            await (r.pending ?? reserve(r, bucket, windowMs, limit));
             const count = take(r);
             if (count !== undefined) return counted(count);
             if (r.known >= limit && r.pending === undefined) return { count: r.known + 1, resetMs };
